@@ -1,0 +1,59 @@
+# lanes: `make demo` runs the main job, `make test` the test suite; both set up what they need.
+SHELL := /bin/bash
+VENV := $(CURDIR)/.venv
+PY := $(VENV)/bin/python
+LANES := $(VENV)/bin/lanes
+STAMPS := .stamps
+CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml
+DEMO_OUT ?= results/demo
+
+.PHONY: setup demo test test-rust test-python bench lint fmt clean
+.DELETE_ON_ERROR:
+
+setup: $(STAMPS)/apt $(STAMPS)/venv $(STAMPS)/native
+
+$(STAMPS)/apt: scripts/apt-packages.txt scripts/install-apt.sh
+	@mkdir -p $(STAMPS)
+	scripts/install-apt.sh scripts/apt-packages.txt
+	@touch $@
+
+$(STAMPS)/venv: requirements-dev.txt $(STAMPS)/apt
+	@test -x $(PY) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+# The extension module and the editable `lanes` command, rebuilt only when Rust changes.
+$(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
+	@command -v $(CARGO) >/dev/null || { echo "setup: cargo not found: install a Rust toolchain (rustup)" >&2; exit 1; }
+	PATH="$(dir $(CARGO)):$$PATH" VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --release -q
+	@touch $@
+
+demo: setup
+	$(LANES) sim scenarios/validation_100m.toml --out $(DEMO_OUT)/validation_100m.json --plot $(DEMO_OUT)/validation_100m.png
+	$(LANES) sim scenarios/hp_latency_100m.toml --out $(DEMO_OUT)/hp_latency_100m.json --plot $(DEMO_OUT)/hp_latency_100m.png
+	@echo "demo: results in $(DEMO_OUT)/"
+
+test: setup test-rust test-python
+
+test-rust:
+	$(CARGO) test --workspace --release -q
+
+test-python: setup
+	$(PY) -m pytest -q tests
+
+bench: setup
+	$(CARGO) bench --workspace
+	@echo "bench: record the figures in bench/RESULTS.md"
+
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests bench
+
+fmt:
+	$(CARGO) fmt --all
+	$(VENV)/bin/ruff format python tests bench
+
+clean:
+	rm -rf $(STAMPS) target results

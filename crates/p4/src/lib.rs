@@ -1,0 +1,1 @@
+//! v1model pipeline from bmv2 JSON (issue 3). Not written yet.

@@ -1,0 +1,7 @@
+//! Bindings for lanes-fabric (issue 6).
+
+use pyo3::prelude::*;
+
+pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! `lanes._native`: the one extension module. Each part registers its functions from its own
+//! file so the parts can grow without touching each other.
+
+use pyo3::prelude::*;
+
+mod fabric_bindings;
+mod sim_bindings;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    sim_bindings::register(m)?;
+    fabric_bindings::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! Port and queue configuration, validated before it reaches the data path.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Upper bound on class queues per port.
+pub const MAX_QUEUES: usize = 32;
+
+/// Which scheduler a port uses. All of them run on the same per-class queues, so a port can
+/// change scheduler at run time without losing what is queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
+    /// One FIFO for the port; priorities ignored (the thesis's NO-ALG).
+    Fifo,
+    /// Highest queue index first; queues with a byte rate wait for their departure time.
+    Strict,
+    /// Deficit round robin over all queues by quantum.
+    Drr,
+    /// The highest queue strict and rate-limited, the others DRR (thesis Algorithm 1).
+    RlspDrr,
+    /// As RlspDrr, but the high queue may also use capacity no DRR queue wants.
+    RlspDrrBorrow,
+}
+
+impl Scheduler {
+    pub const ALL: [Scheduler; 5] = [
+        Scheduler::Fifo,
+        Scheduler::Strict,
+        Scheduler::Drr,
+        Scheduler::RlspDrr,
+        Scheduler::RlspDrrBorrow,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Fifo => "fifo",
+            Scheduler::Strict => "strict",
+            Scheduler::Drr => "drr",
+            Scheduler::RlspDrr => "rlsp-drr",
+            Scheduler::RlspDrrBorrow => "rlsp-drr-borrow",
+        }
+    }
+
+    /// Index of the lowest strict queue for a port of `n` queues: queues at or above it are
+    /// served by strict priority, the ones below by DRR.
+    pub(crate) fn strict_from(self, n: usize) -> usize {
+        match self {
+            Scheduler::Fifo | Scheduler::Strict => 0,
+            Scheduler::Drr => n,
+            Scheduler::RlspDrr | Scheduler::RlspDrrBorrow => n - 1,
+        }
+    }
+
+    /// Whether strict queues may exceed their rate when nothing else wants the link.
+    pub(crate) fn borrows(self) -> bool {
+        matches!(self, Scheduler::RlspDrrBorrow)
+    }
+}
+
+impl fmt::Display for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scheduler {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let key = s.to_ascii_lowercase().replace('_', "-");
+        let alias = match key.as_str() {
+            "no" | "none" | "no-alg" => "fifo",
+            "sp" | "strict-priority" => "strict",
+            "rl-sp-drr" | "rlspdrr" => "rlsp-drr",
+            other => other,
+        };
+        Scheduler::ALL
+            .into_iter()
+            .find(|k| k.name() == alias)
+            .ok_or_else(|| {
+                ConfigError(format!(
+                    "unknown scheduler '{s}' (expected one of fifo, strict, drr, rlsp-drr, rlsp-drr-borrow)"
+                ))
+            })
+    }
+}
+
+/// One queue's settings. `None` means unlimited / not rate-limited.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueConfig {
+    /// Byte rate in bytes per second (strict queues, and the high queue of rlsp-drr).
+    pub rate_bytes_per_s: Option<f64>,
+    /// DRR quantum in bytes.
+    pub quantum: u32,
+    pub depth_pkts: Option<u32>,
+    pub depth_bytes: Option<u64>,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        // bmv2's default queue depth is 64 packets; a quantum of one MTU keeps DRR O(1).
+        QueueConfig { rate_bytes_per_s: None, quantum: 1514, depth_pkts: Some(64), depth_bytes: None }
+    }
+}
+
+impl QueueConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(r) = self.rate_bytes_per_s {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(ConfigError(format!("queue rate must be a positive number of bytes/s, got {r}")));
+            }
+        }
+        if self.quantum == 0 {
+            return Err(ConfigError("queue quantum must be at least 1 byte".into()));
+        }
+        if self.depth_pkts == Some(0) || self.depth_bytes == Some(0) {
+            return Err(ConfigError("queue depth must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// One egress port's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortConfig {
+    /// Line rate in bits per second.
+    pub rate_bps: f64,
+    pub scheduler: Scheduler,
+    pub queues: Vec<QueueConfig>,
+    /// Buffer shared by all queues of the port, in bytes.
+    pub buffer_bytes: Option<u64>,
+    /// Bytes added to every packet's wire time (preamble, FCS, inter-frame gap); 0 by default.
+    pub overhead_bytes: u32,
+    /// How far the port may fall behind its schedule and catch up, in ns. A real event loop
+    /// wakes late now and then; this tolerance keeps the long-run rate exact. 0 in simulation.
+    pub catch_up_ns: u64,
+}
+
+impl PortConfig {
+    pub fn new(rate_bps: f64, scheduler: Scheduler, queues: usize) -> Self {
+        PortConfig {
+            rate_bps,
+            scheduler,
+            queues: vec![QueueConfig::default(); queues],
+            buffer_bytes: None,
+            overhead_bytes: 0,
+            catch_up_ns: 0,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
+            return Err(ConfigError(format!("port rate must be a positive number of bits/s, got {}", self.rate_bps)));
+        }
+        let n = self.queues.len();
+        if n == 0 || n > MAX_QUEUES {
+            return Err(ConfigError(format!("a port has 1 to {MAX_QUEUES} queues, got {n}")));
+        }
+        if self.buffer_bytes == Some(0) {
+            return Err(ConfigError("port buffer must be at least 1 byte".into()));
+        }
+        for (i, q) in self.queues.iter().enumerate() {
+            q.validate().map_err(|e| ConfigError(format!("queue {i}: {}", e.0)))?;
+        }
+        Ok(())
+    }
+}
+
+/// A configuration that cannot be used, with a one-line reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheduler_names_round_trip_and_aliases() {
+        for k in Scheduler::ALL {
+            assert_eq!(k.name().parse::<Scheduler>().unwrap(), k);
+        }
+        assert_eq!("no".parse::<Scheduler>().unwrap(), Scheduler::Fifo);
+        assert_eq!("RL_SP_DRR".parse::<Scheduler>().unwrap(), Scheduler::RlspDrr);
+        assert!("wfq".parse::<Scheduler>().is_err());
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let mut c = PortConfig::new(1e8, Scheduler::Drr, 8);
+        c.queues[3].quantum = 0;
+        assert_eq!(c.validate().unwrap_err().0, "queue 3: queue quantum must be at least 1 byte");
+        let c = PortConfig::new(1e8, Scheduler::Drr, 33);
+        assert!(c.validate().is_err());
+        let c = PortConfig::new(-1.0, Scheduler::Drr, 8);
+        assert!(c.validate().is_err());
+    }
+}

@@ -1,0 +1,18 @@
+//! lanes traffic manager core.
+//!
+//! One [`Port`] per egress port: N class queues, a shared buffer, a scheduler and line-rate
+//! pacing. Nothing here reads a clock or does I/O: every call takes `now` in nanoseconds, so the
+//! same code runs under the switch (monotonic time) and the simulator (virtual time).
+
+mod config;
+mod drr;
+mod port;
+mod queue;
+mod stats;
+
+pub use config::{ConfigError, PortConfig, QueueConfig, Scheduler, MAX_QUEUES};
+pub use port::{Dequeued, EnqueueOutcome, Port};
+pub use stats::{DropReason, QueueCounters, QueueStatus};
+
+/// Nanoseconds, monotonic or virtual: the only notion of time in this crate.
+pub type Nanos = u64;

@@ -1,0 +1,329 @@
+//! One egress port: class queues, shared buffer, scheduler and line-rate pacing.
+
+use crate::config::{ConfigError, PortConfig, QueueConfig, Scheduler};
+use crate::drr::ActiveList;
+use crate::queue::{Entry, Queue};
+use crate::stats::{DropReason, QueueStatus};
+use crate::Nanos;
+
+/// Result of [`Port::enqueue`]. A refused packet is handed back so the caller can reuse its buffer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum EnqueueOutcome<T> {
+    Queued,
+    Dropped(T, DropReason),
+}
+
+/// A packet leaving the TM, with the telemetry bmv2 exposes as standard_metadata.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Dequeued<T> {
+    pub item: T,
+    pub qid: usize,
+    pub bytes: u32,
+    pub enq_ns: Nanos,
+    /// Time spent queued (bmv2's deq_timedelta, here in ns).
+    pub queued_ns: Nanos,
+    pub enq_depth_pkts: u32,
+    pub enq_depth_bytes: u64,
+    /// Depth of the queue left behind by this packet.
+    pub deq_depth_pkts: u32,
+    pub deq_depth_bytes: u64,
+}
+
+pub struct Port<T> {
+    queues: Vec<Queue<T>>,
+    scheduler: Scheduler,
+    /// Queues with an index >= strict_from are strict, the ones below are DRR.
+    strict_from: usize,
+    /// Bit i set when queue i holds packets.
+    nonempty: u32,
+    active: ActiveList,
+    buffer_limit: Option<u64>,
+    buffer_used: u64,
+    rate_bps: f64,
+    ns_per_byte: f64,
+    overhead_bytes: u32,
+    catch_up_ns: f64,
+    /// When the port finishes the packet it is sending: nothing is chosen before then.
+    tx_free_at: f64,
+    seq: u64,
+}
+
+impl<T> Port<T> {
+    pub fn new(cfg: PortConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let n = cfg.queues.len();
+        let mut port = Port {
+            queues: cfg.queues.into_iter().map(Queue::new).collect(),
+            scheduler: cfg.scheduler,
+            strict_from: cfg.scheduler.strict_from(n),
+            nonempty: 0,
+            active: ActiveList::new(),
+            buffer_limit: cfg.buffer_bytes,
+            buffer_used: 0,
+            rate_bps: 0.0,
+            ns_per_byte: 0.0,
+            overhead_bytes: cfg.overhead_bytes,
+            catch_up_ns: cfg.catch_up_ns as f64,
+            tx_free_at: 0.0,
+            seq: 0,
+        };
+        port.set_rate_bps(cfg.rate_bps)?;
+        Ok(port)
+    }
+
+    pub fn num_queues(&self) -> usize {
+        self.queues.len()
+    }
+
+    pub fn scheduler(&self) -> Scheduler {
+        self.scheduler
+    }
+
+    pub fn rate_bps(&self) -> f64 {
+        self.rate_bps
+    }
+
+    pub fn len_pkts(&self) -> u32 {
+        self.queues.iter().map(Queue::len).sum()
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.buffer_used
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nonempty == 0
+    }
+
+    pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
+        self.queues.get(qid).map(|q| QueueStatus {
+            depth_pkts: q.len(),
+            depth_bytes: q.bytes,
+            deficit: q.deficit,
+            config: q.cfg.clone(),
+            counters: q.counters,
+        })
+    }
+
+    pub fn set_rate_bps(&mut self, rate_bps: f64) -> Result<(), ConfigError> {
+        if !(rate_bps.is_finite() && rate_bps > 0.0) {
+            return Err(ConfigError(format!("port rate must be a positive number of bits/s, got {rate_bps}")));
+        }
+        self.rate_bps = rate_bps;
+        self.ns_per_byte = 8e9 / rate_bps;
+        Ok(())
+    }
+
+    pub fn set_buffer_bytes(&mut self, limit: Option<u64>) {
+        self.buffer_limit = limit;
+    }
+
+    /// Replace one queue's configuration. Queued packets stay, even above a smaller new depth.
+    pub fn set_queue_config(&mut self, qid: usize, cfg: QueueConfig) -> Result<(), ConfigError> {
+        cfg.validate()?;
+        let n = self.queues.len();
+        let q = self.queues.get_mut(qid).ok_or_else(|| ConfigError(format!("queue {qid} does not exist (port has {n})")))?;
+        q.set_config(cfg);
+        Ok(())
+    }
+
+    pub fn queue_config(&self, qid: usize) -> Option<&QueueConfig> {
+        self.queues.get(qid).map(|q| &q.cfg)
+    }
+
+    /// Change the scheduler; queued packets stay where they are and are served by the new one.
+    pub fn set_scheduler(&mut self, scheduler: Scheduler) {
+        self.scheduler = scheduler;
+        self.strict_from = scheduler.strict_from(self.queues.len());
+        self.active.clear();
+        for (i, q) in self.queues.iter_mut().enumerate() {
+            q.deficit = 0;
+            if i < self.strict_from && !q.entries.is_empty() {
+                self.active.push_back(i);
+            }
+        }
+    }
+
+    /// Offer a packet of `bytes` to queue `qid` (clamped to the highest queue, as a priority
+    /// beyond the port's queues means "top class"). Under FIFO every packet goes to queue 0.
+    pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
+        let qid = if self.scheduler == Scheduler::Fifo { 0 } else { qid.min(self.queues.len() - 1) };
+        let q = &mut self.queues[qid];
+        let reason = if q.would_overflow(bytes) {
+            Some(DropReason::QueueFull)
+        } else if self.buffer_limit.is_some_and(|b| self.buffer_used + u64::from(bytes) > b) {
+            Some(DropReason::BufferFull)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            q.counters.count_drop(reason, bytes);
+            return EnqueueOutcome::Dropped(item, reason);
+        }
+        let was_empty = q.entries.is_empty();
+        q.entries.push_back(Entry {
+            item,
+            bytes,
+            enq_ns: now,
+            enq_depth_pkts: q.len(),
+            enq_depth_bytes: q.bytes,
+            seq: self.seq,
+        });
+        q.bytes += u64::from(bytes);
+        q.counters.enq_pkts += 1;
+        q.counters.enq_bytes += u64::from(bytes);
+        self.seq += 1;
+        self.buffer_used += u64::from(bytes);
+        if was_empty {
+            self.nonempty |= 1 << qid;
+            if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
+                q.deficit = 0;
+                self.active.push_back(qid);
+            }
+        }
+        EnqueueOutcome::Queued
+    }
+
+    /// The next packet to put on the wire at `now`, or `None` if the port is still sending or
+    /// no queue may send yet. The scheduling decision is made here, at the moment the port can
+    /// transmit, never earlier.
+    pub fn dequeue(&mut self, now: Nanos) -> Option<Dequeued<T>> {
+        if self.nonempty == 0 {
+            return None;
+        }
+        let nowf = now as f64;
+        if nowf < self.tx_free_at {
+            return None;
+        }
+        let (qid, borrowed) = self.select(nowf)?;
+        let q = &mut self.queues[qid];
+        let e = q.entries.pop_front().expect("selected queue is not empty");
+        q.bytes -= u64::from(e.bytes);
+        q.counters.deq_pkts += 1;
+        q.counters.deq_bytes += u64::from(e.bytes);
+        if qid >= self.strict_from {
+            q.charge(nowf, e.bytes, borrowed);
+        }
+        if q.entries.is_empty() {
+            self.nonempty &= !(1 << qid);
+            if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
+                q.deficit = 0;
+                self.active.pop_front();
+            }
+        }
+        let (deq_depth_pkts, deq_depth_bytes) = (q.len(), q.bytes);
+        self.buffer_used -= u64::from(e.bytes);
+        let start = self.tx_free_at.max(nowf - self.catch_up_ns);
+        self.tx_free_at = start + f64::from(e.bytes + self.overhead_bytes) * self.ns_per_byte;
+        Some(Dequeued {
+            item: e.item,
+            qid,
+            bytes: e.bytes,
+            enq_ns: e.enq_ns,
+            queued_ns: now.saturating_sub(e.enq_ns),
+            enq_depth_pkts: e.enq_depth_pkts,
+            enq_depth_bytes: e.enq_depth_bytes,
+            deq_depth_pkts,
+            deq_depth_bytes,
+        })
+    }
+
+    /// The earliest time at which [`Port::dequeue`] can return a packet if nothing else
+    /// arrives, or `None` when the port is empty. An event loop sleeps until then.
+    pub fn next_event_ns(&self, now: Nanos) -> Option<Nanos> {
+        if self.nonempty == 0 {
+            return None;
+        }
+        let port_ready = self.tx_free_at.max(now as f64);
+        let drr_mask = low_mask(self.strict_from);
+        let when = if self.scheduler == Scheduler::Fifo
+            || self.nonempty & drr_mask != 0
+            || self.scheduler.borrows()
+        {
+            port_ready
+        } else {
+            let mut earliest = f64::INFINITY;
+            for qid in bits(self.nonempty) {
+                let q = &self.queues[qid];
+                let t = if q.is_rate_limited() { q.next_departure_ns } else { 0.0 };
+                earliest = earliest.min(t);
+            }
+            port_ready.max(earliest)
+        };
+        Some(when.ceil() as Nanos)
+    }
+
+    /// Which queue sends now, and whether it borrows capacity beyond its rate.
+    fn select(&mut self, now: f64) -> Option<(usize, bool)> {
+        if self.scheduler == Scheduler::Fifo {
+            return self.oldest_head().map(|q| (q, false));
+        }
+        let strict = self.nonempty & !low_mask(self.strict_from);
+        for qid in bits_high_first(strict) {
+            if self.queues[qid].rate_allows(now) {
+                return Some((qid, false));
+            }
+        }
+        if let Some(qid) = self.drr_pick() {
+            return Some((qid, false));
+        }
+        if self.scheduler.borrows() && strict != 0 {
+            return Some((31 - strict.leading_zeros() as usize, true));
+        }
+        None
+    }
+
+    /// Deficit round robin (Shreedhar & Varghese): the front queue gets its quantum once per
+    /// round and sends while its deficit covers the head packet, then goes to the back.
+    fn drr_pick(&mut self) -> Option<usize> {
+        loop {
+            let qid = self.active.front()?;
+            let q = &mut self.queues[qid];
+            if self.active.front_fresh {
+                q.deficit += u64::from(q.cfg.quantum);
+                self.active.front_fresh = false;
+            }
+            let head = u64::from(q.entries.front().expect("active queue is not empty").bytes);
+            if q.deficit >= head {
+                q.deficit -= head;
+                return Some(qid);
+            }
+            self.active.rotate();
+        }
+    }
+
+    /// FIFO: the queue whose head arrived first (after a change to FIFO, older packets may still
+    /// sit in other queues; they keep their place in arrival order).
+    fn oldest_head(&self) -> Option<usize> {
+        bits(self.nonempty).min_by_key(|&qid| self.queues[qid].entries.front().map_or(u64::MAX, |e| e.seq))
+    }
+}
+
+/// Mask of queue indices below `n`.
+fn low_mask(n: usize) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}
+
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
+
+fn bits_high_first(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = 31 - mask.leading_zeros() as usize;
+            mask &= !(1 << i);
+            i
+        })
+    })
+}

@@ -1,0 +1,47 @@
+"""The `lanes` command: one subcommand per part, each registered from its own module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from lanes.errors import LanesError
+
+# Subcommand modules; each defines register(subparsers) and sets `func` on its parsers.
+SUBCOMMANDS = [
+    "lanes.sim.cli",
+    "lanes.consolidate.cli",
+    "lanes.fabric.cli",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lanes", description=__doc__)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name and name.startswith(e.name):
+                continue  # that part is not in this checkout yet
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except LanesError as e:
+        print(f"lanes: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("lanes: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
