@@ -98,7 +98,12 @@ pub struct QueueConfig {
 impl Default for QueueConfig {
     fn default() -> Self {
         // bmv2's default queue depth is 64 packets; a quantum of one MTU keeps DRR O(1).
-        QueueConfig { rate_bytes_per_s: None, quantum: 1514, depth_pkts: Some(64), depth_bytes: None }
+        QueueConfig {
+            rate_bytes_per_s: None,
+            quantum: 1514,
+            depth_pkts: Some(64),
+            depth_bytes: None,
+        }
     }
 }
 
@@ -106,7 +111,9 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(r) = self.rate_bytes_per_s {
             if !(r.is_finite() && r > 0.0) {
-                return Err(ConfigError(format!("queue rate must be a positive number of bytes/s, got {r}")));
+                return Err(ConfigError(format!(
+                    "queue rate must be a positive number of bytes/s, got {r}"
+                )));
             }
         }
         if self.quantum == 0 {
@@ -149,17 +156,23 @@ impl PortConfig {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
-            return Err(ConfigError(format!("port rate must be a positive number of bits/s, got {}", self.rate_bps)));
+            return Err(ConfigError(format!(
+                "port rate must be a positive number of bits/s, got {}",
+                self.rate_bps
+            )));
         }
         let n = self.queues.len();
         if n == 0 || n > MAX_QUEUES {
-            return Err(ConfigError(format!("a port has 1 to {MAX_QUEUES} queues, got {n}")));
+            return Err(ConfigError(format!(
+                "a port has 1 to {MAX_QUEUES} queues, got {n}"
+            )));
         }
         if self.buffer_bytes == Some(0) {
             return Err(ConfigError("port buffer must be at least 1 byte".into()));
         }
         for (i, q) in self.queues.iter().enumerate() {
-            q.validate().map_err(|e| ConfigError(format!("queue {i}: {}", e.0)))?;
+            q.validate()
+                .map_err(|e| ConfigError(format!("queue {i}: {}", e.0)))?;
         }
         Ok(())
     }
@@ -187,7 +200,10 @@ mod tests {
             assert_eq!(k.name().parse::<Scheduler>().unwrap(), k);
         }
         assert_eq!("no".parse::<Scheduler>().unwrap(), Scheduler::Fifo);
-        assert_eq!("RL_SP_DRR".parse::<Scheduler>().unwrap(), Scheduler::RlspDrr);
+        assert_eq!(
+            "RL_SP_DRR".parse::<Scheduler>().unwrap(),
+            Scheduler::RlspDrr
+        );
         assert!("wfq".parse::<Scheduler>().is_err());
     }
 
@@ -195,7 +211,10 @@ mod tests {
     fn validation_names_the_problem() {
         let mut c = PortConfig::new(1e8, Scheduler::Drr, 8);
         c.queues[3].quantum = 0;
-        assert_eq!(c.validate().unwrap_err().0, "queue 3: queue quantum must be at least 1 byte");
+        assert_eq!(
+            c.validate().unwrap_err().0,
+            "queue 3: queue quantum must be at least 1 byte"
+        );
         let c = PortConfig::new(1e8, Scheduler::Drr, 33);
         assert!(c.validate().is_err());
         let c = PortConfig::new(-1.0, Scheduler::Drr, 8);

@@ -12,7 +12,12 @@ pub(crate) struct ActiveList {
 
 impl ActiveList {
     pub fn new() -> Self {
-        ActiveList { ring: [0; MAX_QUEUES], head: 0, len: 0, front_fresh: true }
+        ActiveList {
+            ring: [0; MAX_QUEUES],
+            head: 0,
+            len: 0,
+            front_fresh: true,
+        }
     }
 
     pub fn clear(&mut self) {

@@ -16,3 +16,6 @@ pub use stats::{DropReason, QueueCounters, QueueStatus};
 
 /// Nanoseconds, monotonic or virtual: the only notion of time in this crate.
 pub type Nanos = u64;
+
+#[cfg(test)]
+mod port_tests;

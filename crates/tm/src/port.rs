@@ -45,6 +45,8 @@ pub struct Port<T> {
     catch_up_ns: f64,
     /// When the port finishes the packet it is sending: nothing is chosen before then.
     tx_free_at: f64,
+    /// Wire time of the packet sent last: the most a queue can have been kept waiting by it.
+    last_wire_ns: f64,
     seq: u64,
 }
 
@@ -65,6 +67,7 @@ impl<T> Port<T> {
             overhead_bytes: cfg.overhead_bytes,
             catch_up_ns: cfg.catch_up_ns as f64,
             tx_free_at: 0.0,
+            last_wire_ns: 0.0,
             seq: 0,
         };
         port.set_rate_bps(cfg.rate_bps)?;
@@ -107,7 +110,9 @@ impl<T> Port<T> {
 
     pub fn set_rate_bps(&mut self, rate_bps: f64) -> Result<(), ConfigError> {
         if !(rate_bps.is_finite() && rate_bps > 0.0) {
-            return Err(ConfigError(format!("port rate must be a positive number of bits/s, got {rate_bps}")));
+            return Err(ConfigError(format!(
+                "port rate must be a positive number of bits/s, got {rate_bps}"
+            )));
         }
         self.rate_bps = rate_bps;
         self.ns_per_byte = 8e9 / rate_bps;
@@ -122,7 +127,10 @@ impl<T> Port<T> {
     pub fn set_queue_config(&mut self, qid: usize, cfg: QueueConfig) -> Result<(), ConfigError> {
         cfg.validate()?;
         let n = self.queues.len();
-        let q = self.queues.get_mut(qid).ok_or_else(|| ConfigError(format!("queue {qid} does not exist (port has {n})")))?;
+        let q = self
+            .queues
+            .get_mut(qid)
+            .ok_or_else(|| ConfigError(format!("queue {qid} does not exist (port has {n})")))?;
         q.set_config(cfg);
         Ok(())
     }
@@ -147,11 +155,18 @@ impl<T> Port<T> {
     /// Offer a packet of `bytes` to queue `qid` (clamped to the highest queue, as a priority
     /// beyond the port's queues means "top class"). Under FIFO every packet goes to queue 0.
     pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
-        let qid = if self.scheduler == Scheduler::Fifo { 0 } else { qid.min(self.queues.len() - 1) };
+        let qid = if self.scheduler == Scheduler::Fifo {
+            0
+        } else {
+            qid.min(self.queues.len() - 1)
+        };
         let q = &mut self.queues[qid];
         let reason = if q.would_overflow(bytes) {
             Some(DropReason::QueueFull)
-        } else if self.buffer_limit.is_some_and(|b| self.buffer_used + u64::from(bytes) > b) {
+        } else if self
+            .buffer_limit
+            .is_some_and(|b| self.buffer_used + u64::from(bytes) > b)
+        {
             Some(DropReason::BufferFull)
         } else {
             None
@@ -175,6 +190,7 @@ impl<T> Port<T> {
         self.seq += 1;
         self.buffer_used += u64::from(bytes);
         if was_empty {
+            q.wake(now as f64);
             self.nonempty |= 1 << qid;
             if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
                 q.deficit = 0;
@@ -202,7 +218,7 @@ impl<T> Port<T> {
         q.counters.deq_pkts += 1;
         q.counters.deq_bytes += u64::from(e.bytes);
         if qid >= self.strict_from {
-            q.charge(nowf, e.bytes, borrowed);
+            q.charge(nowf, self.last_wire_ns, e.bytes, borrowed);
         }
         if q.entries.is_empty() {
             self.nonempty &= !(1 << qid);
@@ -214,7 +230,8 @@ impl<T> Port<T> {
         let (deq_depth_pkts, deq_depth_bytes) = (q.len(), q.bytes);
         self.buffer_used -= u64::from(e.bytes);
         let start = self.tx_free_at.max(nowf - self.catch_up_ns);
-        self.tx_free_at = start + f64::from(e.bytes + self.overhead_bytes) * self.ns_per_byte;
+        self.last_wire_ns = f64::from(e.bytes + self.overhead_bytes) * self.ns_per_byte;
+        self.tx_free_at = start + self.last_wire_ns;
         Some(Dequeued {
             item: e.item,
             qid,
@@ -245,7 +262,11 @@ impl<T> Port<T> {
             let mut earliest = f64::INFINITY;
             for qid in bits(self.nonempty) {
                 let q = &self.queues[qid];
-                let t = if q.is_rate_limited() { q.next_departure_ns } else { 0.0 };
+                let t = if q.is_rate_limited() {
+                    q.next_departure_ns
+                } else {
+                    0.0
+                };
                 earliest = earliest.min(t);
             }
             port_ready.max(earliest)
@@ -295,7 +316,8 @@ impl<T> Port<T> {
     /// FIFO: the queue whose head arrived first (after a change to FIFO, older packets may still
     /// sit in other queues; they keep their place in arrival order).
     fn oldest_head(&self) -> Option<usize> {
-        bits(self.nonempty).min_by_key(|&qid| self.queues[qid].entries.front().map_or(u64::MAX, |e| e.seq))
+        bits(self.nonempty)
+            .min_by_key(|&qid| self.queues[qid].entries.front().map_or(u64::MAX, |e| e.seq))
     }
 }
 

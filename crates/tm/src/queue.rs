@@ -58,7 +58,10 @@ impl<T> Queue<T> {
     /// Whether adding `bytes` would break this queue's own limits.
     pub fn would_overflow(&self, bytes: u32) -> bool {
         self.cfg.depth_pkts.is_some_and(|d| self.len() >= d)
-            || self.cfg.depth_bytes.is_some_and(|d| self.bytes + u64::from(bytes) > d)
+            || self
+                .cfg
+                .depth_bytes
+                .is_some_and(|d| self.bytes + u64::from(bytes) > d)
     }
 
     /// May the head leave at `now` as far as this queue's rate is concerned?
@@ -66,13 +69,24 @@ impl<T> Queue<T> {
         !self.is_rate_limited() || self.next_departure_ns <= now
     }
 
-    /// Charge a departure of `bytes` at `now` to the shaper. A borrowed departure (capacity
-    /// nobody else wanted) is not charged, but the shaper still forgets idle credit.
-    pub fn charge(&mut self, now: f64, bytes: u32, borrowed: bool) {
+    /// A packet arrives to an empty queue: credit from the idle time is forgotten.
+    pub fn wake(&mut self, now: f64) {
+        self.next_departure_ns = self.next_departure_ns.max(now);
+    }
+
+    /// Charge a departure of `bytes` at `now` to the shaper. `grace_ns` is how late the port
+    /// itself may have made this packet (it was busy sending when the head became eligible);
+    /// that lateness is given back so the queue still gets its full rate on a non-preemptive
+    /// link, and nothing more. A borrowed departure (capacity nobody else wanted) is not
+    /// charged at all.
+    pub fn charge(&mut self, now: f64, grace_ns: f64, bytes: u32, borrowed: bool) {
         if self.is_rate_limited() {
-            let start = self.next_departure_ns.max(now);
-            self.next_departure_ns =
-                if borrowed { start } else { start + f64::from(bytes) * self.ns_per_byte };
+            if borrowed {
+                self.next_departure_ns = self.next_departure_ns.max(now);
+            } else {
+                let start = self.next_departure_ns.max(now - grace_ns);
+                self.next_departure_ns = start + f64::from(bytes) * self.ns_per_byte;
+            }
         }
     }
 }

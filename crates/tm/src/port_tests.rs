@@ -1,0 +1,274 @@
+//! Unit tests of each scheduler, pacing, limits and telemetry on hand-made sequences.
+
+use crate::*;
+
+const MS: u64 = 1_000_000;
+
+fn port(s: Scheduler, rate_bps: f64) -> Port<u32> {
+    let mut c = PortConfig::new(rate_bps, s, 8);
+    for q in &mut c.queues {
+        q.depth_pkts = None;
+    }
+    Port::new(c).unwrap()
+}
+
+/// Dequeue everything, each packet as soon as the port allows; returns (time, qid, item).
+fn drain(p: &mut Port<u32>, mut now: u64) -> Vec<(u64, usize, u32)> {
+    let mut out = vec![];
+    while let Some(t) = p.next_event_ns(now) {
+        now = t;
+        let d = p.dequeue(now).expect("next_event_ns promised a packet");
+        out.push((now, d.qid, d.item));
+    }
+    out
+}
+
+#[test]
+fn fifo_ignores_priorities_and_keeps_arrival_order() {
+    let mut p = port(Scheduler::Fifo, 1e9);
+    for (i, q) in [3, 7, 0, 5].into_iter().enumerate() {
+        p.enqueue(0, q, 100, i as u32);
+    }
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(items, vec![0, 1, 2, 3]);
+}
+
+#[test]
+fn strict_serves_highest_queue_first() {
+    let mut p = port(Scheduler::Strict, 1e9);
+    p.enqueue(0, 1, 100, 10);
+    p.enqueue(0, 6, 100, 60);
+    p.enqueue(0, 3, 100, 30);
+    p.enqueue(0, 6, 100, 61);
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(items, vec![60, 61, 30, 10]);
+}
+
+#[test]
+fn strict_rate_limit_spaces_packets_by_size_over_rate() {
+    // 1,500,000 B/s: a 1500 B packet every 1 ms, on a port fast enough not to matter.
+    let mut p = port(Scheduler::Strict, 1e11);
+    let mut cfg = p.queue_config(7).unwrap().clone();
+    cfg.rate_bytes_per_s = Some(1.5e6);
+    p.set_queue_config(7, cfg).unwrap();
+    for i in 0..4 {
+        p.enqueue(0, 7, 1500, i);
+    }
+    let times: Vec<u64> = drain(&mut p, 0).into_iter().map(|x| x.0).collect();
+    assert_eq!(times, vec![0, MS, 2 * MS, 3 * MS]);
+}
+
+#[test]
+fn strict_rate_limited_high_queue_lets_lower_queue_send_meanwhile() {
+    let mut p = port(Scheduler::Strict, 1e11);
+    let mut cfg = p.queue_config(7).unwrap().clone();
+    cfg.rate_bytes_per_s = Some(1.5e6);
+    p.set_queue_config(7, cfg).unwrap();
+    p.enqueue(0, 7, 1500, 70);
+    p.enqueue(0, 7, 1500, 71);
+    p.enqueue(0, 2, 1500, 20);
+    let order: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(order, vec![70, 20, 71]);
+}
+
+#[test]
+fn drr_shares_by_quantum() {
+    let mut p = port(Scheduler::Drr, 1e9);
+    for (q, quantum) in [(0, 3000), (1, 1500)] {
+        let mut cfg = p.queue_config(q).unwrap().clone();
+        cfg.quantum = quantum;
+        p.set_queue_config(q, cfg).unwrap();
+    }
+    for i in 0..6 {
+        p.enqueue(0, 0, 1500, i);
+        p.enqueue(0, 1, 1500, 100 + i);
+    }
+    let qids: Vec<usize> = drain(&mut p, 0).into_iter().take(9).map(|x| x.1).collect();
+    assert_eq!(qids, vec![0, 0, 1, 0, 0, 1, 0, 0, 1]);
+}
+
+#[test]
+fn drr_small_quantum_accumulates_over_rounds() {
+    let mut p = port(Scheduler::Drr, 1e9);
+    for q in 0..2 {
+        let mut cfg = p.queue_config(q).unwrap().clone();
+        cfg.quantum = 500;
+        p.set_queue_config(q, cfg).unwrap();
+    }
+    p.enqueue(0, 0, 1500, 0);
+    p.enqueue(0, 1, 1000, 1);
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    // queue 1 reaches 1000 of deficit in round 2, queue 0 reaches 1500 in round 3
+    assert_eq!(items, vec![1, 0]);
+}
+
+fn rlsp(s: Scheduler) -> Port<u32> {
+    // 12 Mb/s port = 1.5 MB/s; high queue limited to 0.6 of it.
+    let mut p = port(s, 12e6);
+    let mut cfg = p.queue_config(7).unwrap().clone();
+    cfg.rate_bytes_per_s = Some(0.9e6);
+    p.set_queue_config(7, cfg).unwrap();
+    p
+}
+
+#[test]
+fn rlsp_drr_high_queue_strict_within_its_rate_and_low_queues_fill_the_rest() {
+    let mut p = rlsp(Scheduler::RlspDrr);
+    for i in 0..100 {
+        p.enqueue(0, 7, 1500, 700 + i);
+        p.enqueue(0, 1, 1500, 100 + i);
+        p.enqueue(0, 0, 1500, i);
+    }
+    let out = drain(&mut p, 0);
+    let first: Vec<usize> = out.iter().take(50).map(|x| x.1).collect();
+    let high = first.iter().filter(|&&q| q == 7).count();
+    assert!(
+        (29..=31).contains(&high),
+        "high got {high} of 50 slots, expected 30 (60 %)"
+    );
+    let (q1, q0) = (
+        first.iter().filter(|&&q| q == 1).count(),
+        first.iter().filter(|&&q| q == 0).count(),
+    );
+    assert!(q1.abs_diff(q0) <= 1, "low queues unequal: {q1} vs {q0}");
+    // back to back: the port never idled while low queues were backlogged
+    for w in out.windows(2).take(150) {
+        assert_eq!(w[1].0 - w[0].0, MS, "gap at {:?}", w);
+    }
+}
+
+#[test]
+fn rlsp_drr_without_borrow_holds_high_queue_to_its_rate() {
+    let mut p = rlsp(Scheduler::RlspDrr);
+    for i in 0..10 {
+        p.enqueue(0, 7, 1500, i);
+    }
+    let out = drain(&mut p, 0);
+    // 1500 B at 0.9 MB/s = 1.667 ms apart, although the port could send every 1 ms
+    assert_eq!(out[1].0, 1_666_667);
+}
+
+#[test]
+fn rlsp_drr_borrow_lets_high_queue_use_the_idle_link() {
+    let mut p = rlsp(Scheduler::RlspDrrBorrow);
+    for i in 0..10 {
+        p.enqueue(0, 7, 1500, i);
+    }
+    let out = drain(&mut p, 0);
+    assert_eq!(out.last().unwrap().0, 9 * MS);
+    // once low traffic is back, the high queue is held to its rate again, without penalty
+    let t = 20 * MS;
+    for i in 0..50 {
+        p.enqueue(t, 7, 1500, i);
+        p.enqueue(t, 0, 1500, 100 + i);
+    }
+    let out = drain(&mut p, t);
+    let high = out.iter().take(50).filter(|x| x.1 == 7).count();
+    assert!((29..=31).contains(&high), "high got {high} of 50");
+}
+
+#[test]
+fn pacing_holds_the_next_decision_until_the_port_is_free() {
+    let mut p = port(Scheduler::Strict, 8e6); // 1 byte per microsecond
+    p.enqueue(0, 0, 1000, 0);
+    assert!(p.dequeue(0).is_some());
+    p.enqueue(10, 0, 1000, 1);
+    p.enqueue(20, 5, 1000, 5);
+    assert!(p.dequeue(999_999).is_none());
+    assert_eq!(p.next_event_ns(500), Some(1_000_000));
+    // the high packet that arrived while the port was busy goes first: decided at 1 ms, not before
+    assert_eq!(p.dequeue(1_000_000).unwrap().item, 5);
+}
+
+#[test]
+fn limits_drop_with_reason_and_counters_add_up() {
+    let mut c = PortConfig::new(1e9, Scheduler::Strict, 4);
+    c.queues[0].depth_pkts = Some(2);
+    c.queues[1].depth_pkts = None;
+    c.queues[1].depth_bytes = Some(2500);
+    c.queues[2].depth_pkts = None;
+    c.buffer_bytes = Some(6000);
+    let mut p: Port<u32> = Port::new(c).unwrap();
+    let r: Vec<bool> = (0..3)
+        .map(|i| p.enqueue(0, 0, 1000, i) == EnqueueOutcome::Queued)
+        .collect();
+    assert_eq!(r, vec![true, true, false]);
+    assert!(matches!(p.enqueue(0, 1, 1000, 0), EnqueueOutcome::Queued));
+    assert!(matches!(p.enqueue(0, 1, 1000, 0), EnqueueOutcome::Queued));
+    assert_eq!(
+        p.enqueue(0, 1, 1000, 9),
+        EnqueueOutcome::Dropped(9, DropReason::QueueFull)
+    );
+    assert!(matches!(p.enqueue(0, 2, 1500, 0), EnqueueOutcome::Queued));
+    assert_eq!(
+        p.enqueue(0, 2, 1000, 8),
+        EnqueueOutcome::Dropped(8, DropReason::BufferFull)
+    );
+    let s0 = p.queue_status(0).unwrap().counters;
+    let s2 = p.queue_status(2).unwrap().counters;
+    assert_eq!((s0.enq_pkts, s0.drop_queue_full_pkts), (2, 1));
+    assert_eq!(
+        (s2.enq_pkts, s2.drop_buffer_full_pkts, s2.drop_bytes),
+        (1, 1, 1000)
+    );
+    assert_eq!(p.len_bytes(), 5500);
+    drain(&mut p, 0);
+    assert_eq!(p.len_bytes(), 0);
+    assert_eq!(p.queue_status(1).unwrap().counters.deq_bytes, 2000);
+}
+
+#[test]
+fn telemetry_reports_depths_and_time_queued() {
+    let mut p = port(Scheduler::Strict, 8e6);
+    p.enqueue(100, 3, 500, 0);
+    p.enqueue(200, 3, 700, 1);
+    let a = p.dequeue(1000).unwrap();
+    assert_eq!(
+        (
+            a.enq_ns,
+            a.queued_ns,
+            a.enq_depth_pkts,
+            a.deq_depth_pkts,
+            a.deq_depth_bytes
+        ),
+        (100, 900, 0, 1, 700)
+    );
+    let b = p.dequeue(1_000_000).unwrap();
+    assert_eq!(
+        (
+            b.enq_depth_pkts,
+            b.enq_depth_bytes,
+            b.queued_ns,
+            b.deq_depth_pkts
+        ),
+        (1, 500, 999_800, 0)
+    );
+}
+
+#[test]
+fn scheduler_change_keeps_queued_packets() {
+    let mut p = port(Scheduler::Fifo, 1e9);
+    for i in 0..4 {
+        p.enqueue(0, 7, 100, i); // FIFO puts them in queue 0
+    }
+    p.set_scheduler(Scheduler::RlspDrr);
+    for i in 4..8 {
+        p.enqueue(0, 7, 100, i);
+    }
+    p.set_scheduler(Scheduler::Drr);
+    p.set_scheduler(Scheduler::Fifo);
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(
+        items,
+        (0..8).collect::<Vec<_>>(),
+        "FIFO again: arrival order across queues"
+    );
+}
+
+#[test]
+fn out_of_range_priority_goes_to_the_top_queue() {
+    let mut p = port(Scheduler::Strict, 1e9);
+    p.enqueue(0, 0, 100, 0);
+    p.enqueue(0, 99, 100, 1);
+    assert_eq!(p.dequeue(0).unwrap().qid, 7);
+}
