@@ -1,1 +1,16 @@
-//! InfiniBand fabric model and routing engines (issue 6). Not written yet.
+//! InfiniBand fabric model, fat-tree routing engines and OpenSM file formats (issue 6).
+//!
+//! - [`model`]: switches, HCAs, ports, links, GUIDs, LIDs.
+//! - [`gen`]: PGFT / XGFT / k-ary-n-tree generators and the thesis's 36-port trees.
+//! - [`netlist`], [`lft`]: ibnetdiscover/ibsim netlists and opensm-lfts.dump.
+//! - [`topo`]: the fat-tree view (levels, port groups) the engines use.
+//! - [`ftree`]: OpenSM-style fat-tree routing.
+//! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
+
+pub mod error;
+pub mod gen;
+pub mod lft;
+pub mod model;
+pub mod netlist;
+
+pub use error::{FabricError, Result};
