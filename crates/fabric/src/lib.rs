@@ -7,10 +7,16 @@
 //! - [`ftree`]: OpenSM-style fat-tree routing.
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
 
+pub mod align;
+pub mod balance;
+pub mod check;
 pub mod error;
+pub mod fill;
+pub mod ftree;
 pub mod gen;
 pub mod lft;
 pub mod model;
 pub mod netlist;
+pub mod topo;
 
 pub use error::{FabricError, Result};

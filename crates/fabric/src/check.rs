@@ -1,0 +1,299 @@
+//! Deadlock-freedom checks of a set of LFTs on a fat tree: (1) every route is up*/down* without
+//! U-turns; (2) the channel dependency graph (switch-to-switch links, one dependency per pair of
+//! consecutive hops towards any destination) is acyclic (Dally & Seitz). Also counts missing routes.
+
+use serde::Serialize;
+
+use crate::align::{align, hca_lids, par_fold};
+use crate::error::Result;
+use crate::lft::{Lfts, SwitchLft, NO_PATH};
+use crate::model::Fabric;
+use crate::topo::{Dir, Topo, NONE};
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct CheckReport {
+    /// (switch, destination) pairs checked.
+    pub routes: usize,
+    /// Routes that go down and then up again (U-turns), loop, or end at a wrong node.
+    pub updown_violations: usize,
+    /// (leaf switch, compute node) pairs with no route.
+    pub unreachable: usize,
+    pub cdg_channels: usize,
+    pub cdg_dependencies: usize,
+    pub cdg_acyclic: bool,
+    pub deadlock_free: bool,
+    pub first_problem: Option<String>,
+}
+
+const UNKNOWN: u8 = 0;
+const VISITING: u8 = 1;
+const DOWN: u8 = 2; // from here the route only goes down
+const ANY: u8 = 3; // up then down
+const BAD: u8 = 4;
+const NOROUTE: u8 = 5;
+
+/// Classifies the route from every switch towards `lid`.
+fn classify(
+    f: &Fabric,
+    t: &Topo,
+    tables: &[&SwitchLft],
+    lid: u16,
+    state: &mut [u8],
+    path: &mut Vec<u32>,
+) {
+    state.fill(UNKNOWN);
+    for start in 0..t.num_switches() as u32 {
+        path.clear();
+        let mut x = start;
+        // Walk until a known state, then assign back along the path.
+        let mut result;
+        loop {
+            match state[x as usize] {
+                UNKNOWN => {}
+                VISITING => {
+                    result = BAD;
+                    break;
+                }
+                s => {
+                    result = s;
+                    break;
+                }
+            }
+            state[x as usize] = VISITING;
+            path.push(x);
+            let p = tables[x as usize].port(lid);
+            if p == NO_PATH {
+                result = NOROUTE;
+                break;
+            }
+            if p == 0 {
+                result = if f.nodes[t.sw_node[x as usize] as usize].lid == lid {
+                    DOWN
+                } else {
+                    BAD
+                };
+                break;
+            }
+            match t.dir(x, p) {
+                Dir::Hca => {
+                    let h = f.nodes[t.sw_node[x as usize] as usize]
+                        .remote(p)
+                        .map(|r| f.nodes[r.node as usize].lid);
+                    result = if h == Some(lid) { DOWN } else { BAD };
+                    break;
+                }
+                Dir::Up | Dir::Down => x = t.remote_sw[x as usize * t.stride + p as usize],
+                Dir::Unused => {
+                    result = BAD;
+                    break;
+                }
+            }
+        }
+        // path[last] is the switch whose hop produced `result` (or led to a known state).
+        for &y in path.iter().rev() {
+            let p = tables[y as usize].port(lid);
+            let next = if p == 0 || p == NO_PATH {
+                NONE
+            } else {
+                t.remote_sw[y as usize * t.stride + p as usize]
+            };
+            if next != NONE && result != BAD && result != NOROUTE {
+                result = match (t.dir(y, p), result) {
+                    (Dir::Down, DOWN) => DOWN,
+                    (Dir::Down, _) => BAD, // down, then up again: a U-turn
+                    (Dir::Up, _) => ANY,
+                    _ => BAD,
+                };
+            }
+            state[y as usize] = result;
+        }
+    }
+}
+
+pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
+    let tables = align(f, t, lfts)?;
+    let mut dests = hca_lids(f, t);
+    let hca_count = dests.len();
+    dests.extend(t.sw_node.iter().map(|&n| f.nodes[n as usize].lid));
+    let ns = t.num_switches();
+    let leaf_mask: Vec<bool> = (0..ns).map(|s| !t.hcas[s].is_empty()).collect();
+    let parts = par_fold(
+        dests.len(),
+        || (CheckReport::default(), vec![UNKNOWN; ns], Vec::new()),
+        |(r, state, path), i| {
+            let lid = dests[i];
+            classify(f, t, &tables, lid, state, path);
+            for s in 0..ns {
+                r.routes += 1;
+                match state[s] {
+                    BAD => {
+                        r.updown_violations += 1;
+                        if r.first_problem.is_none() {
+                            let n = &f.nodes[t.sw_node[s] as usize].name;
+                            r.first_problem =
+                                Some(format!("route from {n} to LID {lid} is not up/down"));
+                        }
+                    }
+                    NOROUTE if i < hca_count && leaf_mask[s] => {
+                        r.unreachable += 1;
+                        if r.first_problem.is_none() {
+                            let n = &f.nodes[t.sw_node[s] as usize].name;
+                            r.first_problem = Some(format!("no route from {n} to LID {lid}"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        },
+    );
+    let mut rep = CheckReport::default();
+    for (r, _, _) in parts {
+        rep.routes += r.routes;
+        rep.updown_violations += r.updown_violations;
+        rep.unreachable += r.unreachable;
+        if rep.first_problem.is_none() {
+            rep.first_problem = r.first_problem;
+        }
+    }
+    let (channels, deps, acyclic) = cdg(t, &tables, &dests);
+    rep.cdg_channels = channels;
+    rep.cdg_dependencies = deps;
+    rep.cdg_acyclic = acyclic;
+    if !acyclic && rep.first_problem.is_none() {
+        rep.first_problem = Some("the channel dependency graph has a cycle".into());
+    }
+    rep.deadlock_free = acyclic && rep.updown_violations == 0;
+    Ok(rep)
+}
+
+/// Builds the channel dependency graph over switch-to-switch channels and tests it for cycles.
+fn cdg(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> (usize, usize, bool) {
+    let st = t.stride;
+    let words = st.div_ceil(64);
+    let nch = t.num_switches() * st;
+    // succ[ch] = bitset of out ports at the channel's far switch.
+    let parts = par_fold(
+        dests.len(),
+        || vec![0u64; nch * words],
+        |succ, i| {
+            let lid = dests[i];
+            for s in 0..t.num_switches() {
+                let p = tables[s].port(lid) as usize;
+                if p == 0 || p >= st || !matches!(t.dir[s * st + p], Dir::Up | Dir::Down) {
+                    continue;
+                }
+                let r = t.remote_sw[s * st + p] as usize;
+                let p2 = tables[r].port(lid) as usize;
+                if p2 == 0 || p2 >= st || !matches!(t.dir[r * st + p2], Dir::Up | Dir::Down) {
+                    continue;
+                }
+                succ[(s * st + p) * words + p2 / 64] |= 1 << (p2 % 64);
+            }
+        },
+    );
+    let mut succ = vec![0u64; nch * words];
+    for part in parts {
+        for (a, b) in succ.iter_mut().zip(part) {
+            *a |= b;
+        }
+    }
+    let channels = (0..nch)
+        .filter(|&c| matches!(t.dir[c], Dir::Up | Dir::Down))
+        .count();
+    let deps: usize = succ.iter().map(|w| w.count_ones() as usize).sum();
+    // Iterative DFS with colours: 0 white, 1 grey, 2 black.
+    let mut colour = vec![0u8; nch];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for c0 in 0..nch {
+        if colour[c0] != 0 || !matches!(t.dir[c0], Dir::Up | Dir::Down) {
+            continue;
+        }
+        colour[c0] = 1;
+        stack.push((c0, 0));
+        while let Some(&mut (c, ref mut next_port)) = stack.last_mut() {
+            let r = t.remote_sw[c] as usize;
+            let mut pushed = false;
+            while *next_port < st {
+                let p2 = *next_port;
+                *next_port += 1;
+                if succ[c * words + p2 / 64] & (1 << (p2 % 64)) == 0 {
+                    continue;
+                }
+                let c2 = r * st + p2;
+                match colour[c2] {
+                    0 => {
+                        colour[c2] = 1;
+                        stack.push((c2, 0));
+                        pushed = true;
+                        break;
+                    }
+                    1 => return (channels, deps, false),
+                    _ => {}
+                }
+            }
+            if !pushed {
+                colour[c] = 2;
+                stack.pop();
+            }
+        }
+    }
+    (channels, deps, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftree;
+    use crate::gen::Pgft;
+
+    #[test]
+    fn ftree_is_deadlock_free_and_complete() {
+        let f = Pgft::new(vec![4, 2, 3], vec![1, 2, 2], vec![1, 2, 1])
+            .unwrap()
+            .build()
+            .unwrap();
+        let t = Topo::new(&f).unwrap();
+        let (l, _) = ftree::route(&f).unwrap();
+        let r = check(&f, &t, &l).unwrap();
+        assert_eq!((r.updown_violations, r.unreachable), (0, 0), "{r:?}");
+        assert!(r.cdg_acyclic && r.deadlock_free);
+        assert!(r.cdg_dependencies > 0);
+    }
+
+    #[test]
+    fn a_u_turn_is_found() {
+        // 2-ary-2-tree: make leaf s1-1 send h-0's traffic up to root s2-1 while s2-1 sends it back
+        // down to s1-1 -> loop; and make root s2-0 send h-2 down to s1-0 (which goes up): U-turn.
+        let f = Pgft::kary(2, 2).unwrap().build().unwrap();
+        let t = Topo::new(&f).unwrap();
+        let (mut l, _) = ftree::route(&f).unwrap();
+        let lid_h2 = f.nodes[f.find("h-2").unwrap() as usize].lid;
+        let g = f.nodes[f.find("s2-0").unwrap() as usize].guid;
+        let s = l.switches.iter_mut().find(|s| s.guid == g).unwrap();
+        s.ports[lid_h2 as usize] = 1; // towards s1-0, which routes h-2 up
+        let r = check(&f, &t, &l).unwrap();
+        assert!(r.updown_violations > 0);
+        assert!(!r.deadlock_free);
+        assert!(r.first_problem.unwrap().contains("not up/down"));
+    }
+
+    #[test]
+    fn non_fat_trees_are_rejected() {
+        // A ring of three switches has no levels.
+        let mut f = Fabric::default();
+        use crate::model::Kind;
+        let s: Vec<u32> = (0..3)
+            .map(|i| f.add_node(Kind::Switch, format!("s{i}"), 10 + i as u64, 4))
+            .collect();
+        let h: Vec<u32> = (0..3)
+            .map(|i| f.add_node(Kind::Hca, format!("h{i}"), 100 + 2 * i as u64, 1))
+            .collect();
+        for i in 0..3 {
+            f.connect(s[i], 1, h[i], 1).unwrap();
+            f.connect(s[i], 2, s[(i + 1) % 3], 3).unwrap();
+        }
+        f.assign_lids();
+        let e = Topo::new(&f).unwrap_err().0;
+        assert!(e.contains("not a fat tree"), "{e}");
+    }
+}
