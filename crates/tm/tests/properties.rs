@@ -79,7 +79,8 @@ fn run(port: &mut Port<Item>, sched: Scheduler, arrivals: &[Arrival]) -> (Vec<De
             (_, Some(td)) => {
                 now = td;
                 let d = port.dequeue(now).expect("next_event_ns promised a packet");
-                free_at = (now as f64).max(free_at) + f64::from(d.bytes) * ns_per_byte;
+                // the port model: back to back, catching up at most the 1 ns of clock resolution
+                free_at = (now as f64 - 1.0).max(free_at) + f64::from(d.bytes) * ns_per_byte;
                 deps.push(Departure {
                     t: now,
                     qid: d.item.0,

@@ -1,0 +1,202 @@
+//! The simulator's claims, checked on the repo's scenarios and on generated ones against
+//! analytical shares and delay bounds.
+
+use serde_json::Value;
+
+fn run_file(name: &str) -> Value {
+    let path = format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    lanes_sim::run_toml(&text, None).unwrap()
+}
+
+fn run(text: &str) -> Value {
+    lanes_sim::run_toml(text, None).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Mean of a flow's throughput (bps) and of a port's utilisation over intervals starting in [a, b).
+fn phase(r: &Value, a: f64, b: f64, flow: &str, port: &str) -> (f64, f64) {
+    let ivs: Vec<&Value> = r["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|iv| (a..b).contains(&iv["t_s"].as_f64().unwrap()))
+        .collect();
+    let n = ivs.len() as f64;
+    let bw = ivs
+        .iter()
+        .map(|iv| iv["flows_bps"][flow].as_f64().unwrap())
+        .sum::<f64>()
+        / n;
+    let util = ivs
+        .iter()
+        .map(|iv| iv["ports_utilisation"][port].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    (bw, util)
+}
+
+fn close(got: f64, want: f64, tol: f64) -> bool {
+    (got - want).abs() <= tol * want
+}
+
+fn check_validation(r: &Value, link: f64, t: f64) {
+    // phase 1: low flows only, phase 2: high joins, phase 3: high gone (first interval skipped)
+    let skip = t / 10.0;
+    for (a, b, want_low, want_high) in [
+        (skip, t, 0.5, 0.0),
+        (t + skip, 2.0 * t, 0.25, 0.5),
+        (2.0 * t + skip, 3.0 * t, 0.5, 0.0),
+    ] {
+        let (med, util) = phase(r, a, b, "medium", "p1");
+        let (low, _) = phase(r, a, b, "low", "p1");
+        let (high, _) = phase(r, a, b, "high", "p1");
+        assert!(
+            close(med, want_low * link, 0.02) && close(low, want_low * link, 0.02),
+            "phase {a}: {med} {low}"
+        );
+        assert!(
+            (high - want_high * link).abs() <= 0.01 * link,
+            "phase {a}: high {high}"
+        );
+        assert!(util >= 0.99, "phase {a}: utilisation {util}");
+    }
+    assert_eq!(r["flows"]["high"]["loss_pct"].as_f64().unwrap(), 0.0);
+}
+
+#[test]
+fn validation_case_at_100m_and_100g() {
+    check_validation(&run_file("validation_100m.toml"), 100e6, 1.0);
+    check_validation(&run_file("validation_100g.toml"), 100e9, 0.01);
+}
+
+#[test]
+fn strict_with_static_rates_underuses_the_link() {
+    let r = run_file("strict_static_100m.toml");
+    let (_, util_without_high) = phase(&r, 0.1, 1.0, "low", "p1");
+    assert!(close(util_without_high, 0.4, 0.01), "{util_without_high}");
+    let total = r["ports"]["p1"]["utilisation"].as_f64().unwrap();
+    assert!(total < 0.6, "{total}");
+}
+
+fn check_latency(r: &Value, link: f64) {
+    let mtu_ns = 1500.0 * 8.0 / link * 1e9;
+    for tag in ["strict", "rlspdrr"] {
+        let f = &r["flows"][format!("high_{tag}")];
+        let p99 = f["delay_ns"]["p99"].as_f64().unwrap();
+        assert!(
+            p99 <= mtu_ns + 1000.0,
+            "{tag}: p99 {p99} ns > {mtu_ns} + 1 us"
+        );
+        assert_eq!(f["loss_pct"].as_f64().unwrap(), 0.0);
+    }
+    let fifo = r["flows"]["high_fifo"]["delay_ns"]["p50"].as_f64().unwrap();
+    assert!(
+        fifo > 20.0 * mtu_ns,
+        "fifo p50 {fifo} should be a buffer's worth"
+    );
+    for port in ["fifo", "strict", "rlspdrr"] {
+        assert!(r["ports"][port]["utilisation"].as_f64().unwrap() > 0.995);
+    }
+}
+
+#[test]
+fn high_class_delay_is_one_packet_under_strict_and_rlsp_drr() {
+    check_latency(&run_file("hp_latency_100m.toml"), 100e6);
+    check_latency(&run_file("hp_latency_100g.toml"), 100e9);
+}
+
+#[test]
+fn fifo_delay_grows_with_the_buffer() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../scenarios/hp_latency_100m.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let p50 = |depth: u32| {
+        let t = text.replace(
+            "scheduler = \"fifo\"",
+            &format!("scheduler = \"fifo\"\ndefault_depth_pkts = {depth}"),
+        );
+        run(&t)["flows"]["high_fifo"]["delay_ns"]["p50"]
+            .as_f64()
+            .unwrap()
+    };
+    let (small, large) = (p50(32), p50(128));
+    assert!(close(large / small, 4.0, 0.15), "{small} -> {large}");
+}
+
+/// Generated rlsp-drr scenarios: k low classes with unequal quanta and a size mix, all
+/// saturated, a high class within its rate. Analytical share of low class i:
+/// (C - high) * quantum_i / sum(quanta).
+#[test]
+fn generated_rlsp_drr_shares_match_analysis() {
+    let cases = [
+        (2usize, 1e9, 0.3, 1u64),
+        (4, 10e9, 0.5, 2),
+        (7, 40e6, 0.2, 3),
+        (3, 100e9, 0.6, 4),
+    ];
+    for (k, link, high_frac, seed) in cases {
+        let dur = 20_000.0 * 1500.0 * 8.0 / link; // ~20k MTU times
+        let mut t = format!(
+            "duration_s = {dur}\nseed = {seed}\ninterval_s = {}\n[[port]]\nname = \"p\"\nrate_bps = {link}\nscheduler = \"rlsp-drr\"\n",
+            dur / 10.0
+        );
+        t += &format!(
+            "[[port.queue]]\nindex = 7\ndepth_pkts = 2000\nrate_Bps = {}\n",
+            high_frac * 1.2 * link / 8.0
+        );
+        let quanta: Vec<u32> = (0..k).map(|i| 1500 + 1000 * i as u32).collect();
+        for (i, q) in quanta.iter().enumerate() {
+            t += &format!("[[port.queue]]\nindex = {i}\nquantum = {q}\ndepth_pkts = 200\n");
+        }
+        t += &format!("[[flow]]\nname = \"high\"\nport = \"p\"\nqueue = 7\nrate_bps = {}\npacket_bytes = [64, 1500]\npattern = \"poisson\"\n", high_frac * link);
+        for i in 0..k {
+            t += &format!("[[flow]]\nname = \"low{i}\"\nport = \"p\"\nqueue = {i}\nrate_bps = {link}\npacket_bytes = [64, 576, 1500]\n");
+        }
+        let r = run(&t);
+        let high = r["flows"]["high"]["throughput_bps"].as_f64().unwrap();
+        assert!(close(high, high_frac * link, 0.03), "k={k}: high {high}");
+        assert_eq!(
+            r["flows"]["high"]["loss_pct"].as_f64().unwrap(),
+            0.0,
+            "k={k}"
+        );
+        let rest = link - high;
+        let sum_q: u32 = quanta.iter().sum();
+        for (i, q) in quanta.iter().enumerate() {
+            let got = r["flows"][format!("low{i}")]["throughput_bps"]
+                .as_f64()
+                .unwrap();
+            let want = rest * f64::from(*q) / f64::from(sum_q);
+            assert!(close(got, want, 0.03), "k={k} low{i}: {got} vs {want}");
+        }
+        assert!(r["ports"]["p"]["utilisation"].as_f64().unwrap() > 0.995);
+    }
+}
+
+/// With only the high class active, rlsp-drr holds it to its rate; rlsp-drr-borrow lets it
+/// take the idle link.
+#[test]
+fn borrow_fills_the_link_that_rlsp_drr_leaves_idle() {
+    let t = |s: &str| {
+        format!(
+            "duration_s = 0.5\n[[port]]\nname = \"p\"\nrate_bps = 1e9\nscheduler = \"{s}\"\n[[port.queue]]\nindex = 7\nrate_Bps = 50e6\n\
+             [[flow]]\nname = \"high\"\nport = \"p\"\nqueue = 7\nrate_bps = 2e9\npacket_bytes = 1500\n"
+        )
+    };
+    let held = run(&t("rlsp-drr"))["flows"]["high"]["throughput_bps"]
+        .as_f64()
+        .unwrap();
+    let borrowed = run(&t("rlsp-drr-borrow"))["flows"]["high"]["throughput_bps"]
+        .as_f64()
+        .unwrap();
+    assert!(close(held, 400e6, 0.01), "{held}");
+    assert!(close(borrowed, 1e9, 0.01), "{borrowed}");
+}
+
+#[test]
+fn same_seed_same_result() {
+    let a = run_file("hp_latency_100m.toml");
+    let b = run_file("hp_latency_100m.toml");
+    assert_eq!(a["flows"], b["flows"]);
+}
