@@ -1,0 +1,229 @@
+"""`lanes consolidate`: workload delay (Paper VI) and delay-aware VM consolidation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lanes.errors import LanesError
+
+DEFAULT_THRESHOLDS = "30,40,50,60,70,80,90,100"
+
+
+def _numbers(text: str, what: str, integer: bool = False) -> list[float]:
+    """Comma-separated positive numbers; `a:b:s` expands to a, a+s, ..., b."""
+    out: list[float] = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            if ":" in part:
+                a, b, s = (float(x) for x in part.split(":"))
+                if s <= 0 or b < a:
+                    raise ValueError
+                out.extend(a + i * s for i in range(round((b - a) / s) + 1))
+            else:
+                out.append(float(part))
+        except ValueError:
+            raise LanesError(f"{what}: cannot read {part!r} (expected numbers like 12,16,32)") from None
+    if not out or any(not np.isfinite(v) or v <= 0 for v in out):
+        raise LanesError(f"{what}: expected positive numbers, got {text!r}")
+    if integer and any(v != int(v) for v in out):
+        raise LanesError(f"{what}: expected whole numbers, got {text!r}")
+    return out
+
+
+def _read_series(path: str) -> np.ndarray:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LanesError(f"{path}: cannot read: {e}") from None
+    vals = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip().rstrip(",")
+        if not line:
+            continue
+        try:
+            v = float(line)
+        except ValueError:
+            raise LanesError(f"{path}:{lineno}: not a number: {line!r}") from None
+        if not np.isfinite(v) or v < 0:
+            raise LanesError(f"{path}:{lineno}: utilisation must be finite and >= 0")
+        vals.append(v)
+    if not vals:
+        raise LanesError(f"{path}: no values")
+    return np.array(vals)
+
+
+def cmd_delay(args: argparse.Namespace) -> int:
+    from lanes.consolidate.delay import backlog, bin_stats
+
+    if not (args.cores > 0 and np.isfinite(args.cores)):
+        raise LanesError("--cores must be positive")
+    if not (args.step_s > 0 and np.isfinite(args.step_s)):
+        raise LanesError("--step-s must be positive")
+    util = _read_series(args.series_file)
+    cap = 100.0 * args.cores
+    dt = args.step_s / 60.0
+    st = bin_stats(util, cap, dt)
+    if args.series:
+        q = backlog(util, cap, dt)
+        print("t\tutil_pct\tbacklog_pct_min\tdelay_min")
+        for t, (u, b) in enumerate(zip(util, q), start=1):
+            print(f"{t}\t{u:g}\t{b:.6g}\t{b / cap:.6g}")
+    print(f"total_delay_min\t{float(st.delay_min):.6g}")
+    print(f"delayed_pct\t{float(st.delayed_pct):.6g}")
+    print(f"fill_pct\t{float(st.fill_pct):.6g}")
+    return 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    from lanes.consolidate.loader import write_day
+    from lanes.consolidate.synthetic import SynthParams, generate, resample
+
+    if args.days < 2 or args.vms < 1:
+        raise LanesError("--days must be >= 2 and --vms >= 1")
+    trace = generate(SynthParams(days=args.days, vms=args.vms, seed=args.seed))
+    if args.average > 1:
+        try:
+            trace = resample(trace, args.average)
+        except ValueError as e:
+            raise LanesError(str(e)) from None
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for d, day in enumerate(trace.days):
+            write_day(out / f"{day}.csv.gz", trace.vms, trace.util[d])
+    except OSError as e:
+        raise LanesError(f"{out}: {e}") from None
+    print(f"synth: {len(trace.days)} days x {len(trace.vms)} VMs, {trace.step_s:g} s samples -> {out}")
+    return 0
+
+
+def _grid_from_args(args: argparse.Namespace):
+    from lanes.consolidate.cv import Grid
+    from lanes.consolidate.packers import PACKERS
+
+    packers = tuple(p.strip() for p in args.packer.split(",") if p.strip())
+    bad = [p for p in packers if p not in PACKERS]
+    if bad or not packers:
+        raise LanesError(f"--packer: unknown {bad or args.packer!r}; choose from {', '.join(PACKERS)}")
+    return Grid(
+        packers=packers,
+        cores=tuple(int(c) for c in _numbers(args.cores, "--cores", integer=True)),
+        thresholds=tuple(t / 100.0 for t in _numbers(args.thresholds, "--thresholds")),
+        limits=tuple(_numbers(args.delay_limits, "--delay-limits")),
+    )
+
+
+def run_cv_to_dir(data: Path, out: Path, grid, min_days: int, step_s: float | None, jobs: int | None,
+                  title: str, plots: bool = True) -> list[dict]:
+    """Load, cross-validate, write OUT/summary.json, OUT/report.md and plots; returns the rows."""
+    from lanes.consolidate import cv, report
+    from lanes.consolidate.loader import load_trace
+
+    t0 = time.perf_counter()
+    trace = load_trace(data, step_s).select_vms(min_days)
+    if len(trace.days) < 2:
+        raise LanesError(f"{data}: cross-validation needs at least two days")
+    if not trace.vms:
+        raise LanesError(f"{data}: no VM is present on {min_days} or more days")
+    cv.stderr_progress(
+        f"cv: {data}: {len(trace.days)} days, {len(trace.vms)} VMs, {trace.step_s:g} s samples, "
+        f"{len(grid.keys())} packings per fold"
+    )
+    merged = cv.run_cv(trace, grid, jobs=jobs, progress=cv.stderr_progress)
+    rows = cv.summarise(merged, len(trace.days))
+    elapsed = time.perf_counter() - t0
+    meta = {
+        "title": title,
+        "data": str(data),
+        "days": len(trace.days),
+        "vms": len(trace.vms),
+        "min_days": min_days,
+        "step_s": trace.step_s,
+        "packers": list(grid.packers),
+        "cores": list(grid.cores),
+        "thresholds": [round(t * 100, 6) for t in grid.thresholds],
+        "limits": list(grid.limits),
+        "elapsed_s": elapsed,
+    }
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        report.write_summary(out / "summary.json", meta, rows)
+        names: dict[str, str] = {}
+        if plots:
+            for p in grid.packers:
+                names[p] = f"fill_vs_delay_{p}.png"
+                report.plot_packer(merged, grid, p, out / names[p], title)
+        (out / "report.md").write_text(report.render(meta, rows, names), encoding="utf-8")
+    except OSError as e:
+        raise LanesError(f"{out}: {e}") from None
+    cv.stderr_progress(f"cv: done in {elapsed:.1f} s (+ report {time.perf_counter() - t0 - elapsed:.1f} s) -> {out}")
+    return rows
+
+
+def cmd_cv(args: argparse.Namespace) -> int:
+    grid = _grid_from_args(args)
+    if args.min_days < 1:
+        raise LanesError("--min-days must be >= 1")
+    if args.step_s is not None and not args.step_s > 0:
+        raise LanesError("--step-s must be positive")
+    run_cv_to_dir(Path(args.data), Path(args.out), grid, args.min_days, args.step_s, args.jobs,
+                  args.title or Path(args.data).name, plots=not args.no_plots)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from lanes.consolidate.full_report import make_full_report
+
+    make_full_report(Path(args.planetlab), Path(args.out), _grid_from_args(args), args.jobs, args.seed)
+    return 0
+
+
+def _add_grid_args(p: argparse.ArgumentParser, packers: str) -> None:
+    p.add_argument("--cores", default="12,16,32", help="bin sizes in cores, comma-separated")
+    p.add_argument("--thresholds", default=DEFAULT_THRESHOLDS, help="packing thresholds in %% of capacity")
+    p.add_argument("--delay-limits", default="1,10,100,1000", help="accepted delay per bin, minutes per day")
+    p.add_argument("--packer", default=packers, help="util, util-bf, delay, delay-bf (comma-separated)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    top = subparsers.add_parser("consolidate", help="workload delay and delay-aware VM consolidation (Paper VI)")
+    sub = top.add_subparsers(dest="consolidate_command", metavar="ACTION", required=True)
+
+    p = sub.add_parser("delay", help="total delay Q of one summed utilisation series")
+    p.add_argument("--cores", type=float, required=True, help="cores of the machine (capacity 100 %% each)")
+    p.add_argument("--step-s", type=float, default=60.0, help="seconds per sample (default 60)")
+    p.add_argument("--series", action="store_true", help="also print the delay of every interval")
+    p.add_argument("series_file", metavar="SERIES.csv", help="one utilisation value (%%) per line, - for stdin")
+    p.set_defaults(func=cmd_delay)
+
+    p = sub.add_parser("synth", help="write a synthetic trace in the paper's pattern (CSV per day)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--days", type=int, default=13)
+    p.add_argument("--vms", type=int, default=405)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--average", type=int, default=1, help="average groups of N 1-minute samples (5: PlanetLab-like)")
+    p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("cv", help="leave-one-day-out cross-validation, tables and plots")
+    p.add_argument("--data", required=True, help="directory of day CSVs (vm,u000,... per row)")
+    p.add_argument("--min-days", type=int, default=7, help="keep VMs present on at least this many days")
+    p.add_argument("--step-s", type=float, default=None, help="seconds per sample (default: 86400 / samples)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--title", default=None)
+    p.add_argument("--no-plots", action="store_true")
+    _add_grid_args(p, "util,delay")
+    p.set_defaults(func=cmd_cv)
+
+    p = sub.add_parser("report", help="PlanetLab + synthetic (1- and 5-minute) runs and one report.md")
+    p.add_argument("--planetlab", default="../shared/data/planetlab")
+    p.add_argument("--out", default="results/consolidate")
+    p.add_argument("--seed", type=int, default=1)
+    _add_grid_args(p, "util,util-bf,delay,delay-bf")
+    p.set_defaults(func=cmd_report)

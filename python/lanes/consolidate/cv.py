@@ -1,0 +1,174 @@
+"""Leave-one-day-out cross-validation of the packers (Paper VI, Sec. V-C).
+
+For each test day the packers see the other days (averages and series), pack, and the resulting
+bins are evaluated on the test day with the full capacity. Every bin of every fold is one point.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from lanes.consolidate.delay import bin_stats
+from lanes.consolidate.packers import DELAY_PACKERS, TrainSet, make_packer
+from lanes.consolidate.trace import Trace
+
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+Key = tuple[str, int, float, float | None]  # packer, cores, threshold (fraction), limit (min/day)
+
+
+@dataclass(frozen=True)
+class Grid:
+    packers: tuple[str, ...]
+    cores: tuple[int, ...]
+    thresholds: tuple[float, ...]  # fractions, 0.3 = 30 %
+    limits: tuple[float, ...]  # accepted delay per bin, minutes per day
+
+    def keys(self) -> list[Key]:
+        out: list[Key] = []
+        for p in self.packers:
+            for c in self.cores:
+                for th in self.thresholds:
+                    if p in DELAY_PACKERS:
+                        out.extend((p, c, th, lim) for lim in self.limits)
+                    else:
+                        out.append((p, c, th, None))
+        return out
+
+
+# Per-bin points of one fold: key -> (n_bins, delay, fill, delayed_pct, delay_when_delayed)
+FoldPoints = dict[Key, tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def evaluate(assign: np.ndarray, test_util: np.ndarray, capacity: float, dt_min: float):
+    """Statistics of each bin on the test day; test_util is (M, T)."""
+    n_bins = int(assign.max()) + 1
+    order = np.argsort(assign, kind="stable")
+    starts = np.searchsorted(assign[order], np.arange(n_bins))
+    # Every bin has at least one VM, so reduceat sums exactly each bin's members.
+    sums = np.add.reduceat(test_util[order], starts, axis=0)
+    return n_bins, bin_stats(sums, capacity, dt_min)
+
+
+def run_fold(trace: Trace, test: int, grid: Grid) -> FoldPoints:
+    train_idx = np.array([d for d in range(len(trace.days)) if d != test])
+    train = TrainSet(
+        means=trace.vm_means(train_idx),
+        series=np.ascontiguousarray(trace.util[train_idx].transpose(1, 0, 2)),
+        dt_min=trace.dt_min,
+    )
+    packers = {p: make_packer(p) for p in grid.packers}
+    out: FoldPoints = {}
+    for key in grid.keys():  # noqa: SIM118 (Grid is not a dict)
+        p, cores, th, lim = key
+        capacity = 100.0 * cores
+        assign = packers[p](train, capacity, th, lim if lim is not None else 0.0)
+        n_bins, st = evaluate(assign, trace.util[test], capacity, trace.dt_min)
+        out[key] = (n_bins, st.delay_min, st.fill_pct, st.delayed_pct, st.delay_when_delayed_min)
+    return out
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(trace: Trace, grid: Grid) -> None:
+    _WORKER["trace"], _WORKER["grid"] = trace, grid
+
+
+def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
+    t0 = time.perf_counter()
+    return test, run_fold(_WORKER["trace"], test, _WORKER["grid"]), time.perf_counter() - t0
+
+
+def run_cv(
+    trace: Trace, grid: Grid, jobs: int | None = None, progress: Callable[[str], None] | None = None
+) -> dict[Key, list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+    """All folds, in worker processes; returns key -> per-fold points, in test-day order."""
+    n_days = len(trace.days)
+    if n_days < 2:
+        raise ValueError("cross-validation needs at least two days")
+    jobs = max(1, min(jobs or os.cpu_count() or 1, n_days))
+    results: dict[int, FoldPoints] = {}
+    t0 = time.perf_counter()
+    # The hot loop is many small numpy calls; BLAS threads in every worker only fight each other, and
+    # thread counts are read when numpy is imported, hence fresh (spawned) workers with one thread each.
+    saved = {k: os.environ.get(k) for k in _THREAD_VARS}
+    os.environ.update({k: "1" for k in _THREAD_VARS})
+    try:
+        pool = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+            initargs=(trace, grid),
+        )
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    try:
+        for test, points, secs in pool.map(_fold_job, range(n_days)):
+            results[test] = points
+            if progress:
+                progress(
+                    f"cv: fold {len(results)}/{n_days} (test day {trace.days[test]}) in {secs:.1f} s, "
+                    f"{time.perf_counter() - t0:.1f} s elapsed"
+                )
+    finally:
+        pool.shutdown(cancel_futures=True)
+    merged: dict[Key, list] = {k: [] for k in grid.keys()}  # noqa: SIM118
+    for d in range(n_days):
+        for k, v in results[d].items():
+            merged[k].append(v)
+    return merged
+
+
+def _row(p: str, cores: int | str, th: float, lim: float | None, folds: list) -> dict:
+    delay = np.concatenate([f[1] for f in folds])
+    fill = np.concatenate([f[2] for f in folds])
+    delayed = np.concatenate([f[3] for f in folds])
+    when = np.concatenate([f[4] for f in folds])
+    return {
+        "packer": p,
+        "cores": cores,
+        "threshold_pct": round(100 * th, 6),
+        "delay_limit_min_per_day": lim,
+        "points": int(delay.size),
+        "bins_per_fold": 0.0,
+        "delay_avg_min": float(delay.mean()),
+        "delay_median_min": float(np.median(delay)),
+        "delay_max_min": float(delay.max()),
+        "fill_avg_pct": float(fill.mean()),
+        "fill_median_pct": float(np.median(fill)),
+        "fill_max_pct": float(fill.max()),
+        "delayed_time_avg_pct": float(delayed.mean()),
+        "delay_when_delayed_avg_min": float(when.mean()),
+    }
+
+
+def summarise(merged: dict[Key, list], n_folds: int) -> list[dict]:
+    """Rows with the columns of Paper VI's Tables I and II: one per key, then one per key with the core
+    counts pooled (cores "all"), which is how the paper's tables are made."""
+    rows = []
+    pooled: dict[tuple[str, float, float | None], list] = {}
+    for (p, cores, th, lim), folds in merged.items():
+        row = _row(p, cores, th, lim, folds)
+        row["bins_per_fold"] = row["points"] / n_folds
+        rows.append(row)
+        pooled.setdefault((p, th, lim), []).extend(folds)
+    for (p, th, lim), folds in pooled.items():
+        row = _row(p, "all", th, lim, folds)
+        row["bins_per_fold"] = row["points"] / n_folds
+        rows.append(row)
+    return rows
+
+
+def stderr_progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)

@@ -1,0 +1,83 @@
+"""Synthetic trace in the pattern Paper VI describes for its (non-public) University of Oslo data.
+
+Mostly idle VMs of one or two vCores (a few with 4, 8 or 12); a configuration-management daemon that
+runs every five minutes on every VM, mostly in step, giving a one-minute burst and the fleet-wide
+saw-tooth of the paper's Fig. 1; a few heavily used VMs with a daily cycle; now and then a batch job
+of tens of minutes on an otherwise idle VM, which differs from day to day (so training days do not
+foresee test days exactly). Samples are one minute, values percent of one core (a VM with k vCores
+may reach 100*k).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lanes.consolidate.trace import Trace
+
+
+@dataclass(frozen=True)
+class SynthParams:
+    days: int = 13
+    vms: int = 405
+    samples_per_day: int = 1440
+    busy_share: float = 0.04  # share of heavily used VMs
+    cm_period: int = 5  # minutes between configuration-management runs
+    cm_in_step: float = 0.8  # share of VMs whose runs start on the common schedule
+    cm_burst_pct: tuple[float, float] = (10.0, 45.0)  # burst height range, percent of one core
+    idle_pct: tuple[float, float] = (0.5, 3.0)  # idle load range per vCore
+    jobs_per_day: float = 0.3  # mean batch jobs per VM per day
+    job_minutes: tuple[int, int] = (10, 90)
+    seed: int = 1
+
+
+def generate(p: SynthParams = SynthParams()) -> Trace:
+    rng = np.random.default_rng(p.seed)
+    n, d, t = p.vms, p.days, p.samples_per_day
+    vcores = rng.choice([1, 2, 4, 8, 12], size=n, p=[0.45, 0.4, 0.1, 0.035, 0.015])
+    busy = rng.random(n) < p.busy_share
+    minute = np.arange(t)
+
+    # Idle floor with small noise.
+    idle = rng.uniform(*p.idle_pct, size=n) * vcores
+    util = idle[None, :, None] * rng.gamma(4.0, 0.25, size=(d, n, t))
+
+    # Configuration management: a one-minute burst every cm_period minutes.
+    phase = np.where(rng.random(n) < p.cm_in_step, 0, rng.integers(0, p.cm_period, size=n))
+    burst = rng.uniform(*p.cm_burst_pct, size=n)
+    on = ((minute[None, :] - phase[:, None]) % p.cm_period) == 0  # (n, t)
+    util += (on * burst[:, None])[None, :, :] * rng.uniform(0.7, 1.3, size=(d, n, 1))
+
+    # Busy VMs: a daily cycle around a per-VM level, varying by day, with minute-scale noise.
+    level = rng.uniform(0.3, 0.8, size=n) * vcores * 100.0
+    cycle = 0.75 + 0.25 * np.sin(2 * np.pi * (minute / t - rng.random(n)[:, None]))  # (n, t)
+    day_scale = rng.uniform(0.8, 1.2, size=(d, n, 1))
+    noise = rng.normal(1.0, 0.15, size=(d, n, t))
+    util += busy[None, :, None] * level[None, :, None] * cycle[None] * day_scale * noise
+
+    # Batch jobs: full use of some vCores for tens of minutes at random times.
+    jobs = rng.poisson(p.jobs_per_day, size=(d, n))
+    for dd, m in zip(*np.nonzero(jobs)):
+        for _ in range(jobs[dd, m]):
+            start = rng.integers(0, t)
+            length = rng.integers(*p.job_minutes)
+            util[dd, m, start : start + length] += 100.0 * rng.integers(1, vcores[m] + 1)
+
+    np.clip(util, 0.0, 100.0 * vcores[None, :, None], out=util)
+    return Trace(
+        days=[f"day{i + 1:02d}" for i in range(d)],
+        vms=[f"vm{i + 1:04d}" for i in range(n)],
+        util=np.round(util, 1),
+        present=np.ones((d, n), dtype=bool),
+        step_s=86400.0 / t,
+    )
+
+
+def resample(trace: Trace, factor: int) -> Trace:
+    """Average every `factor` samples (e.g. 5 turns 1-minute data into PlanetLab's 5-minute data)."""
+    d, n, t = trace.util.shape
+    if factor < 1 or t % factor:
+        raise ValueError(f"cannot average {t} samples in groups of {factor}")
+    util = trace.util.reshape(d, n, t // factor, factor).mean(axis=3)
+    return Trace(list(trace.days), list(trace.vms), util, trace.present.copy(), trace.step_s * factor)
