@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::bail;
 use crate::error::Result;
-use crate::fill::fill_column;
+use crate::fill::{fill_column, Scratch};
 use crate::lft::{Lfts, NO_PATH};
 use crate::model::Fabric;
 use crate::topo::Topo;
@@ -150,38 +150,47 @@ impl Columns {
     /// Fills every column (switch LIDs included) in parallel and converts to per-switch tables.
     pub fn finish(mut self, f: &Fabric, t: &Topo) -> Lfts {
         let nsw = self.nsw;
-        let mut is_switch_lid = vec![u32::MAX; self.data.len() / nsw.max(1)];
+        let nlids = self.data.len() / nsw.max(1);
+        // Where each destination enters the fabric: its leaf switch, or the switch itself.
+        let mut origin = vec![(u32::MAX, false); nlids];
         for (s, &ni) in t.sw_node.iter().enumerate() {
-            is_switch_lid[f.nodes[ni as usize].lid as usize] = s as u32;
+            origin[f.nodes[ni as usize].lid as usize] = (s as u32, true);
         }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(16);
-        let chunk_cols = (is_switch_lid.len().div_ceil(threads)).max(1);
+        for (s, list) in t.hcas.iter().enumerate() {
+            for &(_, h) in list {
+                origin[f.nodes[h as usize].lid as usize] = (s as u32, false);
+            }
+        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let chunk_cols = nlids.div_ceil(threads).max(1);
         std::thread::scope(|scope| {
             for (ci, chunk) in self.data.chunks_mut(chunk_cols * nsw).enumerate() {
-                let is_switch_lid = &is_switch_lid;
+                let origin = &origin;
                 scope.spawn(move || {
+                    let mut sc = Scratch::new(t);
                     for (j, col) in chunk.chunks_mut(nsw).enumerate() {
                         let lid = ci * chunk_cols + j;
-                        if lid == 0 {
+                        let (sw, is_switch) = origin[lid];
+                        if lid == 0 || sw == u32::MAX {
                             continue;
                         }
-                        let sw = is_switch_lid[lid];
-                        if sw != u32::MAX {
+                        if is_switch {
                             col[sw as usize] = 0;
-                        } else if col.iter().all(|&p| p == NO_PATH) {
-                            continue; // unused LID
                         }
-                        fill_column(t, col, lid);
+                        fill_column(t, col, sw, lid, &mut sc);
                     }
                 });
             }
         });
         let mut lfts = Lfts::empty(f);
-        for (s, sw) in lfts.switches.iter_mut().enumerate() {
-            for (lid, e) in sw.ports.iter_mut().enumerate() {
-                *e = self.data[lid * nsw + s];
+        // Transpose in tiles of LIDs to stay in cache.
+        const TILE: usize = 256;
+        for l0 in (0..nlids).step_by(TILE) {
+            let l1 = (l0 + TILE).min(nlids);
+            for (s, sw) in lfts.switches.iter_mut().enumerate() {
+                for lid in l0..l1 {
+                    sw.ports[lid] = self.data[lid * nsw + s];
+                }
             }
         }
         lfts
