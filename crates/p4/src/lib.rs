@@ -1,1 +1,93 @@
-//! v1model pipeline from bmv2 JSON (issue 3). Not written yet.
+//! lanes v1model pipeline: loads the bmv2 JSON that p4c emits for simple_switch and runs it.
+//!
+//! # Use
+//!
+//! ```no_run
+//! use lanes_p4::{MatchKey, Program};
+//! let mut prog = Program::load(&std::fs::read_to_string("p4/tm_basic.json").unwrap()).unwrap();
+//! let t = prog.table_id("MyIngress.ipv4_lpm").unwrap();
+//! let a = prog.action_id(t, "MyIngress.ipv4_forward").unwrap();
+//! prog.add_entry(t, vec![MatchKey::Lpm(vec![10, 0, 1, 1], 32)], a,
+//!                vec![vec![0, 0, 0, 0, 1, 1], vec![1]], 0).unwrap();
+//! let mut st = prog.new_state();           // once; reuse for every packet
+//! let mut out = Vec::with_capacity(2048);  // once
+//! # let frame = vec![0u8; 64];
+//! let ig = prog.ingress(&mut st, &frame, 3, 0);
+//! // ... the traffic manager queues (frame, st) on port ig.egress_spec, queue ig.priority ...
+//! let eg = prog.egress(&mut st, &frame, &lanes_p4::EgressMeta { egress_port: ig.egress_spec,
+//!                      ..Default::default() }, 0, &mut out);
+//! ```
+//!
+//! # Design
+//!
+//! `Program::load` compiles the JSON once: every field gets a slot in a word arena (u64 per
+//! field; fields wider than 64 bits take several words, most significant first), expressions
+//! become small trees over slot indices, actions become op lists, tables get match structures
+//! (a hash map for exact keys, one hash map per prefix length for lpm, a priority-ordered list
+//! for ternary/range/optional). The per-packet path does no name lookups and no allocation:
+//! key buffers and checksum scratch are allocated at load time, output buffers are the
+//! caller's.
+//!
+//! Per-packet state lives in [`PacketState`], which the caller allocates once per program
+//! ([`Program::new_state`]) and reuses. Between [`Program::ingress`] and [`Program::egress`] the
+//! packet may wait in the traffic manager: the switch keeps the `PacketState` beside the
+//! packet bytes (a pool with one state per packet the TM can hold), and egress continues from
+//! it without parsing again; the unparsed payload is taken from the original bytes at
+//! [`PacketState::payload_offset`]. We chose that over re-parsing because ingress may change
+//! headers (TTL, MAC, validity) that must reach egress, exactly as in bmv2.
+//!
+//! Semantics follow bmv2's simple_switch: egress_spec 511 (mark_to_drop) drops after ingress
+//! or egress; `priority` selects the queue (higher first); if `standard_metadata` declares
+//! `queue_rate` (bytes/s) and `queue_quantum` (bytes) they are returned in [`IngressResult`]
+//! and [`QueueConfigTracker`] tells the switch when they change for a queue. One deliberate
+//! difference: a frame the parser rejects (too short, no match) is counted and dropped unless
+//! [`ParserErrorPolicy::Continue`] is set.
+//!
+//! Anything the loader does not support is refused with a [`LoadError`] naming the JSON object;
+//! see the crate README table in `crates/p4/README.md`.
+
+mod action;
+mod bits;
+mod checksum;
+mod codec;
+mod control;
+mod error;
+mod expr;
+mod externs;
+mod fxhash;
+mod json;
+mod layout;
+pub mod p4info;
+mod parser;
+mod pipeline;
+mod program;
+mod queue_cfg;
+mod state;
+mod table;
+
+pub use checksum::{crc16_arc, crc32, csum16};
+pub use control::{ActionId, EntryHandle, EntryView, TableId};
+pub use error::{ApiError, LoadError};
+pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
+pub use layout::FieldRef;
+pub use program::{
+    DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program, DROP_PORT,
+};
+pub use queue_cfg::{QueueConfigTracker, QueueUpdate};
+pub use state::PacketState;
+pub use table::{MatchKey, MatchKind};
+
+/// Packet and error counts of a program since load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Packets given to `ingress`.
+    pub packets: u64,
+    /// Frames the parser rejected (truncated, malformed).
+    pub parser_errors: u64,
+    /// verify_checksum failures (bmv2 sets `checksum_error` and goes on; so do we).
+    pub checksum_errors: u64,
+    pub ingress_drops: u64,
+    pub egress_drops: u64,
+    /// Counter/register/meter accesses out of range (ignored, as a no-op).
+    pub extern_index_errors: u64,
+}

@@ -1,0 +1,533 @@
+//! Actions: primitives compiled into straight-line ops over the packet state.
+
+use crate::bits::{bytes_to_words, mask, words_for};
+use crate::checksum::Calculation;
+use crate::expr::{self, Env, Expr, Scope};
+use crate::externs::Externs;
+use crate::json::{self, err, label, R};
+use crate::layout::{FieldRef, Layout};
+use crate::state::{put, PacketState, StdFields};
+use crate::Stats;
+use serde_json::Value;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone)]
+pub enum WideSrc {
+    Field(u32),
+    Param(u32),
+    Const(Box<[u64]>),
+}
+
+#[derive(Debug, Clone)]
+pub enum Op {
+    Set {
+        dst: FieldRef,
+        src: Expr,
+    },
+    CopyWide {
+        dst: FieldRef,
+        src: WideSrc,
+    },
+    SetValid(u32),
+    SetInvalid(u32),
+    CopyHeader {
+        dst: u32,
+        src: u32,
+        dst_word: u32,
+        src_word: u32,
+        words: u32,
+    },
+    MarkToDrop,
+    Exit,
+    Count {
+        arr: u32,
+        index: Expr,
+    },
+    RegRead {
+        dst: FieldRef,
+        arr: u32,
+        index: Expr,
+    },
+    RegWrite {
+        arr: u32,
+        index: Expr,
+        val: Expr,
+    },
+    Meter {
+        arr: u32,
+        index: Expr,
+        dst: FieldRef,
+    },
+    Hash {
+        dst: FieldRef,
+        base: Expr,
+        calc: u32,
+        size: Expr,
+    },
+    Jump(u32),
+    JumpIfZero(Expr, u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct ParamInfo {
+    pub name: String,
+    pub width: u32,
+    pub word: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Action {
+    pub name: String,
+    pub id: u64,
+    pub params: Vec<ParamInfo>,
+    /// Words of action data an entry carries for this action.
+    pub data_words: u32,
+    pub ops: Vec<Op>,
+}
+
+/// Names a primitive may refer to, resolved while compiling.
+pub struct Names<'a> {
+    pub layout: &'a Layout,
+    pub externs: &'a Externs,
+    pub calcs: &'a HashMap<String, u32>,
+    pub std: &'a StdFields,
+}
+
+/// Everything an op may touch besides the packet state.
+pub struct Exec<'a> {
+    pub ext: &'a mut Externs,
+    pub calcs: &'a [Calculation],
+    pub scratch: &'a mut Vec<u8>,
+    pub std: &'a StdFields,
+    pub now: u64,
+    pub stats: &'a mut Stats,
+}
+
+fn refused(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "clone_ingress_pkt_to_egress" | "clone_egress_pkt_to_egress" | "clone" | "clone3" => {
+            "clone is not supported yet"
+        }
+        "recirculate" | "_recirculate" => "recirculate is not supported yet",
+        "resubmit" | "resubmit_ex" => "resubmit is not supported yet",
+        "generate_digest" => "digests are not supported yet",
+        "truncate" => "truncate is not supported yet",
+        "push" | "pop" => "header stack push/pop is not supported yet",
+        _ => return None,
+    })
+}
+
+fn extern_index(map: &HashMap<String, u32>, v: &Value, kind: &str, ctx: &str) -> R<u32> {
+    if json::str_(v, "type", ctx)? != kind {
+        return err(ctx, format!("expected a {kind} operand"));
+    }
+    let n = json::as_str(json::get(v, "value", ctx)?, ctx)?;
+    match map.get(n) {
+        Some(i) => Ok(*i),
+        None => err(ctx, format!("unknown {kind} \"{n}\"")),
+    }
+}
+
+fn header_operand(v: &Value, l: &Layout, ctx: &str) -> R<u32> {
+    if json::str_(v, "type", ctx)? != "header" {
+        return err(ctx, "expected a header operand");
+    }
+    l.header(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)
+}
+
+fn field_operand(v: &Value, l: &Layout, ctx: &str) -> R<FieldRef> {
+    if json::str_(v, "type", ctx)? != "field" {
+        return err(ctx, "expected a field operand");
+    }
+    l.resolve_field(json::get(v, "value", ctx)?, ctx)
+}
+
+fn narrow(f: FieldRef, ctx: &str) -> R<FieldRef> {
+    if f.is_wide() {
+        return err(
+            ctx,
+            format!("{}-bit field here not supported (max 64)", f.width),
+        );
+    }
+    Ok(f)
+}
+
+/// Compiles `assign`: narrow fields take any expression, wide ones a same-width copy.
+pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
+    let l = s.layout;
+    let dst_ty = json::str_(dst, "type", ctx)?;
+    if dst_ty == "header" {
+        let d = header_operand(dst, l, ctx)?;
+        let sh = header_operand(src, l, ctx)?;
+        if l.headers[d as usize].type_name != l.headers[sh as usize].type_name {
+            return err(ctx, "header assignment between different header types");
+        }
+        let span = |h: u32| {
+            let fs = &l.headers[h as usize].fields;
+            let first = fs.first().map_or(0, |f| f.word);
+            let words: u32 = fs.iter().map(|f| words_for(f.width)).sum();
+            (first, words)
+        };
+        let ((dst_word, words), (src_word, _)) = (span(d), span(sh));
+        return Ok(Op::CopyHeader {
+            dst: d,
+            src: sh,
+            dst_word,
+            src_word,
+            words,
+        });
+    }
+    let d = field_operand(dst, l, ctx)?;
+    if !d.is_wide() {
+        return Ok(Op::Set {
+            dst: d,
+            src: expr::compile(src, s, ctx)?,
+        });
+    }
+    let val = json::get(src, "value", ctx)?;
+    let wide = match json::str_(src, "type", ctx)? {
+        "field" => {
+            let f = l.resolve_field(val, ctx)?;
+            if f.width != d.width {
+                return err(
+                    ctx,
+                    "wide field copy between different widths not supported",
+                );
+            }
+            WideSrc::Field(f.word)
+        }
+        "runtime_data" | "local" => {
+            let (w, word) = s.param(val, ctx)?;
+            if w != d.width {
+                return err(
+                    ctx,
+                    "wide parameter copy between different widths not supported",
+                );
+            }
+            WideSrc::Param(word)
+        }
+        "hexstr" => {
+            let (neg, bytes) = json::parse_hex(json::as_str(val, ctx)?, ctx)?;
+            let mut words = vec![0u64; words_for(d.width) as usize];
+            if neg || !bytes_to_words(&bytes, d.width, &mut words) {
+                return err(ctx, "constant does not fit the wide field");
+            }
+            WideSrc::Const(words.into_boxed_slice())
+        }
+        _ => {
+            return err(
+                ctx,
+                format!(
+                    "arithmetic on a {}-bit field not supported (max 64)",
+                    d.width
+                ),
+            )
+        }
+    };
+    Ok(Op::CopyWide { dst: d, src: wide })
+}
+
+/// Compiles one primitive call; `idx` is its position (for jump checks), `n` the count.
+pub fn compile_primitive(
+    p: &Value,
+    idx: usize,
+    n: usize,
+    s: &Scope,
+    names: &Names,
+    ctx: &str,
+) -> R<Op> {
+    let op = json::str_(p, "op", ctx)?;
+    let ctx = &format!("{ctx} primitive {idx} \"{op}\"");
+    if let Some(why) = refused(op) {
+        return err(ctx, why);
+    }
+    let ps = json::arr_or_empty(p, "parameters", ctx)?;
+    let want = |k: usize| -> R<()> {
+        if ps.len() != k {
+            return err(ctx, format!("expected {k} parameters, got {}", ps.len()));
+        }
+        Ok(())
+    };
+    let l = names.layout;
+    let e = |v: &Value| expr::compile(v, s, ctx);
+    Ok(match op {
+        "assign" | "modify_field" | "assign_header" => {
+            want(2)?;
+            compile_assign(&ps[0], &ps[1], s, ctx)?
+        }
+        "add_header" | "setValid" => {
+            want(1)?;
+            Op::SetValid(header_operand(&ps[0], l, ctx)?)
+        }
+        "remove_header" | "setInvalid" => {
+            want(1)?;
+            Op::SetInvalid(header_operand(&ps[0], l, ctx)?)
+        }
+        "mark_to_drop" | "drop" | "_drop" => {
+            if names.std.egress_spec.is_none() {
+                return err(ctx, "standard_metadata.egress_spec is missing");
+            }
+            Op::MarkToDrop
+        }
+        "exit" => Op::Exit,
+        "no_op" | "log_msg" => Op::Jump(idx as u32 + 1),
+        "count" => {
+            want(2)?;
+            let arr = extern_index(&names.externs.counter_by_name, &ps[0], "counter_array", ctx)?;
+            if names.externs.counters[arr as usize].is_direct {
+                return err(ctx, "count() on a direct counter");
+            }
+            Op::Count {
+                arr,
+                index: e(&ps[1])?,
+            }
+        }
+        "register_read" => {
+            want(3)?;
+            Op::RegRead {
+                dst: narrow(field_operand(&ps[0], l, ctx)?, ctx)?,
+                arr: extern_index(
+                    &names.externs.register_by_name,
+                    &ps[1],
+                    "register_array",
+                    ctx,
+                )?,
+                index: e(&ps[2])?,
+            }
+        }
+        "register_write" => {
+            want(3)?;
+            Op::RegWrite {
+                arr: extern_index(
+                    &names.externs.register_by_name,
+                    &ps[0],
+                    "register_array",
+                    ctx,
+                )?,
+                index: e(&ps[1])?,
+                val: e(&ps[2])?,
+            }
+        }
+        "execute_meter" => {
+            want(3)?;
+            let arr = extern_index(&names.externs.meter_by_name, &ps[0], "meter_array", ctx)?;
+            if names.externs.meters[arr as usize].is_direct {
+                return err(ctx, "execute_meter() on a direct meter");
+            }
+            Op::Meter {
+                arr,
+                index: e(&ps[1])?,
+                dst: narrow(field_operand(&ps[2], l, ctx)?, ctx)?,
+            }
+        }
+        "modify_field_with_hash_based_offset" => {
+            want(4)?;
+            let calc = extern_index(names.calcs, &ps[2], "calculation", ctx)?;
+            Op::Hash {
+                dst: narrow(field_operand(&ps[0], l, ctx)?, ctx)?,
+                base: e(&ps[1])?,
+                calc,
+                size: e(&ps[3])?,
+            }
+        }
+        "_jump" | "_jump_if_zero" => {
+            let (cond, target) = if op == "_jump" {
+                want(1)?;
+                (None, &ps[0])
+            } else {
+                want(2)?;
+                (Some(e(&ps[0])?), &ps[1])
+            };
+            let t = json::hex_u64(json::as_str(json::get(target, "value", ctx)?, ctx)?, ctx)?;
+            // only forward jumps: every action then ends in at most n steps
+            if t as usize <= idx || t as usize > n {
+                return err(ctx, format!("jump target {t} not supported"));
+            }
+            match cond {
+                None => Op::Jump(t as u32),
+                Some(c) => Op::JumpIfZero(c, t as u32),
+            }
+        }
+        other => return err(ctx, format!("primitive \"{other}\" not supported")),
+    })
+}
+
+pub fn load_actions(root: &Value, names: &Names) -> R<Vec<Action>> {
+    let mut out = Vec::new();
+    for (i, a) in json::arr(root, "actions", "top level")?.iter().enumerate() {
+        let ctx = label("actions", i, a);
+        let name = json::str_(a, "name", &ctx)?.to_string();
+        let id = json::u64_(a, "id", &ctx)?;
+        let mut params = Vec::new();
+        let mut words = 0u32;
+        for p in json::arr_or_empty(a, "runtime_data", &ctx)? {
+            let pname = json::str_(p, "name", &ctx)?.to_string();
+            let width = json::u64_(p, "bitwidth", &ctx)?;
+            if width == 0 || width > 4096 {
+                return err(
+                    &ctx,
+                    format!("parameter \"{pname}\" has bad bitwidth {width}"),
+                );
+            }
+            params.push(ParamInfo {
+                name: pname,
+                width: width as u32,
+                word: words,
+            });
+            words += words_for(width as u32);
+        }
+        let pw: Vec<(u32, u32)> = params.iter().map(|p| (p.width, p.word)).collect();
+        let scope = Scope {
+            layout: names.layout,
+            params: &pw,
+            lookahead: false,
+        };
+        let prims = json::arr(a, "primitives", &ctx)?;
+        let mut ops = Vec::with_capacity(prims.len());
+        for (k, p) in prims.iter().enumerate() {
+            ops.push(compile_primitive(p, k, prims.len(), &scope, names, &ctx)?);
+        }
+        out.push(Action {
+            name,
+            id,
+            params,
+            data_words: words,
+            ops,
+        });
+    }
+    Ok(out)
+}
+
+#[inline]
+fn index_of(e: &Expr, env: &Env) -> usize {
+    usize::try_from(e.eval(env)).unwrap_or(usize::MAX)
+}
+
+/// Runs ops on the packet; `params` is the entry's action data.
+pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mut Exec) {
+    let mut pc = 0usize;
+    while let Some(op) = ops.get(pc) {
+        pc += 1;
+        macro_rules! env {
+            () => {
+                Env {
+                    w: &st.w,
+                    valid: &st.valid,
+                    params,
+                    look,
+                }
+            };
+        }
+        match op {
+            Op::Set { dst, src } => {
+                let v = src.eval(&env!());
+                st.set(*dst, v);
+            }
+            Op::CopyWide { dst, src } => {
+                let n = dst.words() as usize;
+                let d = dst.word as usize;
+                for k in 0..n {
+                    let v = match src {
+                        WideSrc::Field(w) => st.w[*w as usize + k],
+                        WideSrc::Param(w) => params.get(*w as usize + k).copied().unwrap_or(0),
+                        WideSrc::Const(c) => c[k],
+                    };
+                    st.w[d + k] = v;
+                }
+                st.w[d] &= mask(dst.width - 64 * (n as u32 - 1));
+            }
+            Op::SetValid(h) => st.valid[*h as usize] = true,
+            Op::SetInvalid(h) => st.valid[*h as usize] = false,
+            Op::CopyHeader {
+                dst,
+                src,
+                dst_word,
+                src_word,
+                words,
+            } => {
+                // same header type: both occupy the same number of consecutive words
+                st.valid[*dst as usize] = st.valid[*src as usize];
+                let s = *src_word as usize;
+                st.w.copy_within(s..s + *words as usize, *dst_word as usize);
+            }
+            Op::MarkToDrop => {
+                put(st, x.std.egress_spec, 511);
+                put(st, x.std.mcast_grp, 0);
+            }
+            Op::Exit => {
+                st.exited = true;
+                return;
+            }
+            Op::Count { arr, index } => {
+                let i = index_of(index, &env!());
+                let bytes = crate::state::take(st, x.std.packet_length).unwrap_or(0);
+                match x.ext.counters[*arr as usize].cells.get_mut(i) {
+                    Some(c) => c.hit(bytes),
+                    None => x.stats.extern_index_errors += 1,
+                }
+            }
+            Op::RegRead { dst, arr, index } => {
+                let i = index_of(index, &env!());
+                let v = match x.ext.registers[*arr as usize].cells.get(i) {
+                    Some(v) => *v,
+                    None => {
+                        x.stats.extern_index_errors += 1;
+                        0
+                    }
+                };
+                st.set(*dst, v);
+            }
+            Op::RegWrite { arr, index, val } => {
+                let env = env!();
+                let i = index_of(index, &env);
+                let v = val.eval(&env);
+                let r = &mut x.ext.registers[*arr as usize];
+                let m = mask(r.width);
+                match r.cells.get_mut(i) {
+                    Some(c) => *c = v & m,
+                    None => x.stats.extern_index_errors += 1,
+                }
+            }
+            Op::Meter { arr, index, dst } => {
+                let i = index_of(index, &env!());
+                let m = &mut x.ext.meters[*arr as usize];
+                let units = if m.packets {
+                    1
+                } else {
+                    crate::state::take(st, x.std.packet_length).unwrap_or(0)
+                };
+                let colour = match m.cells.get_mut(i) {
+                    Some(c) => c.execute(units, x.now),
+                    None => {
+                        x.stats.extern_index_errors += 1;
+                        crate::externs::GREEN
+                    }
+                };
+                st.set(*dst, colour);
+            }
+            Op::Hash {
+                dst,
+                base,
+                calc,
+                size,
+            } => {
+                let env = env!();
+                let b = base.eval(&env);
+                let sz = size.eval(&env);
+                let h = x.calcs[*calc as usize].compute(st, x.scratch);
+                let v = if sz == 0 {
+                    b.wrapping_add(h)
+                } else {
+                    b.wrapping_add(h % sz)
+                };
+                st.set(*dst, v);
+            }
+            Op::Jump(t) => pc = *t as usize,
+            Op::JumpIfZero(c, t) => {
+                if c.eval(&env!()) == 0 {
+                    pc = *t as usize;
+                }
+            }
+        }
+    }
+}

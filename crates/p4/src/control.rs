@@ -1,0 +1,448 @@
+//! Runtime control API: tables, counters, registers, meters (what P4Runtime and the CLI call).
+
+use crate::bits::{words_for, words_to_bytes};
+use crate::error::ApiError;
+use crate::externs::{CounterValue, MeterRates};
+use crate::pipeline::encode_params;
+use crate::program::Program;
+use crate::table::MatchKey;
+
+/// A table of the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TableId(pub u32);
+
+/// An action of the program (index in the JSON `actions` list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ActionId(pub u32);
+
+/// An installed table entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntryHandle(pub u32);
+
+/// A table entry as read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryView {
+    pub handle: EntryHandle,
+    pub keys: Vec<MatchKey>,
+    pub action: ActionId,
+    pub action_name: String,
+    /// Action parameters, big-endian, ceil(width/8) bytes each.
+    pub params: Vec<Vec<u8>>,
+    pub priority: i32,
+    /// Direct counter (zero if the table has none).
+    pub counter: CounterValue,
+}
+
+impl Program {
+    /// Finds a table by its full name (`MyIngress.ipv4_lpm`) or a unique last component
+    /// (`ipv4_lpm`).
+    pub fn table_id(&self, name: &str) -> Option<TableId> {
+        if let Some(t) = self.table_by_name.get(name) {
+            return Some(TableId(*t));
+        }
+        let mut found = self
+            .tables
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.name.rsplit('.').next() == Some(name));
+        match (found.next(), found.next()) {
+            (Some((i, _)), None) => Some(TableId(i as u32)),
+            _ => None,
+        }
+    }
+
+    pub fn table_names(&self) -> Vec<&str> {
+        self.tables.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    /// Finds an action of a table by full or unique short name.
+    pub fn action_id(&self, table: TableId, name: &str) -> Option<ActionId> {
+        let t = self.tables.get(table.0 as usize)?;
+        let full = t
+            .actions
+            .iter()
+            .find(|a| self.actions[**a as usize].name == name);
+        let short = || {
+            let mut it = t
+                .actions
+                .iter()
+                .filter(|a| self.actions[**a as usize].name.rsplit('.').next() == Some(name));
+            match (it.next(), it.next()) {
+                (Some(a), None) => Some(a),
+                _ => None,
+            }
+        };
+        full.or_else(short).map(|a| ActionId(*a))
+    }
+
+    pub fn action_name(&self, a: ActionId) -> Option<&str> {
+        self.actions.get(a.0 as usize).map(|x| x.name.as_str())
+    }
+
+    fn table(&self, t: TableId) -> Result<&crate::table::Table, ApiError> {
+        self.tables
+            .get(t.0 as usize)
+            .ok_or_else(|| ApiError::UnknownTable(format!("#{}", t.0)))
+    }
+
+    fn checked_action(
+        &self,
+        t: TableId,
+        a: ActionId,
+        params: &[Vec<u8>],
+    ) -> Result<Vec<u64>, ApiError> {
+        let table = self.table(t)?;
+        if !table.actions.contains(&a.0) {
+            return Err(ApiError::UnknownAction(format!(
+                "#{} in table {}",
+                a.0, table.name
+            )));
+        }
+        encode_params(&self.actions[a.0 as usize], params).map_err(ApiError::Invalid)
+    }
+
+    /// Adds an entry. `priority` matters for ternary/range/optional tables: higher wins
+    /// (P4Runtime semantics).
+    pub fn add_entry(
+        &mut self,
+        t: TableId,
+        keys: Vec<MatchKey>,
+        action: ActionId,
+        params: Vec<Vec<u8>>,
+        priority: i32,
+    ) -> Result<EntryHandle, ApiError> {
+        let data = self.checked_action(t, action, &params)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.is_const {
+            return Err(ApiError::ConstTable(table.name.clone()));
+        }
+        table
+            .insert(&keys, action.0, data, priority)
+            .map(EntryHandle)
+    }
+
+    /// Changes the action and parameters of an entry (its key, counters and meter stay).
+    pub fn modify_entry(
+        &mut self,
+        t: TableId,
+        h: EntryHandle,
+        action: ActionId,
+        params: Vec<Vec<u8>>,
+    ) -> Result<(), ApiError> {
+        let data = self.checked_action(t, action, &params)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.is_const {
+            return Err(ApiError::ConstTable(table.name.clone()));
+        }
+        let e = table.entry_mut(h.0).ok_or(ApiError::BadHandle(h.0))?;
+        e.action = action.0;
+        e.data = data;
+        Ok(())
+    }
+
+    pub fn delete_entry(&mut self, t: TableId, h: EntryHandle) -> Result<(), ApiError> {
+        self.table(t)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.is_const {
+            return Err(ApiError::ConstTable(table.name.clone()));
+        }
+        table.remove(h.0).map(|_| ())
+    }
+
+    /// Removes every entry of a (non-const) table.
+    pub fn clear_table(&mut self, t: TableId) -> Result<(), ApiError> {
+        self.table(t)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.is_const {
+            return Err(ApiError::ConstTable(table.name.clone()));
+        }
+        table.clear();
+        Ok(())
+    }
+
+    /// Sets the action run on a miss.
+    pub fn set_default(
+        &mut self,
+        t: TableId,
+        action: ActionId,
+        params: Vec<Vec<u8>>,
+    ) -> Result<(), ApiError> {
+        let data = self.checked_action(t, action, &params)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.default_const && table.default_action != Some(action.0) {
+            return Err(ApiError::Invalid(format!(
+                "table {}: default action is const",
+                table.name
+            )));
+        }
+        table.default_action = Some(action.0);
+        table.default_data = data;
+        Ok(())
+    }
+
+    /// Default action and parameters of a table.
+    pub fn default_entry(&self, t: TableId) -> Result<Option<(ActionId, Vec<Vec<u8>>)>, ApiError> {
+        let table = self.table(t)?;
+        Ok(table
+            .default_action
+            .map(|a| (ActionId(a), self.params_bytes(a, &table.default_data))))
+    }
+
+    fn params_bytes(&self, a: u32, data: &[u64]) -> Vec<Vec<u8>> {
+        self.actions[a as usize]
+            .params
+            .iter()
+            .map(|p| {
+                let mut b = Vec::new();
+                let w = p.word as usize;
+                words_to_bytes(&data[w..w + words_for(p.width) as usize], p.width, &mut b);
+                b
+            })
+            .collect()
+    }
+
+    /// Number of entries installed in a table.
+    pub fn entry_count(&self, t: TableId) -> Result<usize, ApiError> {
+        Ok(self.table(t)?.len())
+    }
+
+    /// All entries of a table, in handle order.
+    pub fn entries(&self, t: TableId) -> Result<Vec<EntryView>, ApiError> {
+        let table = self.table(t)?;
+        Ok(table
+            .handles()
+            .filter_map(|h| table.entry(h).map(|e| (h, e)))
+            .map(|(h, e)| EntryView {
+                handle: EntryHandle(h),
+                keys: e.keys.clone(),
+                action: ActionId(e.action),
+                action_name: self.actions[e.action as usize].name.clone(),
+                params: self.params_bytes(e.action, &e.data),
+                priority: e.priority,
+                counter: e.counter,
+            })
+            .collect())
+    }
+
+    /// Reads one entry.
+    pub fn entry(&self, t: TableId, h: EntryHandle) -> Result<EntryView, ApiError> {
+        self.entries(t)?
+            .into_iter()
+            .find(|e| e.handle == h)
+            .ok_or(ApiError::BadHandle(h.0))
+    }
+
+    /// The handle of the entry with exactly these keys (and priority, for ternary tables).
+    pub fn find_entry(
+        &self,
+        t: TableId,
+        keys: &[MatchKey],
+        priority: i32,
+    ) -> Result<Option<EntryHandle>, ApiError> {
+        let table = self.table(t)?;
+        let probe = self.entries(t)?;
+        let _ = table;
+        Ok(probe
+            .into_iter()
+            .find(|e| {
+                let same_prio = !matches!(
+                    self.tables[t.0 as usize].structure,
+                    crate::table::Structure::Ternary
+                ) || e.priority == priority;
+                same_prio && keys_equal(&e.keys, keys)
+            })
+            .map(|e| e.handle))
+    }
+
+    fn counter_idx(&self, name: &str) -> Result<usize, ApiError> {
+        self.ext
+            .counter_by_name
+            .get(name)
+            .map(|i| *i as usize)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))
+    }
+
+    pub fn counter_read(&self, name: &str, index: u64) -> Result<CounterValue, ApiError> {
+        let c = &self.ext.counters[self.counter_idx(name)?];
+        c.cells
+            .get(index as usize)
+            .copied()
+            .ok_or(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size: c.cells.len() as u64,
+            })
+    }
+
+    pub fn counter_write(
+        &mut self,
+        name: &str,
+        index: u64,
+        v: CounterValue,
+    ) -> Result<(), ApiError> {
+        let i = self.counter_idx(name)?;
+        let c = &mut self.ext.counters[i];
+        let size = c.cells.len() as u64;
+        match c.cells.get_mut(index as usize) {
+            Some(x) => {
+                *x = v;
+                Ok(())
+            }
+            None => Err(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size,
+            }),
+        }
+    }
+
+    /// Size of an indexed counter, register or meter array.
+    pub fn extern_size(&self, name: &str) -> Result<u64, ApiError> {
+        let x = &self.ext;
+        if let Some(i) = x.counter_by_name.get(name) {
+            return Ok(x.counters[*i as usize].cells.len() as u64);
+        }
+        if let Some(i) = x.register_by_name.get(name) {
+            return Ok(x.registers[*i as usize].cells.len() as u64);
+        }
+        if let Some(i) = x.meter_by_name.get(name) {
+            return Ok(x.meters[*i as usize].cells.len() as u64);
+        }
+        Err(ApiError::UnknownExtern(name.to_string()))
+    }
+
+    /// Direct counter of an entry.
+    pub fn direct_counter_write(
+        &mut self,
+        t: TableId,
+        h: EntryHandle,
+        v: CounterValue,
+    ) -> Result<(), ApiError> {
+        self.table(t)?;
+        let e = self.tables[t.0 as usize]
+            .entry_mut(h.0)
+            .ok_or(ApiError::BadHandle(h.0))?;
+        e.counter = v;
+        Ok(())
+    }
+
+    pub fn register_read(&self, name: &str, index: u64) -> Result<u64, ApiError> {
+        let i = *self
+            .ext
+            .register_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        let r = &self.ext.registers[i as usize];
+        r.cells
+            .get(index as usize)
+            .copied()
+            .ok_or(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size: r.cells.len() as u64,
+            })
+    }
+
+    pub fn register_write(&mut self, name: &str, index: u64, v: u64) -> Result<(), ApiError> {
+        let i = *self
+            .ext
+            .register_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        let r = &mut self.ext.registers[i as usize];
+        let size = r.cells.len() as u64;
+        let m = crate::bits::mask(r.width);
+        match r.cells.get_mut(index as usize) {
+            Some(c) => {
+                *c = v & m;
+                Ok(())
+            }
+            None => Err(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size,
+            }),
+        }
+    }
+
+    /// Configures one cell of an indexed meter (rates per second, bursts in bytes or packets).
+    pub fn meter_set(&mut self, name: &str, index: u64, r: MeterRates) -> Result<(), ApiError> {
+        let i = *self
+            .ext
+            .meter_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        let m = &mut self.ext.meters[i as usize];
+        let size = m.cells.len() as u64;
+        match m.cells.get_mut(index as usize) {
+            Some(c) => {
+                c.configure(r);
+                Ok(())
+            }
+            None => Err(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size,
+            }),
+        }
+    }
+
+    pub fn meter_get(&self, name: &str, index: u64) -> Result<Option<MeterRates>, ApiError> {
+        let i = *self
+            .ext
+            .meter_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        let m = &self.ext.meters[i as usize];
+        m.cells
+            .get(index as usize)
+            .map(|c| c.rates())
+            .ok_or(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size: m.cells.len() as u64,
+            })
+    }
+
+    /// Configures the direct meter of an entry.
+    pub fn direct_meter_set(
+        &mut self,
+        t: TableId,
+        h: EntryHandle,
+        r: MeterRates,
+    ) -> Result<(), ApiError> {
+        self.table(t)?;
+        let table = &mut self.tables[t.0 as usize];
+        if table.direct_meter.is_none() {
+            return Err(ApiError::Invalid(format!(
+                "table {} has no direct meter",
+                table.name
+            )));
+        }
+        table
+            .entry_mut(h.0)
+            .ok_or(ApiError::BadHandle(h.0))?
+            .meter
+            .configure(r);
+        Ok(())
+    }
+}
+
+/// Compares keys by value (so `[0x0a]` equals `[0x00, 0x0a]`).
+fn keys_equal(a: &[MatchKey], b: &[MatchKey]) -> bool {
+    fn strip(v: &[u8]) -> &[u8] {
+        let i = v.iter().position(|x| *x != 0).unwrap_or(v.len());
+        &v[i..]
+    }
+    let eq = |x: &[u8], y: &[u8]| strip(x) == strip(y);
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (MatchKey::Exact(p), MatchKey::Exact(q)) => eq(p, q),
+            (MatchKey::Lpm(p, l), MatchKey::Lpm(q, m)) => l == m && eq(p, q),
+            (MatchKey::Ternary(p, pm), MatchKey::Ternary(q, qm)) => eq(p, q) && eq(pm, qm),
+            (MatchKey::Range(p, pm), MatchKey::Range(q, qm)) => eq(p, q) && eq(pm, qm),
+            (MatchKey::Optional(None), MatchKey::Optional(None)) => true,
+            (MatchKey::Optional(Some(p)), MatchKey::Optional(Some(q))) => eq(p, q),
+            _ => false,
+        })
+}

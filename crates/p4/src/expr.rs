@@ -1,0 +1,378 @@
+//! Expressions: compiled once into a small tree over u64 values, evaluated per packet.
+//!
+//! bmv2 evaluates on arbitrary-precision integers and p4c inserts `& mask` after operations that
+//! can overflow their P4 width; with wrapping u64 arithmetic the masked results are the same for
+//! widths up to 64 bits. Fields wider than 64 bits are refused here (they may only be copied,
+//! matched, extracted and emitted, which the callers handle separately). Booleans are 0 or 1.
+
+use crate::json::{self, err, R};
+use crate::layout::{FieldLoc, FieldRef, Layout};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+#[derive(Debug, Clone)]
+pub enum Expr {
+    Const(u64),
+    Field {
+        word: u32,
+    },
+    Valid(u32),
+    Param {
+        word: u32,
+    },
+    /// Bits of the packet not yet extracted, relative to the parser cursor.
+    Lookahead {
+        bit_off: u32,
+        width: u32,
+    },
+    Not(Box<Expr>),
+    BitNot(Box<Expr>),
+    D2b(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// Per-packet inputs an expression may read.
+pub struct Env<'a> {
+    pub w: &'a [u64],
+    pub valid: &'a [bool],
+    pub params: &'a [u64],
+    /// Unparsed packet bytes from the parser cursor (empty outside the parser).
+    pub look: &'a [u8],
+}
+
+/// What an expression may refer to where it is compiled.
+pub struct Scope<'a> {
+    pub layout: &'a Layout,
+    /// Widths and word offsets of the enclosing action's parameters.
+    pub params: &'a [(u32, u32)],
+    pub lookahead: bool,
+}
+
+impl Scope<'_> {
+    pub fn param(&self, v: &Value, ctx: &str) -> R<(u32, u32)> {
+        let i = json::as_u64(v, ctx)? as usize;
+        match self.params.get(i) {
+            Some(p) => Ok(*p),
+            None => err(ctx, format!("runtime_data index {i} out of range")),
+        }
+    }
+}
+
+fn narrow(f: FieldRef, ctx: &str) -> R<u32> {
+    if f.is_wide() {
+        return err(
+            ctx,
+            format!(
+                "arithmetic on a {}-bit field not supported (max 64)",
+                f.width
+            ),
+        );
+    }
+    Ok(f.word)
+}
+
+pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
+    let ty = json::str_(v, "type", ctx)?;
+    let val = json::get(v, "value", ctx)?;
+    match ty {
+        "field" => match s.layout.resolve(val, ctx)? {
+            FieldLoc::Field(f) => Ok(Expr::Field {
+                word: narrow(f, ctx)?,
+            }),
+            FieldLoc::Valid(h) => Ok(Expr::Valid(h)),
+        },
+        "hexstr" => Ok(Expr::Const(json::hex_u64(json::as_str(val, ctx)?, ctx)?)),
+        "bool" => match val.as_bool() {
+            Some(b) => Ok(Expr::Const(u64::from(b))),
+            None => err(ctx, "bool value must be true or false"),
+        },
+        "runtime_data" | "local" => {
+            let (width, word) = s.param(val, ctx)?;
+            if width > 64 {
+                return err(
+                    ctx,
+                    format!("arithmetic on a {width}-bit parameter not supported"),
+                );
+            }
+            Ok(Expr::Param { word })
+        }
+        "lookahead" if s.lookahead => {
+            let p = val.as_array().map(Vec::as_slice).unwrap_or(&[]);
+            let (Some(off), Some(w)) = (
+                p.first().and_then(Value::as_u64),
+                p.get(1).and_then(Value::as_u64),
+            ) else {
+                return err(ctx, "lookahead must be [offset, bitwidth]");
+            };
+            if w == 0 || w > 64 || off > 65536 {
+                return err(ctx, format!("lookahead of {w} bits at {off} not supported"));
+            }
+            Ok(Expr::Lookahead {
+                bit_off: off as u32,
+                width: w as u32,
+            })
+        }
+        "expression" => compile_op(val, s, ctx),
+        other => err(
+            ctx,
+            format!("expression type \"{other}\" not supported here"),
+        ),
+    }
+}
+
+fn operand(v: &Value, key: &str, s: &Scope, ctx: &str) -> R<Box<Expr>> {
+    match json::opt(v, key) {
+        Some(x) => Ok(Box::new(compile(x, s, ctx)?)),
+        None => err(ctx, format!("operator is missing \"{key}\"")),
+    }
+}
+
+fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
+    // p4c wraps action parameters as {"type":"expression","value":{"type":"expression",...}}
+    if v.get("op").is_none() && v.get("type").is_some() {
+        return compile(v, s, ctx);
+    }
+    let op = json::str_(v, "op", ctx)?;
+    let bin = match op {
+        "+" => Some(BinOp::Add),
+        "-" => Some(BinOp::Sub),
+        "*" => Some(BinOp::Mul),
+        "/" => Some(BinOp::Div),
+        "%" => Some(BinOp::Mod),
+        "<<" => Some(BinOp::Shl),
+        ">>" => Some(BinOp::Shr),
+        "==" => Some(BinOp::Eq),
+        "!=" => Some(BinOp::Ne),
+        ">" => Some(BinOp::Gt),
+        ">=" => Some(BinOp::Ge),
+        "<" => Some(BinOp::Lt),
+        "<=" => Some(BinOp::Le),
+        "and" => Some(BinOp::And),
+        "or" => Some(BinOp::Or),
+        "&" => Some(BinOp::BitAnd),
+        "|" => Some(BinOp::BitOr),
+        "^" => Some(BinOp::BitXor),
+        _ => None,
+    };
+    if let Some(b) = bin {
+        return Ok(Expr::Bin(
+            b,
+            operand(v, "left", s, ctx)?,
+            operand(v, "right", s, ctx)?,
+        ));
+    }
+    match op {
+        "not" => Ok(Expr::Not(operand(v, "right", s, ctx)?)),
+        "~" => Ok(Expr::BitNot(operand(v, "right", s, ctx)?)),
+        "d2b" => Ok(Expr::D2b(operand(v, "right", s, ctx)?)),
+        "b2d" => Ok(*operand(v, "right", s, ctx)?),
+        "?" => Ok(Expr::Cond(
+            operand(v, "cond", s, ctx)?,
+            operand(v, "left", s, ctx)?,
+            operand(v, "right", s, ctx)?,
+        )),
+        "valid" => {
+            let r = json::get(v, "right", ctx)?;
+            if json::str_(r, "type", ctx)? != "header" {
+                return err(ctx, "operator \"valid\" needs a header operand");
+            }
+            let h = json::as_str(json::get(r, "value", ctx)?, ctx)?;
+            Ok(Expr::Valid(s.layout.header(h, ctx)?))
+        }
+        other => err(
+            ctx,
+            format!("expression operator \"{other}\" not supported"),
+        ),
+    }
+}
+
+impl Expr {
+    #[inline]
+    pub fn eval(&self, e: &Env) -> u64 {
+        match self {
+            Expr::Const(c) => *c,
+            Expr::Field { word } => e.w[*word as usize],
+            Expr::Valid(h) => u64::from(e.valid[*h as usize]),
+            Expr::Param { word } => e.params.get(*word as usize).copied().unwrap_or(0),
+            Expr::Lookahead { bit_off, width } => {
+                let end = (*bit_off + *width) as usize;
+                if end.div_ceil(8) > e.look.len() {
+                    0 // callers check the packet is long enough before evaluating
+                } else {
+                    crate::bits::read_bits(e.look, *bit_off as usize, *width)
+                }
+            }
+            Expr::Not(a) => u64::from(a.eval(e) == 0),
+            Expr::BitNot(a) => !a.eval(e),
+            Expr::D2b(a) => u64::from(a.eval(e) != 0),
+            Expr::Cond(c, a, b) => {
+                if c.eval(e) != 0 {
+                    a.eval(e)
+                } else {
+                    b.eval(e)
+                }
+            }
+            Expr::Bin(op, a, b) => {
+                // short-circuit boolean operators
+                match op {
+                    BinOp::And => return u64::from(a.eval(e) != 0 && b.eval(e) != 0),
+                    BinOp::Or => return u64::from(a.eval(e) != 0 || b.eval(e) != 0),
+                    _ => {}
+                }
+                let (x, y) = (a.eval(e), b.eval(e));
+                match op {
+                    BinOp::Add => x.wrapping_add(y),
+                    BinOp::Sub => x.wrapping_sub(y),
+                    BinOp::Mul => x.wrapping_mul(y),
+                    BinOp::Div => x.checked_div(y).unwrap_or(0),
+                    BinOp::Mod => x.checked_rem(y).unwrap_or(0),
+                    BinOp::Shl => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x << y
+                        }
+                    }
+                    BinOp::Shr => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x >> y
+                        }
+                    }
+                    BinOp::Eq => u64::from(x == y),
+                    BinOp::Ne => u64::from(x != y),
+                    BinOp::Gt => u64::from(x > y),
+                    BinOp::Ge => u64::from(x >= y),
+                    BinOp::Lt => u64::from(x < y),
+                    BinOp::Le => u64::from(x <= y),
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    BinOp::BitXor => x ^ y,
+                    BinOp::And | BinOp::Or => 0,
+                }
+            }
+        }
+    }
+
+    /// Bits of lookahead this expression needs beyond the cursor (0 if none).
+    pub fn lookahead_bits(&self) -> u32 {
+        match self {
+            Expr::Lookahead { bit_off, width } => bit_off + width,
+            Expr::Not(a) | Expr::BitNot(a) | Expr::D2b(a) => a.lookahead_bits(),
+            Expr::Bin(_, a, b) => a.lookahead_bits().max(b.lookahead_bits()),
+            Expr::Cond(c, a, b) => c
+                .lookahead_bits()
+                .max(a.lookahead_bits())
+                .max(b.lookahead_bits()),
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn layout() -> Layout {
+        let j = json!({
+            "header_types": [{"name": "h_t", "id": 0, "fields": [["a", 8, false], ["b", 16, false], ["w", 128, false]]}],
+            "headers": [{"name": "h", "id": 0, "header_type": "h_t", "metadata": false}]
+        });
+        Layout::load(&j).unwrap()
+    }
+
+    fn run(l: &Layout, e: Value, w: &[u64]) -> u64 {
+        let s = Scope {
+            layout: l,
+            params: &[],
+            lookahead: false,
+        };
+        let x = compile(&e, &s, "t").unwrap();
+        x.eval(&Env {
+            w,
+            valid: &[true],
+            params: &[],
+            look: &[],
+        })
+    }
+
+    #[test]
+    fn wraps_with_mask_like_p4c() {
+        let l = layout();
+        // (h.a + 0xff) & 0xff with a = 2 -> 1
+        let e = json!({"type": "expression", "value": {"op": "&",
+            "left": {"type": "expression", "value": {"op": "+",
+                "left": {"type": "field", "value": ["h", "a"]},
+                "right": {"type": "hexstr", "value": "0xff"}}},
+            "right": {"type": "hexstr", "value": "0xff"}}});
+        assert_eq!(run(&l, e, &[2, 0, 0, 0]), 1);
+        // (h.a - 3) & 0xff with a = 2 -> 0xff
+        let e = json!({"type": "expression", "value": {"op": "&",
+            "left": {"type": "expression", "value": {"op": "-",
+                "left": {"type": "field", "value": ["h", "a"]},
+                "right": {"type": "hexstr", "value": "0x3"}}},
+            "right": {"type": "hexstr", "value": "0xff"}}});
+        assert_eq!(run(&l, e, &[2, 0, 0, 0]), 0xff);
+    }
+
+    #[test]
+    fn ternary_valid_and_compare() {
+        let l = layout();
+        let e = json!({"type": "expression", "value": {"op": "?",
+            "cond": {"type": "expression", "value": {"op": "d2b", "left": null,
+                "right": {"type": "field", "value": ["h", "$valid$"]}}},
+            "left": {"type": "expression", "value": {"op": ">",
+                "left": {"type": "field", "value": ["h", "b"]},
+                "right": {"type": "hexstr", "value": "0x10"}}},
+            "right": {"type": "bool", "value": false}}});
+        assert_eq!(run(&l, e.clone(), &[0, 0x11, 0, 0]), 1);
+        assert_eq!(run(&l, e, &[0, 0x10, 0, 0]), 0);
+    }
+
+    #[test]
+    fn refuses_wide_arithmetic_and_unknown_ops() {
+        let l = layout();
+        let s = Scope {
+            layout: &l,
+            params: &[],
+            lookahead: false,
+        };
+        let e = json!({"type": "expression", "value": {"op": "+",
+            "left": {"type": "field", "value": ["h", "w"]},
+            "right": {"type": "hexstr", "value": "0x1"}}});
+        let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
+        assert!(m.contains("128-bit"), "{m}");
+        let e = json!({"type": "expression", "value": {"op": "two_comp_mod",
+            "left": {"type": "field", "value": ["h", "a"]},
+            "right": {"type": "hexstr", "value": "0x8"}}});
+        let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
+        assert_eq!(
+            m,
+            "actions[0]: expression operator \"two_comp_mod\" not supported"
+        );
+    }
+}

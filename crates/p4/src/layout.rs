@@ -1,0 +1,224 @@
+//! Header types, header instances and stacks resolved to slots in the per-packet word arena.
+
+use crate::bits::words_for;
+use crate::json::{self, err, label, R};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A field resolved at load time: where its value lives in [`crate::PacketState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldRef {
+    /// First (most significant) word in the arena.
+    pub word: u32,
+    pub width: u32,
+    pub header: u32,
+}
+
+impl FieldRef {
+    pub fn words(&self) -> u32 {
+        words_for(self.width)
+    }
+    pub fn is_wide(&self) -> bool {
+        self.width > 64
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    pub name: String,
+    pub width: u32,
+    pub word: u32,
+    /// Bit offset of the field inside the header's wire format.
+    pub bit_off: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct HeaderInfo {
+    pub name: String,
+    pub type_name: String,
+    pub metadata: bool,
+    pub fields: Vec<FieldInfo>,
+    /// Wire size in bits.
+    pub bits: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct StackInfo {
+    pub headers: Vec<u32>,
+}
+
+/// A resolved field reference, including the implicit `$valid$` bit.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldLoc {
+    Field(FieldRef),
+    Valid(u32),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub headers: Vec<HeaderInfo>,
+    pub by_name: HashMap<String, u32>,
+    pub stacks: Vec<StackInfo>,
+    pub stack_by_name: HashMap<String, u32>,
+    pub total_words: u32,
+    /// Header index by bmv2 header id.
+    pub by_id: HashMap<u64, u32>,
+}
+
+impl Layout {
+    pub fn load(root: &Value) -> R<Layout> {
+        let mut types: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+        for (i, t) in json::arr(root, "header_types", "top level")?
+            .iter()
+            .enumerate()
+        {
+            let ctx = label("header_types", i, t);
+            let name = json::str_(t, "name", &ctx)?;
+            let mut fields = Vec::new();
+            for f in json::arr(t, "fields", &ctx)? {
+                let parts = f.as_array().map(Vec::as_slice).unwrap_or(&[]);
+                let fname = parts.first().and_then(Value::as_str);
+                let Some(fname) = fname else {
+                    return err(&ctx, "field must be [name, bitwidth, signed]");
+                };
+                let width = match parts.get(1) {
+                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+                    Some(Value::String(s)) if s == "*" => {
+                        return err(&ctx, format!("varbit field \"{fname}\" not supported"))
+                    }
+                    _ => return err(&ctx, format!("field \"{fname}\" has no bitwidth")),
+                };
+                if width == 0 || width > 4096 {
+                    return err(&ctx, format!("field \"{fname}\" has bad bitwidth {width}"));
+                }
+                if parts.get(2).and_then(Value::as_bool) == Some(true) {
+                    return err(
+                        &ctx,
+                        format!("signed field \"{fname}\" (int<N>) not supported"),
+                    );
+                }
+                fields.push((fname.to_string(), width as u32));
+            }
+            types.insert(name.to_string(), fields);
+        }
+        for key in ["header_unions", "header_union_stacks"] {
+            if !json::arr_or_empty(root, key, "top level")?.is_empty() {
+                return err(key, "header unions not supported");
+            }
+        }
+        let mut l = Layout::default();
+        for (i, h) in json::arr(root, "headers", "top level")?.iter().enumerate() {
+            let ctx = label("headers", i, h);
+            let name = json::str_(h, "name", &ctx)?;
+            let tname = json::str_(h, "header_type", &ctx)?;
+            let metadata = json::bool_or(h, "metadata", false, &ctx)?;
+            let Some(tf) = types.get(tname) else {
+                return err(&ctx, format!("unknown header_type \"{tname}\""));
+            };
+            let mut fields = Vec::with_capacity(tf.len());
+            let mut bit = 0u32;
+            for (fname, width) in tf {
+                fields.push(FieldInfo {
+                    name: fname.clone(),
+                    width: *width,
+                    word: l.total_words,
+                    bit_off: bit,
+                });
+                l.total_words += words_for(*width);
+                bit += width;
+            }
+            if !metadata && bit % 8 != 0 {
+                return err(
+                    &ctx,
+                    format!("header is {bit} bits, not a whole number of bytes"),
+                );
+            }
+            if l.total_words > 1 << 20 {
+                return err(&ctx, "too many fields");
+            }
+            let idx = l.headers.len() as u32;
+            if l.by_name.insert(name.to_string(), idx).is_some() {
+                return err(&ctx, "duplicate header name");
+            }
+            if let Some(id) = h.get("id").and_then(Value::as_u64) {
+                l.by_id.insert(id, idx);
+            }
+            l.headers.push(HeaderInfo {
+                name: name.to_string(),
+                type_name: tname.to_string(),
+                metadata,
+                fields,
+                bits: bit,
+            });
+        }
+        for (i, s) in json::arr_or_empty(root, "header_stacks", "top level")?
+            .iter()
+            .enumerate()
+        {
+            let ctx = label("header_stacks", i, s);
+            let name = json::str_(s, "name", &ctx)?;
+            let mut headers = Vec::new();
+            for id in json::arr(s, "header_ids", &ctx)? {
+                let id = json::as_u64(id, &ctx)?;
+                match l.by_id.get(&id) {
+                    Some(h) => headers.push(*h),
+                    None => return err(&ctx, format!("unknown header id {id}")),
+                }
+            }
+            if headers.len() > 255 {
+                return err(&ctx, "stack too large");
+            }
+            l.stack_by_name
+                .insert(name.to_string(), l.stacks.len() as u32);
+            l.stacks.push(StackInfo { headers });
+        }
+        Ok(l)
+    }
+
+    pub fn header(&self, name: &str, ctx: &str) -> R<u32> {
+        match self.by_name.get(name) {
+            Some(h) => Ok(*h),
+            None => err(ctx, format!("unknown header \"{name}\"")),
+        }
+    }
+
+    pub fn field_opt(&self, h: &str, f: &str) -> Option<FieldRef> {
+        let hi = *self.by_name.get(h)?;
+        let fi = self.headers[hi as usize]
+            .fields
+            .iter()
+            .find(|x| x.name == f)?;
+        Some(FieldRef {
+            word: fi.word,
+            width: fi.width,
+            header: hi,
+        })
+    }
+
+    /// Resolves `["hdr", "field"]` (the JSON `field` value), including `$valid$`.
+    pub fn resolve(&self, v: &Value, ctx: &str) -> R<FieldLoc> {
+        let parts = v.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let (Some(h), Some(f)) = (
+            parts.first().and_then(Value::as_str),
+            parts.get(1).and_then(Value::as_str),
+        ) else {
+            return err(ctx, "field reference must be [header, field]");
+        };
+        let hi = self.header(h, ctx)?;
+        if f == "$valid$" {
+            return Ok(FieldLoc::Valid(hi));
+        }
+        match self.field_opt(h, f) {
+            Some(r) => Ok(FieldLoc::Field(r)),
+            None => err(ctx, format!("unknown field \"{h}.{f}\"")),
+        }
+    }
+
+    /// Like [`resolve`](Self::resolve) but refuses `$valid$` (for assignment targets).
+    pub fn resolve_field(&self, v: &Value, ctx: &str) -> R<FieldRef> {
+        match self.resolve(v, ctx)? {
+            FieldLoc::Field(f) => Ok(f),
+            FieldLoc::Valid(_) => err(ctx, "writing $valid$ directly not supported"),
+        }
+    }
+}

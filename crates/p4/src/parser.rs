@@ -1,0 +1,421 @@
+//! The parser: states with extract/set/verify/advance ops and select transitions on fields and
+//! lookahead bits (value/mask), compiled to indices.
+
+use crate::action::{self, compile_assign, compile_primitive, Exec, Names, Op};
+use crate::codec::HeaderCodec;
+use crate::expr::{self, Env, Expr, Scope};
+use crate::json::{self, err, R};
+use crate::layout::FieldLoc;
+use crate::state::PacketState;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Parser error codes (values from the program's `errors` list).
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCodes {
+    pub packet_too_short: u32,
+    pub no_match: u32,
+    pub stack_out_of_bounds: u32,
+    pub parser_timeout: u32,
+    pub invalid_argument: u32,
+}
+
+impl ErrorCodes {
+    pub fn load(root: &Value) -> R<(ErrorCodes, Vec<(String, u32)>)> {
+        let mut list = Vec::new();
+        for (i, e) in json::arr_or_empty(root, "errors", "top level")?
+            .iter()
+            .enumerate()
+        {
+            let ctx = format!("errors[{i}]");
+            let p = e.as_array().map(Vec::as_slice).unwrap_or(&[]);
+            match (
+                p.first().and_then(Value::as_str),
+                p.get(1).and_then(Value::as_u64),
+            ) {
+                (Some(n), Some(v)) if v <= u64::from(u32::MAX) => {
+                    list.push((n.to_string(), v as u32))
+                }
+                _ => return err(&ctx, "error must be [name, value]"),
+            }
+        }
+        let find = |n: &str, d: u32| list.iter().find(|(x, _)| x == n).map_or(d, |x| x.1);
+        Ok((
+            ErrorCodes {
+                packet_too_short: find("PacketTooShort", 1),
+                no_match: find("NoMatch", 2),
+                stack_out_of_bounds: find("StackOutOfBounds", 3),
+                parser_timeout: find("ParserTimeout", 5),
+                invalid_argument: find("ParserInvalidArgument", 6),
+            },
+            list,
+        ))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum POp {
+    Extract(u32),
+    ExtractStack(u32),
+    Verify { cond: Expr, error: Expr },
+    Advance(Expr),
+    Prim(Op),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum KeyPart {
+    Field { word: u32, bytes: u32 },
+    Valid,
+    ValidOf(u32),
+    Lookahead { bit_off: u32, width: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Accept,
+    Reject,
+    State(u32),
+}
+
+#[derive(Debug, Clone)]
+struct ParseState {
+    ops: Vec<POp>,
+    key: Vec<KeyPart>,
+    cases: Vec<(u128, u128, Next)>,
+    default: Option<Next>,
+    /// Bits past the cursor the key and set ops read by lookahead.
+    look_bits: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Parser {
+    states: Vec<ParseState>,
+    init: Next,
+}
+
+const MAX_STEPS: u32 = 1024;
+
+fn next_of(v: Option<&Value>, ids: &HashMap<&str, u32>, ctx: &str) -> R<Next> {
+    match v {
+        None | Some(Value::Null) => Ok(Next::Accept),
+        Some(Value::String(s)) => match ids.get(s.as_str()) {
+            Some(i) => Ok(Next::State(*i)),
+            None if s == "accept" => Ok(Next::Accept),
+            None if s == "reject" => Ok(Next::Reject),
+            None => err(ctx, format!("unknown parse state \"{s}\"")),
+        },
+        Some(_) => err(ctx, "next_state must be a string or null"),
+    }
+}
+
+fn hex_u128(s: &str, ctx: &str) -> R<u128> {
+    let (neg, b) = json::parse_hex(s, ctx)?;
+    if neg || b.len() > 16 {
+        return err(ctx, format!("select value {s} not supported"));
+    }
+    Ok(b.iter().fold(0u128, |a, x| (a << 8) | u128::from(*x)))
+}
+
+impl Parser {
+    pub fn load(root: &Value, names: &Names) -> R<Parser> {
+        let parsers = json::arr(root, "parsers", "top level")?;
+        if parsers.len() != 1 {
+            return err(
+                "parsers",
+                format!("expected one parser, found {}", parsers.len()),
+            );
+        }
+        let p = &parsers[0];
+        let pctx = json::label("parsers", 0, p);
+        let states = json::arr(p, "parse_states", &pctx)?;
+        let mut ids = HashMap::new();
+        for (i, s) in states.iter().enumerate() {
+            ids.insert(json::str_(s, "name", &pctx)?, i as u32);
+        }
+        let l = names.layout;
+        let scope = Scope {
+            layout: l,
+            params: &[],
+            lookahead: true,
+        };
+        let mut out = Vec::with_capacity(states.len());
+        for (i, s) in states.iter().enumerate() {
+            let ctx = format!("{pctx} {}", json::label("parse_states", i, s));
+            let mut ops = Vec::new();
+            let mut look_bits = 0;
+            let pops = json::arr(s, "parser_ops", &ctx)?;
+            for (k, o) in pops.iter().enumerate() {
+                let op = json::str_(o, "op", &ctx)?;
+                let octx = format!("{ctx} parser_ops[{k}] \"{op}\"");
+                let ps = json::arr_or_empty(o, "parameters", &octx)?;
+                let need = |n: usize| -> R<()> {
+                    if ps.len() != n {
+                        return err(&octx, format!("expected {n} parameters, got {}", ps.len()));
+                    }
+                    Ok(())
+                };
+                match op {
+                    "extract" => {
+                        need(1)?;
+                        let v = json::as_str(json::get(&ps[0], "value", &octx)?, &octx)?;
+                        match json::str_(&ps[0], "type", &octx)? {
+                            "regular" => ops.push(POp::Extract(l.header(v, &octx)?)),
+                            "stack" => match l.stack_by_name.get(v) {
+                                Some(x) => ops.push(POp::ExtractStack(*x)),
+                                None => return err(&octx, format!("unknown header stack \"{v}\"")),
+                            },
+                            t => return err(&octx, format!("extract of \"{t}\" not supported")),
+                        }
+                    }
+                    "set" => {
+                        need(2)?;
+                        let op = compile_assign(&ps[0], &ps[1], &scope, &octx)?;
+                        if let Op::Set { src, .. } = &op {
+                            look_bits = look_bits.max(src.lookahead_bits());
+                        }
+                        ops.push(POp::Prim(op));
+                    }
+                    "verify" => {
+                        need(2)?;
+                        ops.push(POp::Verify {
+                            cond: expr::compile(&ps[0], &scope, &octx)?,
+                            error: expr::compile(&ps[1], &scope, &octx)?,
+                        });
+                    }
+                    "advance" => {
+                        need(1)?;
+                        ops.push(POp::Advance(expr::compile(&ps[0], &scope, &octx)?));
+                    }
+                    "primitive" => {
+                        need(1)?;
+                        let op = compile_primitive(&ps[0], 0, 1, &scope, names, &octx)?;
+                        if matches!(op, Op::Jump(_) | Op::JumpIfZero(..) | Op::Exit) {
+                            return err(&octx, "control flow primitive in a parser not supported");
+                        }
+                        ops.push(POp::Prim(op));
+                    }
+                    other => return err(&octx, format!("parser op \"{other}\" not supported")),
+                }
+            }
+            let mut key = Vec::new();
+            let mut key_bytes = 0u32;
+            for kv in json::arr_or_empty(s, "transition_key", &ctx)? {
+                let val = json::get(kv, "value", &ctx)?;
+                match json::str_(kv, "type", &ctx)? {
+                    "field" => match l.resolve(val, &ctx)? {
+                        FieldLoc::Field(f) => {
+                            if f.is_wide() {
+                                return err(
+                                    &ctx,
+                                    "select on a field wider than 64 bits not supported",
+                                );
+                            }
+                            let bytes = f.width.div_ceil(8);
+                            key_bytes += bytes;
+                            key.push(KeyPart::Field {
+                                word: f.word,
+                                bytes,
+                            });
+                        }
+                        FieldLoc::Valid(h) => {
+                            key_bytes += 1;
+                            key.push(KeyPart::ValidOf(h));
+                            let _ = KeyPart::Valid;
+                        }
+                    },
+                    "lookahead" => {
+                        let e = expr::compile(kv, &scope, &ctx)?;
+                        let Expr::Lookahead { bit_off, width } = e else {
+                            return err(&ctx, "bad lookahead");
+                        };
+                        look_bits = look_bits.max(bit_off + width);
+                        key_bytes += width.div_ceil(8);
+                        key.push(KeyPart::Lookahead { bit_off, width });
+                    }
+                    t => {
+                        return err(
+                            &ctx,
+                            format!("transition key of type \"{t}\" not supported"),
+                        )
+                    }
+                }
+            }
+            if key_bytes > 16 {
+                return err(&ctx, "transition key wider than 128 bits not supported");
+            }
+            let mut cases = Vec::new();
+            let mut default = None;
+            for t in json::arr(s, "transitions", &ctx)? {
+                let next = next_of(t.get("next_state"), &ids, &ctx)?;
+                match json::opt_str(t, "type", &ctx)?.unwrap_or("hexstr") {
+                    "default" => {
+                        if default.is_none() {
+                            default = Some(next);
+                        }
+                    }
+                    "hexstr" => {
+                        let v = hex_u128(json::str_(t, "value", &ctx)?, &ctx)?;
+                        let m = match json::opt_str(t, "mask", &ctx)? {
+                            Some(m) => hex_u128(m, &ctx)?,
+                            None => u128::MAX,
+                        };
+                        // cases after a default can never be taken
+                        if default.is_none() {
+                            cases.push((v & m, m, next));
+                        }
+                    }
+                    ty => return err(&ctx, format!("transition of type \"{ty}\" not supported")),
+                }
+            }
+            out.push(ParseState {
+                ops,
+                key,
+                cases,
+                default,
+                look_bits,
+            });
+        }
+        let init = next_of(p.get("init_state"), &ids, &pctx)?;
+        Ok(Parser { states: out, init })
+    }
+
+    /// Parses `pkt` into `st`. Returns the parser error code on failure (headers extracted so
+    /// far stay valid, as in bmv2). Sets `st.payload_off`.
+    pub fn run(
+        &self,
+        pkt: &[u8],
+        st: &mut PacketState,
+        codecs: &[HeaderCodec],
+        stacks: &[Vec<u32>],
+        codes: &ErrorCodes,
+        x: &mut Exec,
+    ) -> Result<(), u32> {
+        let mut cur = 0usize;
+        let mut next = self.init;
+        let mut steps = 0;
+        let result = loop {
+            let s = match next {
+                Next::Accept => break Ok(()),
+                Next::Reject => break Err(codes.no_match),
+                Next::State(i) => &self.states[i as usize],
+            };
+            steps += 1;
+            if steps > MAX_STEPS {
+                break Err(codes.parser_timeout);
+            }
+            if let Err(e) = self.run_ops(s, pkt, &mut cur, st, codecs, stacks, codes, x) {
+                break Err(e);
+            }
+            let rest = &pkt[cur..];
+            if (s.look_bits as usize).div_ceil(8) > rest.len() {
+                break Err(codes.packet_too_short);
+            }
+            let mut k: u128 = 0;
+            for part in &s.key {
+                match *part {
+                    KeyPart::Field { word, bytes } => {
+                        k = (k << (8 * bytes)) | u128::from(st.w[word as usize]);
+                    }
+                    KeyPart::ValidOf(h) => k = (k << 8) | u128::from(st.valid[h as usize]),
+                    KeyPart::Valid => {}
+                    KeyPart::Lookahead { bit_off, width } => {
+                        let v = crate::bits::read_bits(rest, bit_off as usize, width);
+                        k = (k << (8 * width.div_ceil(8))) | u128::from(v);
+                    }
+                }
+            }
+            next = match s.cases.iter().find(|(v, m, _)| k & m == *v) {
+                Some(c) => c.2,
+                None => match s.default {
+                    Some(d) => d,
+                    None => break Err(codes.no_match),
+                },
+            };
+        };
+        st.payload_off = cur as u32;
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn run_ops(
+        &self,
+        s: &ParseState,
+        pkt: &[u8],
+        cur: &mut usize,
+        st: &mut PacketState,
+        codecs: &[HeaderCodec],
+        stacks: &[Vec<u32>],
+        codes: &ErrorCodes,
+        x: &mut Exec,
+    ) -> Result<(), u32> {
+        for op in &s.ops {
+            match op {
+                POp::Extract(h) => extract(*h, pkt, cur, st, codecs, codes)?,
+                POp::ExtractStack(sk) => {
+                    let i = st.stack_next[*sk as usize] as usize;
+                    let Some(h) = stacks[*sk as usize].get(i) else {
+                        return Err(codes.stack_out_of_bounds);
+                    };
+                    extract(*h, pkt, cur, st, codecs, codes)?;
+                    st.stack_next[*sk as usize] += 1;
+                }
+                POp::Verify { cond, error } => {
+                    let env = Env {
+                        w: &st.w,
+                        valid: &st.valid,
+                        params: &[],
+                        look: &pkt[*cur..],
+                    };
+                    if cond.eval(&env) == 0 {
+                        return Err(error.eval(&env) as u32);
+                    }
+                }
+                POp::Advance(e) => {
+                    let env = Env {
+                        w: &st.w,
+                        valid: &st.valid,
+                        params: &[],
+                        look: &[],
+                    };
+                    let bits = e.eval(&env);
+                    if bits % 8 != 0 {
+                        return Err(codes.invalid_argument);
+                    }
+                    let bytes = usize::try_from(bits / 8).unwrap_or(usize::MAX);
+                    if pkt.len() - *cur < bytes {
+                        return Err(codes.packet_too_short);
+                    }
+                    *cur += bytes;
+                }
+                POp::Prim(op) => {
+                    if s.look_bits as usize > (pkt.len() - *cur) * 8 {
+                        return Err(codes.packet_too_short);
+                    }
+                    action::run(std::slice::from_ref(op), &[], &pkt[*cur..], st, x);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[inline]
+fn extract(
+    h: u32,
+    pkt: &[u8],
+    cur: &mut usize,
+    st: &mut PacketState,
+    codecs: &[HeaderCodec],
+    codes: &ErrorCodes,
+) -> Result<(), u32> {
+    let c = &codecs[h as usize];
+    let n = c.bytes as usize;
+    if pkt.len() - *cur < n {
+        return Err(codes.packet_too_short);
+    }
+    c.extract(&pkt[*cur..*cur + n], &mut st.w);
+    st.valid[h as usize] = true;
+    *cur += n;
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! `Program`: a loaded bmv2 JSON program, its runtime state, and the per-packet entry points.
+
+use crate::action::{self, Action, Exec, Names};
+use crate::checksum::{self, Calculation, Checksum};
+use crate::codec::HeaderCodec;
+use crate::error::LoadError;
+use crate::externs::Externs;
+use crate::json::{self, err, R};
+use crate::layout::{FieldRef, Layout};
+use crate::parser::{ErrorCodes, Parser};
+use crate::pipeline::{Control, Ctx};
+use crate::state::{put, take, PacketState, StdFields};
+use crate::table::Table;
+use crate::Stats;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// bmv2's drop port for a 9-bit egress_spec.
+pub const DROP_PORT: u64 = 511;
+
+/// What to do with a packet that the parser rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParserErrorPolicy {
+    /// Count and drop it (default: truncated or malformed frames never leave the switch).
+    Drop,
+    /// As bmv2: set `standard_metadata.parser_error` and run ingress anyway.
+    Continue,
+}
+
+/// Why a packet was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// The parser failed with this error code (see [`Program::error_name`]).
+    ParserError(u32),
+    /// Ingress set egress_spec to the drop port (mark_to_drop).
+    Ingress,
+    /// Egress set egress_spec to the drop port.
+    Egress,
+}
+
+/// Result of the ingress half.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IngressResult {
+    pub drop: Option<DropReason>,
+    /// `standard_metadata.egress_spec` (the output port) after ingress.
+    pub egress_spec: u32,
+    /// `standard_metadata.priority` (queue; higher is served first), 0 if not declared.
+    pub priority: u8,
+    /// `standard_metadata.queue_rate` in bytes/s if the program declares it.
+    pub queue_rate: Option<u64>,
+    /// `standard_metadata.queue_quantum` in bytes if the program declares it.
+    pub queue_quantum: Option<u64>,
+    /// `standard_metadata.mcast_grp` (0 = unicast). Replication is the switch's job.
+    pub mcast_grp: u32,
+    pub packet_length: u32,
+}
+
+/// Queueing metadata the switch fills in when it hands a packet to egress (bmv2 units:
+/// timestamps and deltas in microseconds, depths in packets).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EgressMeta {
+    pub egress_port: u32,
+    pub qid: u32,
+    pub enq_timestamp: u64,
+    pub enq_qdepth: u64,
+    pub deq_timedelta: u64,
+    pub deq_qdepth: u64,
+}
+
+/// Result of the egress half: the frame is in the output buffer unless dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EgressResult {
+    pub drop: Option<DropReason>,
+    pub len: usize,
+}
+
+/// A loaded program: compiled pipeline plus table entries and extern state.
+#[derive(Debug)]
+pub struct Program {
+    pub(crate) layout: Layout,
+    pub(crate) std: StdFields,
+    codecs: Vec<HeaderCodec>,
+    stacks: Vec<Vec<u32>>,
+    parser: Parser,
+    codes: ErrorCodes,
+    pub(crate) errors: Vec<(String, u32)>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) tables: Vec<Table>,
+    pub(crate) table_by_name: HashMap<String, u32>,
+    ingress: Control,
+    egress: Control,
+    deparse: Vec<u32>,
+    calcs: Vec<Calculation>,
+    checksums: Vec<Checksum>,
+    pub(crate) ext: Externs,
+    pub(crate) stats: Stats,
+    valid_init: Vec<bool>,
+    key: Vec<u8>,
+    tmp: Vec<u8>,
+    scratch: Vec<u8>,
+    policy: ParserErrorPolicy,
+}
+
+fn refuse_nonempty(root: &Value, key: &str, what: &str) -> R<()> {
+    if !json::arr_or_empty(root, key, "top level")?.is_empty() {
+        return err(key, format!("{what} not supported"));
+    }
+    Ok(())
+}
+
+impl Program {
+    /// Parses and compiles a bmv2 JSON program (as p4c emits for simple_switch / v1model).
+    /// Anything not supported is refused here, with one line naming the object.
+    pub fn load(text: &str) -> Result<Program, LoadError> {
+        let root: Value = serde_json::from_str(text)
+            .map_err(|e| LoadError::new("JSON", format!("not valid JSON: {e}")))?;
+        if !root.is_object() {
+            return err("top level", "expected a JSON object");
+        }
+        refuse_nonempty(&root, "parse_vsets", "parser value sets")?;
+        refuse_nonempty(&root, "learn_lists", "digests (learn lists)")?;
+        refuse_nonempty(&root, "extern_instances", "extern instances")?;
+        let layout = Layout::load(&root)?;
+        let std = StdFields::resolve(&layout);
+        if std.egress_spec.is_none() {
+            return err(
+                "headers",
+                "no standard_metadata.egress_spec: not a v1model program",
+            );
+        }
+        let (codes, errors) = ErrorCodes::load(&root)?;
+        let ext = Externs::load(&root, &layout)?;
+        let (calcs, calc_by_name) = checksum::load_calculations(&root, &layout)?;
+        let checksums = checksum::load_checksums(&root, &layout, &calc_by_name)?;
+        let names = Names {
+            layout: &layout,
+            externs: &ext,
+            calcs: &calc_by_name,
+            std: &std,
+        };
+        let actions = action::load_actions(&root, &names)?;
+        let mut action_by_id = HashMap::new();
+        for (i, a) in actions.iter().enumerate() {
+            if action_by_id.insert(a.id, i as u32).is_some() {
+                return err(
+                    &format!("actions[{i}] \"{}\"", a.name),
+                    "duplicate action id",
+                );
+            }
+        }
+        let parser = Parser::load(&root, &names)?;
+        let ctx = Ctx {
+            layout: &layout,
+            actions: &actions,
+            action_by_id: &action_by_id,
+            externs: &ext,
+        };
+        let mut tables = Vec::new();
+        let mut ingress = None;
+        let mut egress = None;
+        for (i, p) in json::arr(&root, "pipelines", "top level")?
+            .iter()
+            .enumerate()
+        {
+            let pctx = json::label("pipelines", i, p);
+            let c = Control::load(p, &pctx, &ctx, &mut tables)?;
+            match c.name.as_str() {
+                "ingress" if ingress.is_none() => ingress = Some(c),
+                "egress" if egress.is_none() => egress = Some(c),
+                n => {
+                    return err(
+                        &pctx,
+                        format!("unexpected pipeline \"{n}\" (v1model has ingress and egress)"),
+                    )
+                }
+            }
+        }
+        let (Some(ingress), Some(egress)) = (ingress, egress) else {
+            return err("pipelines", "need pipelines \"ingress\" and \"egress\"");
+        };
+        let mut table_by_name = HashMap::new();
+        for (i, t) in tables.iter().enumerate() {
+            table_by_name.insert(t.name.clone(), i as u32);
+        }
+        for c in &ext.counters {
+            if let Some(b) = &c.binding {
+                if !table_by_name.contains_key(b) {
+                    return err(
+                        &format!("counter_arrays \"{}\"", c.name),
+                        format!("bound to unknown table \"{b}\""),
+                    );
+                }
+            }
+        }
+        let deparsers = json::arr(&root, "deparsers", "top level")?;
+        if deparsers.len() != 1 {
+            return err(
+                "deparsers",
+                format!("expected one deparser, found {}", deparsers.len()),
+            );
+        }
+        let dctx = json::label("deparsers", 0, &deparsers[0]);
+        if !json::arr_or_empty(&deparsers[0], "primitives", &dctx)?.is_empty() {
+            return err(&dctx, "deparser primitives not supported");
+        }
+        let mut deparse = Vec::new();
+        for h in json::arr(&deparsers[0], "order", &dctx)? {
+            let h = layout.header(json::as_str(h, &dctx)?, &dctx)?;
+            if layout.headers[h as usize].metadata {
+                return err(&dctx, "deparser emits a metadata header");
+            }
+            deparse.push(h);
+        }
+        let key_max = tables.iter().map(|t| t.key_len as usize).max().unwrap_or(0);
+        let calc_max = calcs
+            .iter()
+            .map(|c| c.bits.div_ceil(8) as usize)
+            .max()
+            .unwrap_or(0);
+        let valid_init = layout.headers.iter().map(|h| h.metadata).collect();
+        Ok(Program {
+            codecs: HeaderCodec::build(&layout),
+            stacks: layout.stacks.iter().map(|s| s.headers.clone()).collect(),
+            layout,
+            std,
+            parser,
+            codes,
+            errors,
+            actions,
+            tables,
+            table_by_name,
+            ingress,
+            egress,
+            deparse,
+            calcs,
+            checksums,
+            ext,
+            stats: Stats::default(),
+            valid_init,
+            key: Vec::with_capacity(key_max),
+            tmp: Vec::with_capacity(key_max),
+            scratch: Vec::with_capacity(calc_max),
+            policy: ParserErrorPolicy::Drop,
+        })
+    }
+
+    /// A fresh per-packet state for this program (allocate once, reuse for many packets).
+    pub fn new_state(&self) -> PacketState {
+        PacketState::new(&self.layout)
+    }
+
+    pub fn set_parser_error_policy(&mut self, p: ParserErrorPolicy) {
+        self.policy = p;
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Name of a parser error code from the program's `errors` list.
+    pub fn error_name(&self, code: u32) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|e| e.1 == code)
+            .map(|e| e.0.as_str())
+    }
+
+    /// Index of a header instance (for [`PacketState::is_valid`]).
+    pub fn header_index(&self, name: &str) -> Option<usize> {
+        self.layout.by_name.get(name).map(|h| *h as usize)
+    }
+
+    /// Header instance names, in JSON order (index = [`Program::header_index`]).
+    pub fn header_names(&self) -> Vec<&str> {
+        self.layout
+            .headers
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect()
+    }
+
+    /// A field of at most 64 bits, for [`PacketState::field`].
+    pub fn field(&self, header: &str, field: &str) -> Option<FieldRef> {
+        self.layout
+            .field_opt(header, field)
+            .filter(|f| f.width <= 64)
+    }
+
+    /// Whether the program's standard_metadata declares queue_rate and queue_quantum.
+    pub fn has_queue_config(&self) -> bool {
+        self.std.queue_rate.is_some() && self.std.queue_quantum.is_some()
+    }
+
+    /// Parser, checksum verification and the ingress control. `now` is monotonic nanoseconds.
+    pub fn ingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+    ) -> IngressResult {
+        st.reset(&self.valid_init);
+        self.stats.packets += 1;
+        let std = &self.std;
+        put(st, std.ingress_port, u64::from(port));
+        put(st, std.packet_length, pkt.len() as u64);
+        put(st, std.instance_type, 0);
+        put(st, std.ingress_global_timestamp, now / 1000);
+        let mut x = Exec {
+            ext: &mut self.ext,
+            calcs: &self.calcs,
+            scratch: &mut self.scratch,
+            std: &self.std,
+            now,
+            stats: &mut self.stats,
+        };
+        let parsed = self
+            .parser
+            .run(pkt, st, &self.codecs, &self.stacks, &self.codes, &mut x);
+        let mut result = IngressResult {
+            drop: None,
+            egress_spec: 0,
+            priority: 0,
+            queue_rate: None,
+            queue_quantum: None,
+            mcast_grp: 0,
+            packet_length: pkt.len() as u32,
+        };
+        if let Err(code) = parsed {
+            x.stats.parser_errors += 1;
+            st.parser_error = Some(code);
+            put(st, x.std.parser_error, u64::from(code));
+            if self.policy == ParserErrorPolicy::Drop {
+                x.stats.ingress_drops += 1;
+                result.drop = Some(DropReason::ParserError(code));
+                return result;
+            }
+        }
+        for c in self.checksums.iter().filter(|c| c.verify) {
+            if c.applies(st) {
+                let v = self.calcs[c.calc as usize].compute(st, x.scratch);
+                if v & crate::bits::mask(c.target.width) != st.get(c.target) {
+                    x.stats.checksum_errors += 1;
+                    put(st, x.std.checksum_error, 1);
+                }
+            }
+        }
+        self.ingress.run(
+            &mut self.tables,
+            &self.actions,
+            st,
+            &mut x,
+            &mut self.key,
+            &mut self.tmp,
+        );
+        st.exited = false;
+        let std = &self.std;
+        let spec = take(st, std.egress_spec).unwrap_or(0);
+        result.egress_spec = spec as u32;
+        result.priority = take(st, std.priority).unwrap_or(0) as u8;
+        result.queue_rate = take(st, std.queue_rate);
+        result.queue_quantum = take(st, std.queue_quantum);
+        result.mcast_grp = take(st, std.mcast_grp).unwrap_or(0) as u32;
+        if spec == DROP_PORT {
+            self.stats.ingress_drops += 1;
+            result.drop = Some(DropReason::Ingress);
+        }
+        result
+    }
+
+    /// Egress control, checksum update and deparser; writes the frame into `out` (cleared
+    /// first; its capacity is reused). `pkt` is the same packet bytes given to `ingress`.
+    pub fn egress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        meta: &EgressMeta,
+        now: u64,
+        out: &mut Vec<u8>,
+    ) -> EgressResult {
+        out.clear();
+        let std = &self.std;
+        put(st, std.egress_port, u64::from(meta.egress_port));
+        put(st, std.qid, u64::from(meta.qid));
+        put(st, std.enq_timestamp, meta.enq_timestamp);
+        put(st, std.enq_qdepth, meta.enq_qdepth);
+        put(st, std.deq_timedelta, meta.deq_timedelta);
+        put(st, std.deq_qdepth, meta.deq_qdepth);
+        put(st, std.egress_global_timestamp, now / 1000);
+        let mut x = Exec {
+            ext: &mut self.ext,
+            calcs: &self.calcs,
+            scratch: &mut self.scratch,
+            std: &self.std,
+            now,
+            stats: &mut self.stats,
+        };
+        self.egress.run(
+            &mut self.tables,
+            &self.actions,
+            st,
+            &mut x,
+            &mut self.key,
+            &mut self.tmp,
+        );
+        st.exited = false;
+        if take(st, self.std.egress_spec) == Some(DROP_PORT) {
+            self.stats.egress_drops += 1;
+            return EgressResult {
+                drop: Some(DropReason::Egress),
+                len: 0,
+            };
+        }
+        for c in self.checksums.iter().filter(|c| c.update) {
+            if c.applies(st) {
+                let v = self.calcs[c.calc as usize].compute(st, &mut self.scratch);
+                st.set(c.target, v);
+            }
+        }
+        for h in &self.deparse {
+            if st.valid[*h as usize] {
+                self.codecs[*h as usize].emit(&st.w, out);
+            }
+        }
+        let off = (st.payload_off as usize).min(pkt.len());
+        out.extend_from_slice(&pkt[off..]);
+        EgressResult {
+            drop: None,
+            len: out.len(),
+        }
+    }
+
+    /// Ingress then egress with no queue in between (tests, benchmarks, simple forwarding).
+    pub fn process(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        out: &mut Vec<u8>,
+    ) -> (IngressResult, EgressResult) {
+        let ig = self.ingress(st, pkt, port, now);
+        if ig.drop.is_some() {
+            out.clear();
+            return (
+                ig,
+                EgressResult {
+                    drop: ig.drop,
+                    len: 0,
+                },
+            );
+        }
+        let meta = EgressMeta {
+            egress_port: ig.egress_spec,
+            qid: u32::from(ig.priority),
+            ..EgressMeta::default()
+        };
+        let eg = self.egress(st, pkt, &meta, now, out);
+        (ig, eg)
+    }
+}

@@ -1,0 +1,142 @@
+//! Per-packet state: every header and metadata field in one word arena, allocated once.
+
+use crate::bits::mask;
+use crate::layout::{FieldRef, Layout};
+
+/// Parsed state of one packet: field values, validity bits, the payload offset and the parser
+/// result. Made once per program with [`crate::Program::new_state`] and reused: `ingress` resets
+/// it, so a pool of these (one per packet the traffic manager can hold) means no allocation per
+/// packet. It carries everything egress needs, so the switch stores it beside the queued packet
+/// bytes and egress deparses from it without parsing again.
+#[derive(Debug, Clone)]
+pub struct PacketState {
+    pub(crate) w: Vec<u64>,
+    pub(crate) valid: Vec<bool>,
+    pub(crate) stack_next: Vec<u32>,
+    /// Bytes of the original packet consumed by the parser; the rest is payload.
+    pub(crate) payload_off: u32,
+    /// Index in the program's `errors` list (0 = NoError) of the parser error, if any.
+    pub(crate) parser_error: Option<u32>,
+    /// Set by `exit`: stops the current control.
+    pub(crate) exited: bool,
+}
+
+impl PacketState {
+    pub(crate) fn new(layout: &Layout) -> PacketState {
+        PacketState {
+            w: vec![0; layout.total_words as usize],
+            valid: layout.headers.iter().map(|h| h.metadata).collect(),
+            stack_next: vec![0; layout.stacks.len()],
+            payload_off: 0,
+            parser_error: None,
+            exited: false,
+        }
+    }
+
+    pub(crate) fn reset(&mut self, valid_init: &[bool]) {
+        self.w.iter_mut().for_each(|x| *x = 0);
+        self.valid.copy_from_slice(valid_init);
+        self.stack_next.iter_mut().for_each(|x| *x = 0);
+        self.payload_off = 0;
+        self.parser_error = None;
+        self.exited = false;
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, f: FieldRef) -> u64 {
+        self.w[f.word as usize]
+    }
+
+    #[inline]
+    pub(crate) fn set(&mut self, f: FieldRef, v: u64) {
+        self.w[f.word as usize] = v & mask(f.width.min(64));
+    }
+
+    /// Bytes of the original packet taken by parsed headers (payload starts here).
+    pub fn payload_offset(&self) -> usize {
+        self.payload_off as usize
+    }
+
+    /// Whether the header with this index (see [`crate::Program::header_index`]) is valid.
+    pub fn is_valid(&self, header: usize) -> bool {
+        self.valid.get(header).copied().unwrap_or(false)
+    }
+
+    /// Value of a field of at most 64 bits, looked up with [`crate::Program::field`].
+    pub fn field(&self, f: FieldRef) -> u64 {
+        self.w.get(f.word as usize).copied().unwrap_or(0)
+    }
+
+    /// Sets a field of at most 64 bits (masked to its width).
+    pub fn set_field(&mut self, f: FieldRef, v: u64) {
+        if (f.word as usize) < self.w.len() {
+            self.set(f, v);
+        }
+    }
+}
+
+/// Standard metadata fields the pipeline reads or writes itself (each optional: a program's
+/// `standard_metadata` may lack some).
+#[derive(Debug, Clone, Default)]
+pub struct StdFields {
+    pub ingress_port: Option<FieldRef>,
+    pub egress_spec: Option<FieldRef>,
+    pub egress_port: Option<FieldRef>,
+    pub instance_type: Option<FieldRef>,
+    pub packet_length: Option<FieldRef>,
+    pub priority: Option<FieldRef>,
+    pub queue_rate: Option<FieldRef>,
+    pub queue_quantum: Option<FieldRef>,
+    pub enq_timestamp: Option<FieldRef>,
+    pub enq_qdepth: Option<FieldRef>,
+    pub deq_timedelta: Option<FieldRef>,
+    pub deq_qdepth: Option<FieldRef>,
+    pub qid: Option<FieldRef>,
+    pub mcast_grp: Option<FieldRef>,
+    pub checksum_error: Option<FieldRef>,
+    pub parser_error: Option<FieldRef>,
+    pub ingress_global_timestamp: Option<FieldRef>,
+    pub egress_global_timestamp: Option<FieldRef>,
+}
+
+impl StdFields {
+    pub fn resolve(l: &Layout) -> StdFields {
+        let f = |n: &str| {
+            l.field_opt("standard_metadata", n)
+                .filter(|x| x.width <= 64)
+        };
+        StdFields {
+            ingress_port: f("ingress_port"),
+            egress_spec: f("egress_spec"),
+            egress_port: f("egress_port"),
+            instance_type: f("instance_type"),
+            packet_length: f("packet_length"),
+            priority: f("priority"),
+            queue_rate: f("queue_rate"),
+            queue_quantum: f("queue_quantum"),
+            enq_timestamp: f("enq_timestamp"),
+            enq_qdepth: f("enq_qdepth"),
+            deq_timedelta: f("deq_timedelta"),
+            deq_qdepth: f("deq_qdepth"),
+            qid: f("qid"),
+            mcast_grp: f("mcast_grp"),
+            checksum_error: f("checksum_error"),
+            parser_error: f("parser_error"),
+            ingress_global_timestamp: f("ingress_global_timestamp"),
+            egress_global_timestamp: f("egress_global_timestamp"),
+        }
+    }
+}
+
+/// Writes `v` to an optional standard metadata field.
+#[inline]
+pub(crate) fn put(st: &mut PacketState, f: Option<FieldRef>, v: u64) {
+    if let Some(f) = f {
+        st.set(f, v);
+    }
+}
+
+#[inline]
+pub(crate) fn take(st: &PacketState, f: Option<FieldRef>) -> Option<u64> {
+    f.map(|f| st.get(f))
+}

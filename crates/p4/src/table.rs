@@ -1,0 +1,619 @@
+//! Match tables: key layout, match structures (hash for exact, one hash per prefix length for
+//! lpm, a priority list for ternary/range/optional), entries and their runtime API.
+
+use crate::bits::{bytes_to_words, words_for, words_to_bytes};
+use crate::error::ApiError;
+use crate::externs::{CounterValue, Meter};
+use crate::fxhash::FxMap;
+use crate::state::PacketState;
+
+/// How a key field matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Lpm,
+    Ternary,
+    Range,
+    Optional,
+}
+
+impl MatchKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Lpm => "lpm",
+            MatchKind::Ternary => "ternary",
+            MatchKind::Range => "range",
+            MatchKind::Optional => "optional",
+        }
+    }
+}
+
+/// One key field's value in an entry. Values are big-endian bytes of any length (leading zeros
+/// optional, as P4Runtime sends them) that must fit the field's width.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchKey {
+    Exact(Vec<u8>),
+    /// Value and prefix length in bits of this field.
+    Lpm(Vec<u8>, u32),
+    /// Value and mask.
+    Ternary(Vec<u8>, Vec<u8>),
+    /// Low and high bound, inclusive.
+    Range(Vec<u8>, Vec<u8>),
+    /// `None` matches anything (wildcard).
+    Optional(Option<Vec<u8>>),
+}
+
+/// Where a key field's value comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum KeySrc {
+    /// First arena word and width.
+    Field {
+        word: u32,
+        width: u32,
+    },
+    Valid(u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyField {
+    pub name: String,
+    pub kind: MatchKind,
+    pub src: KeySrc,
+    pub width: u32,
+    /// Byte offset in the table's key and byte length (ceil(width / 8)).
+    pub off: u32,
+    pub len: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structure {
+    Keyless,
+    Exact,
+    Lpm,
+    Ternary,
+}
+
+/// An installed entry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub keys: Vec<MatchKey>,
+    /// Index of the action in the program.
+    pub action: u32,
+    pub data: Vec<u64>,
+    /// P4Runtime priority: higher wins (ternary/range/optional tables only).
+    pub priority: i32,
+    pub counter: CounterValue,
+    pub meter: Meter,
+    value: Box<[u8]>,
+    mask: Box<[u8]>,
+    /// (offset, len, low, high) of range fields.
+    ranges: Vec<(u32, u32, Box<[u8]>, Box<[u8]>)>,
+    prefix: u32,
+}
+
+struct LpmGroup {
+    prefix: u32,
+    mask: Box<[u8]>,
+    map: FxMap<Box<[u8]>, u32>,
+}
+
+pub struct Table {
+    pub name: String,
+    pub id: u64,
+    pub keys: Vec<KeyField>,
+    pub key_len: u32,
+    pub structure: Structure,
+    /// Actions the table may run (program action indices).
+    pub actions: Vec<u32>,
+    pub max_size: u64,
+    pub with_counters: bool,
+    pub direct_meter: Option<u32>,
+    pub is_const: bool,
+    pub default_action: Option<u32>,
+    pub default_data: Vec<u64>,
+    pub default_const: bool,
+    entries: Vec<Option<Entry>>,
+    free: Vec<u32>,
+    count: usize,
+    exact: FxMap<Box<[u8]>, u32>,
+    lpm: Vec<LpmGroup>,
+    tern: Vec<u32>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Table({}, {} entries)", self.name, self.count)
+    }
+}
+
+fn fit(bytes: &[u8], width: u32, len: u32, what: &str) -> Result<Vec<u8>, ApiError> {
+    let mut words = vec![0u64; words_for(width) as usize];
+    if !bytes_to_words(bytes, width, &mut words) {
+        return Err(ApiError::Invalid(format!(
+            "{what}: value does not fit in {width} bits"
+        )));
+    }
+    let mut out = Vec::with_capacity(len as usize);
+    words_to_bytes(&words, width, &mut out);
+    Ok(out)
+}
+
+fn prefix_mask(width: u32, len: u32, plen: u32) -> Vec<u8> {
+    // the field occupies the low `width` bits of `len` bytes
+    let lead = len * 8 - width;
+    (0..len * 8)
+        .collect::<Vec<_>>()
+        .chunks(8)
+        .map(|bits| {
+            bits.iter().fold(0u8, |acc, b| {
+                let set = *b >= lead && *b < lead + plen;
+                (acc << 1) | u8::from(set)
+            })
+        })
+        .collect()
+}
+
+impl Table {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        id: u64,
+        keys: Vec<KeyField>,
+        actions: Vec<u32>,
+        max_size: u64,
+        with_counters: bool,
+        direct_meter: Option<u32>,
+    ) -> Table {
+        let key_len = keys.iter().map(|k| k.len).sum();
+        let any = |ks: &[MatchKind]| keys.iter().any(|k| ks.contains(&k.kind));
+        let structure = if keys.is_empty() {
+            Structure::Keyless
+        } else if any(&[MatchKind::Ternary, MatchKind::Range, MatchKind::Optional]) {
+            Structure::Ternary
+        } else if any(&[MatchKind::Lpm]) {
+            Structure::Lpm
+        } else {
+            Structure::Exact
+        };
+        Table {
+            name,
+            id,
+            keys,
+            key_len,
+            structure,
+            actions,
+            max_size,
+            with_counters,
+            direct_meter,
+            is_const: false,
+            default_action: None,
+            default_data: Vec::new(),
+            default_const: false,
+            entries: Vec::new(),
+            free: Vec::new(),
+            count: 0,
+            exact: FxMap::default(),
+            lpm: Vec::new(),
+            tern: Vec::new(),
+        }
+    }
+
+    /// Writes the packet's key into `buf` (exactly `key_len` bytes).
+    #[inline]
+    pub fn build_key(&self, st: &PacketState, buf: &mut Vec<u8>) {
+        buf.clear();
+        for k in &self.keys {
+            match k.src {
+                KeySrc::Valid(h) => buf.push(u8::from(st.valid[h as usize])),
+                KeySrc::Field { word, width } => {
+                    let n = words_for(width) as usize;
+                    let w = &st.w[word as usize..word as usize + n];
+                    if n == 1 {
+                        let be = w[0].to_be_bytes();
+                        buf.extend_from_slice(&be[8 - k.len as usize..]);
+                    } else {
+                        words_to_bytes(w, width, buf);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Finds the matching entry for `key`; `tmp` is scratch space for masked keys.
+    #[inline]
+    pub fn lookup(&self, key: &[u8], tmp: &mut Vec<u8>) -> Option<u32> {
+        match self.structure {
+            Structure::Keyless => None,
+            Structure::Exact => self.exact.get(key).copied(),
+            Structure::Lpm => {
+                for g in &self.lpm {
+                    tmp.clear();
+                    tmp.extend(key.iter().zip(g.mask.iter()).map(|(a, b)| a & b));
+                    if let Some(e) = g.map.get(tmp.as_slice()) {
+                        return Some(*e);
+                    }
+                }
+                None
+            }
+            Structure::Ternary => self.tern.iter().copied().find(|h| {
+                let Some(Some(e)) = self.entries.get(*h as usize) else {
+                    return false;
+                };
+                key.iter()
+                    .zip(e.mask.iter().zip(e.value.iter()))
+                    .all(|(k, (m, v))| k & m == *v)
+                    && e.ranges.iter().all(|(off, len, lo, hi)| {
+                        let s = &key[*off as usize..(*off + *len) as usize];
+                        s >= &lo[..] && s <= &hi[..]
+                    })
+            }),
+        }
+    }
+
+    pub fn entry(&self, h: u32) -> Option<&Entry> {
+        self.entries.get(h as usize).and_then(Option::as_ref)
+    }
+
+    pub fn entry_mut(&mut self, h: u32) -> Option<&mut Entry> {
+        self.entries.get_mut(h as usize).and_then(Option::as_mut)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Handles of installed entries in ascending order.
+    pub fn handles(&self) -> impl Iterator<Item = u32> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.is_some())
+            .map(|(i, _)| i as u32)
+    }
+
+    /// Checks and normalises keys into value/mask/ranges over the whole key.
+    fn encode(&self, keys: &[MatchKey]) -> Result<Entry, ApiError> {
+        if keys.len() != self.keys.len() {
+            return Err(ApiError::Invalid(format!(
+                "table {} has {} key fields, got {}",
+                self.name,
+                self.keys.len(),
+                keys.len()
+            )));
+        }
+        let n = self.key_len as usize;
+        let mut value = vec![0u8; n];
+        let mut mask = vec![0u8; n];
+        let mut ranges = Vec::new();
+        let mut prefix = 0;
+        let mut norm = Vec::with_capacity(keys.len());
+        for (kf, mk) in self.keys.iter().zip(keys) {
+            let what = format!("{} key {}", self.name, kf.name);
+            let (o, l) = (kf.off as usize, kf.len as usize);
+            let all = prefix_mask(kf.width, kf.len, kf.width);
+            let (v, m, nk) = match (kf.kind, mk) {
+                (MatchKind::Exact, MatchKey::Exact(v)) => {
+                    let v = fit(v, kf.width, kf.len, &what)?;
+                    (v.clone(), all, MatchKey::Exact(v))
+                }
+                (MatchKind::Lpm, MatchKey::Lpm(v, p)) => {
+                    if *p > kf.width {
+                        return Err(ApiError::Invalid(format!(
+                            "{what}: prefix length {p} over width {}",
+                            kf.width
+                        )));
+                    }
+                    prefix = *p;
+                    let m = prefix_mask(kf.width, kf.len, *p);
+                    let v = fit(v, kf.width, kf.len, &what)?;
+                    let v: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
+                    (v.clone(), m, MatchKey::Lpm(v, *p))
+                }
+                (MatchKind::Ternary, MatchKey::Ternary(v, m)) => {
+                    let m = fit(m, kf.width, kf.len, &what)?;
+                    let v = fit(v, kf.width, kf.len, &what)?;
+                    let v: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
+                    (v.clone(), m.clone(), MatchKey::Ternary(v, m))
+                }
+                (MatchKind::Optional, MatchKey::Optional(None)) => {
+                    (vec![0; l], vec![0; l], MatchKey::Optional(None))
+                }
+                (MatchKind::Optional, MatchKey::Optional(Some(v))) => {
+                    let v = fit(v, kf.width, kf.len, &what)?;
+                    (v.clone(), all, MatchKey::Optional(Some(v)))
+                }
+                (MatchKind::Range, MatchKey::Range(lo, hi)) => {
+                    let lo = fit(lo, kf.width, kf.len, &what)?;
+                    let hi = fit(hi, kf.width, kf.len, &what)?;
+                    if lo > hi {
+                        return Err(ApiError::Invalid(format!("{what}: empty range")));
+                    }
+                    ranges.push((
+                        kf.off,
+                        kf.len,
+                        lo.clone().into_boxed_slice(),
+                        hi.clone().into_boxed_slice(),
+                    ));
+                    (vec![0; l], vec![0; l], MatchKey::Range(lo, hi))
+                }
+                (k, got) => {
+                    return Err(ApiError::Invalid(format!(
+                        "{what}: expected a {} match, got {got:?}",
+                        k.name()
+                    )))
+                }
+            };
+            value[o..o + l].copy_from_slice(&v);
+            mask[o..o + l].copy_from_slice(&m);
+            norm.push(nk);
+        }
+        Ok(Entry {
+            keys: norm,
+            action: 0,
+            data: Vec::new(),
+            priority: 0,
+            counter: CounterValue::default(),
+            meter: Meter::default(),
+            value: value.into_boxed_slice(),
+            mask: mask.into_boxed_slice(),
+            ranges,
+            prefix,
+        })
+    }
+
+    fn same_key(&self, e: &Entry) -> Option<u32> {
+        match self.structure {
+            Structure::Keyless => None,
+            Structure::Exact => self.exact.get(&e.value).copied(),
+            Structure::Lpm => self
+                .lpm
+                .iter()
+                .find(|g| g.prefix == e.prefix)
+                .and_then(|g| g.map.get(&e.value).copied()),
+            Structure::Ternary => self.tern.iter().copied().find(|h| {
+                self.entry(*h).is_some_and(|x| {
+                    x.value == e.value
+                        && x.mask == e.mask
+                        && x.ranges == e.ranges
+                        && x.priority == e.priority
+                })
+            }),
+        }
+    }
+
+    /// Inserts an entry whose action and data were checked by the caller.
+    pub fn insert(
+        &mut self,
+        keys: &[MatchKey],
+        action: u32,
+        data: Vec<u64>,
+        priority: i32,
+    ) -> Result<u32, ApiError> {
+        if self.structure == Structure::Keyless {
+            return Err(ApiError::Invalid(format!(
+                "table {} has no key; set its default action instead",
+                self.name
+            )));
+        }
+        if self.count as u64 >= self.max_size {
+            return Err(ApiError::TableFull(self.name.clone()));
+        }
+        let mut e = self.encode(keys)?;
+        e.action = action;
+        e.data = data;
+        e.priority = priority;
+        if self.same_key(&e).is_some() {
+            return Err(ApiError::DuplicateEntry);
+        }
+        let h = match self.free.pop() {
+            Some(h) => h,
+            None => {
+                self.entries.push(None);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        match self.structure {
+            Structure::Exact => {
+                self.exact.insert(e.value.clone(), h);
+            }
+            Structure::Lpm => {
+                let pos = self.lpm.iter().position(|g| g.prefix <= e.prefix);
+                let at = match pos {
+                    Some(i) if self.lpm[i].prefix == e.prefix => i,
+                    Some(i) => {
+                        self.lpm.insert(
+                            i,
+                            LpmGroup {
+                                prefix: e.prefix,
+                                mask: e.mask.clone(),
+                                map: FxMap::default(),
+                            },
+                        );
+                        i
+                    }
+                    None => {
+                        self.lpm.push(LpmGroup {
+                            prefix: e.prefix,
+                            mask: e.mask.clone(),
+                            map: FxMap::default(),
+                        });
+                        self.lpm.len() - 1
+                    }
+                };
+                self.lpm[at].map.insert(e.value.clone(), h);
+            }
+            Structure::Ternary => {
+                // higher priority first; among equals, older entries first
+                let p = e.priority;
+                let entries = &self.entries;
+                let at = self
+                    .tern
+                    .iter()
+                    .position(|x| {
+                        entries
+                            .get(*x as usize)
+                            .and_then(Option::as_ref)
+                            .is_some_and(|o| o.priority < p)
+                    })
+                    .unwrap_or(self.tern.len());
+                self.tern.insert(at, h);
+            }
+            Structure::Keyless => {}
+        }
+        self.entries[h as usize] = Some(e);
+        self.count += 1;
+        Ok(h)
+    }
+
+    pub fn remove(&mut self, h: u32) -> Result<Entry, ApiError> {
+        let Some(e) = self.entries.get_mut(h as usize).and_then(Option::take) else {
+            return Err(ApiError::BadHandle(h));
+        };
+        match self.structure {
+            Structure::Exact => {
+                self.exact.remove(&e.value);
+            }
+            Structure::Lpm => {
+                if let Some(i) = self.lpm.iter().position(|g| g.prefix == e.prefix) {
+                    self.lpm[i].map.remove(&e.value);
+                    if self.lpm[i].map.is_empty() {
+                        self.lpm.remove(i);
+                    }
+                }
+            }
+            Structure::Ternary => self.tern.retain(|x| *x != h),
+            Structure::Keyless => {}
+        }
+        self.free.push(h);
+        self.count -= 1;
+        Ok(e)
+    }
+
+    /// Removes all entries.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.free.clear();
+        self.count = 0;
+        self.exact.clear();
+        self.lpm.clear();
+        self.tern.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: &str, kind: MatchKind, width: u32, off: u32) -> KeyField {
+        KeyField {
+            name: name.into(),
+            kind,
+            src: KeySrc::Field { word: 0, width },
+            width,
+            off,
+            len: width.div_ceil(8),
+        }
+    }
+
+    #[test]
+    fn lpm_longest_wins_and_delete() {
+        let mut t = Table::new(
+            "t".into(),
+            0,
+            vec![key("a", MatchKind::Lpm, 32, 0)],
+            vec![0],
+            16,
+            false,
+            None,
+        );
+        let h8 = t.insert(&[MatchKey::Lpm(vec![10, 0, 0, 0], 8)], 0, vec![8], 0);
+        // value given with extra host bits under the prefix: normalised
+        let h8 = h8.unwrap();
+        let h24 = t
+            .insert(&[MatchKey::Lpm(vec![10, 0, 1, 0], 24)], 0, vec![24], 0)
+            .unwrap();
+        let mut tmp = Vec::new();
+        assert_eq!(t.lookup(&[10, 0, 1, 7], &mut tmp), Some(h24));
+        assert_eq!(t.lookup(&[10, 0, 2, 7], &mut tmp), Some(h8));
+        assert_eq!(t.lookup(&[11, 0, 1, 7], &mut tmp), None);
+        assert!(matches!(
+            t.insert(&[MatchKey::Lpm(vec![10, 0, 1, 0], 24)], 0, vec![], 0),
+            Err(ApiError::DuplicateEntry)
+        ));
+        t.remove(h24).unwrap();
+        assert_eq!(t.lookup(&[10, 0, 1, 7], &mut tmp), Some(h8));
+        assert!(t
+            .insert(&[MatchKey::Lpm(vec![1, 0, 0, 0, 0], 8)], 0, vec![], 0)
+            .is_err());
+    }
+
+    #[test]
+    fn ternary_priority_and_range() {
+        let keys = vec![
+            key("a", MatchKind::Ternary, 16, 0),
+            key("b", MatchKind::Range, 9, 2),
+        ];
+        let mut t = Table::new("t".into(), 0, keys, vec![0], 16, false, None);
+        let lo = t
+            .insert(
+                &[
+                    MatchKey::Ternary(vec![0], vec![0]),
+                    MatchKey::Range(vec![0], vec![1, 0xff]),
+                ],
+                0,
+                vec![],
+                1,
+            )
+            .unwrap();
+        let hi = t
+            .insert(
+                &[
+                    MatchKey::Ternary(vec![0x08, 0], vec![0xff, 0]),
+                    MatchKey::Range(vec![10], vec![20]),
+                ],
+                0,
+                vec![],
+                10,
+            )
+            .unwrap();
+        let mut tmp = Vec::new();
+        assert_eq!(t.lookup(&[0x08, 0x33, 0, 15], &mut tmp), Some(hi));
+        assert_eq!(t.lookup(&[0x08, 0x33, 0, 21], &mut tmp), Some(lo));
+        assert_eq!(t.lookup(&[0x09, 0x33, 0, 15], &mut tmp), Some(lo));
+        assert!(t
+            .insert(
+                &[
+                    MatchKey::Ternary(vec![0], vec![0]),
+                    MatchKey::Range(vec![2, 0], vec![2, 0])
+                ],
+                0,
+                vec![],
+                1
+            )
+            .is_err());
+    }
+
+    #[test]
+    fn exact_wide_key() {
+        let mut t = Table::new(
+            "t".into(),
+            0,
+            vec![key("a", MatchKind::Exact, 128, 0)],
+            vec![0],
+            4,
+            false,
+            None,
+        );
+        let v: Vec<u8> = (1..=16).collect();
+        let h = t
+            .insert(&[MatchKey::Exact(v.clone())], 0, vec![], 0)
+            .unwrap();
+        let mut tmp = Vec::new();
+        assert_eq!(t.lookup(&v, &mut tmp), Some(h));
+        assert!(matches!(
+            t.insert(&[MatchKey::Lpm(v, 3)], 0, vec![], 0),
+            Err(ApiError::Invalid(_))
+        ));
+    }
+}
