@@ -8,8 +8,10 @@
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
 
 pub mod align;
+pub mod api;
 pub mod balance;
 pub mod check;
+pub mod engines;
 pub mod error;
 pub mod fill;
 pub mod ftree;

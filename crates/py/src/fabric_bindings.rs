@@ -1,7 +1,51 @@
-//! Bindings for lanes-fabric (issue 6).
+//! Bindings for lanes-fabric (issue 6): paths and JSON strings in, JSON strings out. Long work runs
+//! without the GIL.
 
+use lanes_fabric::api;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn py_err(e: lanes_fabric::FabricError) -> PyErr {
+    PyValueError::new_err(e.0)
+}
+
+/// Generates a topology from a JSON spec; writes the netlist when `out` is given. Returns JSON.
+#[pyfunction]
+#[pyo3(signature = (spec, out=None))]
+fn fabric_gen(py: Python<'_>, spec: &str, out: Option<&str>) -> PyResult<String> {
+    py.allow_threads(|| api::gen(spec, out)).map_err(py_err)
+}
+
+/// Routes a netlist with an engine, writes opensm-lfts.dump to `out`. Returns JSON statistics.
+#[pyfunction]
+#[pyo3(signature = (net, engine, out, opts="{}"))]
+fn fabric_route(py: Python<'_>, net: &str, engine: &str, out: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| api::route(net, engine, out, opts)).map_err(py_err)
+}
+
+/// Deadlock-freedom and completeness check of a dump on a netlist. Returns JSON.
+#[pyfunction]
+fn fabric_check(py: Python<'_>, net: &str, dump: &str) -> PyResult<String> {
+    py.allow_threads(|| api::check_files(net, dump)).map_err(py_err)
+}
+
+/// Destinations per port, per level and direction. Returns JSON.
+#[pyfunction]
+fn fabric_balance(py: Python<'_>, net: &str, dump: &str) -> PyResult<String> {
+    py.allow_threads(|| api::balance_files(net, dump)).map_err(py_err)
+}
+
+/// Entries, blocks (SMPs) and switches that differ between two dumps. Returns JSON.
+#[pyfunction]
+fn fabric_diff(py: Python<'_>, old: &str, new: &str) -> PyResult<String> {
+    py.allow_threads(|| api::diff_files(old, new)).map_err(py_err)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fabric_gen, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_route, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_check, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_balance, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_diff, m)?)?;
     Ok(())
 }

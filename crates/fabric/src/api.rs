@@ -1,0 +1,177 @@
+//! File-level operations behind `lanes fabric ...`: paths and JSON in, JSON out, one-line errors.
+//! The Python bindings call only these.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::bail;
+use crate::error::{err, Result};
+use crate::gen::Pgft;
+use crate::lft::{self, blocks_for, Lfts};
+use crate::model::Fabric;
+use crate::topo::Topo;
+use crate::{balance, check, engines, netlist};
+
+pub fn read_text(path: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| err(format!("cannot read {path}: {e}")))
+}
+
+pub fn write_text(path: &str, text: &str) -> Result<()> {
+    if let Some(dir) = Path::new(path).parent() {
+        if !dir.as_os_str().is_empty() && !dir.exists() {
+            std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+        }
+    }
+    std::fs::write(path, text).map_err(|e| err(format!("cannot write {path}: {e}")))
+}
+
+pub fn load_fabric(path: &str) -> Result<Fabric> {
+    netlist::read(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
+}
+
+pub fn load_lfts(path: &str) -> Result<lft::Dump> {
+    lft::read_dump(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
+}
+
+/// Fabric with LIDs taken from an OpenSM dump when given (so tables compare entry by entry).
+pub fn load_with_lids(net: &str, lids_from: Option<&str>) -> Result<Fabric> {
+    let mut f = load_fabric(net)?;
+    if let Some(d) = lids_from {
+        let dump = load_lfts(d)?;
+        f.set_lids_from_guids(&dump.lids).map_err(|e| err(format!("{d}: {e}")))?;
+        f.check_lids()?;
+    }
+    Ok(f)
+}
+
+fn u32_list(v: &Value, key: &str) -> Result<Vec<u32>> {
+    match v.get(key) {
+        None => bail!("missing {key:?}"),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| x.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| err(format!("{key}: not a number list"))))
+            .collect(),
+        Some(_) => bail!("{key}: expected a list of numbers"),
+    }
+}
+
+/// Builds a topology from a JSON spec: {"kind": "xgft"|"pgft"|"kary"|"named", ...}.
+pub fn spec_to_pgft(spec: &str) -> Result<Pgft> {
+    let v: Value = serde_json::from_str(spec).map_err(|e| err(format!("bad spec: {e}")))?;
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut t = match kind {
+        "xgft" => Pgft::xgft(u32_list(&v, "m")?, u32_list(&v, "w")?)?,
+        "pgft" => Pgft::new(u32_list(&v, "m")?, u32_list(&v, "w")?, u32_list(&v, "p")?)?,
+        "kary" => {
+            let k = v.get("k").and_then(Value::as_u64).ok_or_else(|| err("kary needs k"))?;
+            let n = v.get("n").and_then(Value::as_u64).ok_or_else(|| err("kary needs n"))?;
+            Pgft::kary(k.min(255) as u32, n.min(255) as u32)?
+        }
+        "named" => Pgft::named(v.get("name").and_then(Value::as_str).unwrap_or(""))?,
+        _ => bail!("unknown topology kind {kind:?} (xgft, pgft, kary, named)"),
+    };
+    if let Some(h) = v.get("h").and_then(Value::as_u64) {
+        if h as usize != t.h() {
+            bail!("h = {h} but {} levels given", t.h());
+        }
+    }
+    if let Some(r) = v.get("radix").and_then(Value::as_u64) {
+        t.radix = Some(r.min(255) as u32);
+    }
+    Ok(t)
+}
+
+pub fn summary(t: &Pgft) -> Value {
+    let lids = t.num_nodes() + t.num_switches();
+    let blocks = blocks_for(lids as usize) as u64;
+    let (diff_trees, disjoint) = t.spanning_trees();
+    json!({
+        "topology": t.describe(),
+        "nodes": t.num_nodes(),
+        "switches": t.num_switches(),
+        "switches_per_level": (1..=t.h()).map(|i| t.count_at(i)).collect::<Vec<_>>(),
+        "lids": lids,
+        "lft_blocks_per_switch": blocks,
+        "full_reconfiguration_smps": blocks * t.num_switches(),
+        "lid_swap_copy_max_smps": 2 * t.num_switches(),
+        "spanning_trees_different": diff_trees,
+        "spanning_trees_disjoint": disjoint,
+    })
+}
+
+pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
+    let t = spec_to_pgft(spec)?;
+    let mut s = summary(&t);
+    if let Some(out) = out {
+        let f = t.build()?;
+        write_text(out, &netlist::write(&f))?;
+        s["netlist"] = json!(out);
+    }
+    Ok(s.to_string())
+}
+
+/// Routes a netlist with an engine and writes opensm-lfts.dump. `opts` is a JSON object:
+/// {"lids_from": dump, "order": [node names], "old": dump, "check": bool, "vms": {...}}.
+pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
+    let o: Value = if opts.trim().is_empty() { json!({}) } else { serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))? };
+    let f = load_with_lids(net, o.get("lids_from").and_then(Value::as_str))?;
+    let t = Topo::new(&f)?;
+    let (lfts, stats) = engines::run(&f, &t, engine, &o)?;
+    let start = Instant::now();
+    write_text(out, &lft::write_dump(&f, &lfts))?;
+    let mut v = serde_json::to_value(&stats).map_err(|e| err(e.to_string()))?;
+    v["write_seconds"] = json!(start.elapsed().as_secs_f64());
+    v["out"] = json!(out);
+    if o.get("check").and_then(Value::as_bool).unwrap_or(true) {
+        let r = check::check(&f, &t, &lfts)?;
+        v["check"] = serde_json::to_value(&r).map_err(|e| err(e.to_string()))?;
+    }
+    Ok(v.to_string())
+}
+
+pub fn check_files(net: &str, dump: &str) -> Result<String> {
+    let d = load_lfts(dump)?;
+    let mut f = load_fabric(net)?;
+    f.set_lids_from_guids(&d.lids).map_err(|e| err(format!("{dump}: {e}")))?;
+    let t = Topo::new(&f)?;
+    let r = check::check(&f, &t, &d.lfts)?;
+    serde_json::to_string(&r).map_err(|e| err(e.to_string()))
+}
+
+pub fn balance_files(net: &str, dump: &str) -> Result<String> {
+    let d = load_lfts(dump)?;
+    let mut f = load_fabric(net)?;
+    f.set_lids_from_guids(&d.lids).map_err(|e| err(format!("{dump}: {e}")))?;
+    let t = Topo::new(&f)?;
+    let b = balance::balance(&f, &t, &d.lfts)?;
+    serde_json::to_string(&b).map_err(|e| err(e.to_string()))
+}
+
+pub fn diff_files(old: &str, new: &str) -> Result<String> {
+    let a: Lfts = load_lfts(old)?.lfts;
+    let b: Lfts = load_lfts(new)?.lfts;
+    let d = lft::diff(&a, &b)?;
+    serde_json::to_string(&d).map_err(|e| err(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gen_summary_of_the_largest_thesis_tree() {
+        let v: Value = serde_json::from_str(&gen(r#"{"kind":"named","name":"18-3-1-full"}"#, None).unwrap()).unwrap();
+        assert_eq!(v["nodes"], 11664);
+        assert_eq!(v["switches"], 1620);
+        assert_eq!(v["lids"], 13284);
+        assert_eq!(v["lft_blocks_per_switch"], 208);
+        assert_eq!(v["full_reconfiguration_smps"], 336_960);
+        assert_eq!(v["lid_swap_copy_max_smps"], 3240);
+        let v: Value = serde_json::from_str(&gen(r#"{"kind":"xgft","h":3,"m":[4,4,3],"w":[1,2,3]}"#, None).unwrap()).unwrap();
+        assert_eq!((v["spanning_trees_different"].as_u64(), v["spanning_trees_disjoint"].as_u64()), (Some(6), Some(2)));
+        assert!(gen(r#"{"kind":"xgft","h":2,"m":[4,4,3],"w":[1,2,3]}"#, None).is_err());
+        assert!(gen("{", None).is_err());
+    }
+}
