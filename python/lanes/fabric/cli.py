@@ -1,0 +1,260 @@
+"""`lanes fabric gen|route|check|balance|diff|eval|opensm`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from lanes.errors import LanesError
+from lanes.fabric import native
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from e
+
+
+def _emit(result: dict[str, Any], as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        for line in lines:
+            print(line)
+
+
+def _spec(args: argparse.Namespace) -> dict[str, Any]:
+    kind = args.kind
+    spec: dict[str, Any] = {"kind": kind}
+    if kind in ("xgft", "pgft"):
+        if args.m is None or args.w is None:
+            raise LanesError(f"{kind} needs --m and --w")
+        spec.update(m=args.m, w=args.w)
+        if args.h is not None:
+            spec["h"] = args.h
+        if kind == "pgft":
+            spec["p"] = args.p if args.p is not None else [1] * len(args.m)
+    elif kind == "kary":
+        if args.k is None or args.n is None:
+            raise LanesError("kary needs --k and --n")
+        spec.update(k=args.k, n=args.n)
+    elif kind == "named":
+        if not args.name:
+            raise LanesError("named needs --name, e.g. 18-3-1-full")
+        spec["name"] = args.name
+    if args.radix is not None:
+        spec["radix"] = args.radix
+    return spec
+
+
+def cmd_gen(args: argparse.Namespace) -> int:
+    r = native.gen(_spec(args), args.out)
+    _emit(
+        r,
+        args.json,
+        [
+            f"{r['topology']}: {r['nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs, "
+            f"{r['lft_blocks_per_switch']} LFT blocks/switch, full reconfiguration {r['full_reconfiguration_smps']} SMPs",
+            f"spanning trees per leaf: {r['spanning_trees_different']} different, "
+            f"{r['spanning_trees_disjoint']} disjoint",
+        ]
+        + ([f"netlist: {args.out}"] if args.out else []),
+    )
+    return 0
+
+
+def _read_order(path: str | None) -> list[str] | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [w for line in fh for w in line.split("#")[0].split()]
+    except OSError as e:
+        raise LanesError(f"cannot read {path}: {e.strerror}") from e
+
+
+def cmd_route(args: argparse.Namespace) -> int:
+    opts: dict[str, Any] = {"check": not args.no_check}
+    if args.lids_from:
+        opts["lids_from"] = args.lids_from
+    if args.old:
+        opts["old"] = args.old
+    order = _read_order(args.order)
+    if order is not None:
+        opts["order"] = order
+    if args.vms:
+        opts["vms"] = args.vms
+    print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
+    r = native.route(args.net, args.engine, args.out, opts)
+    lines = [
+        f"{r['engine']}: {r['compute_nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs "
+        f"routed in {r['seconds'] * 1000:.1f} ms -> {r['out']}"
+    ]
+    chk = r.get("check")
+    if chk:
+        lines.append(
+            f"deadlock free: {chk['deadlock_free']} (up/down violations {chk['updown_violations']}, "
+            f"CDG acyclic {chk['cdg_acyclic']}), unreachable leaf->node pairs {chk['unreachable']}"
+        )
+    _emit(r, args.json, lines)
+    return 0 if not chk or chk["deadlock_free"] else 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    r = native.check(args.net, args.dump)
+    lines = [
+        f"deadlock free: {r['deadlock_free']}",
+        f"routes checked {r['routes']}, up/down violations {r['updown_violations']}, "
+        f"unreachable leaf->node pairs {r['unreachable']}",
+        f"channel dependency graph: {r['cdg_channels']} channels, {r['cdg_dependencies']} dependencies, "
+        f"acyclic {r['cdg_acyclic']}",
+    ]
+    if r.get("first_problem"):
+        lines.append(f"first problem: {r['first_problem']}")
+    _emit(r, args.json, lines)
+    return 0 if r["deadlock_free"] and r["unreachable"] == 0 else 1
+
+
+def balance_lines(b: dict[str, Any]) -> list[str]:
+    out = [f"{b['destinations']} destinations, broken routes {b['broken_routes']}"]
+    for lv in b["levels"]:
+        hist = " ".join(f"{n}x{c}" for c, n in lv["histogram"])
+        out.append(f"level {lv['level']} {lv['dir']:>4}: {lv['ports']} ports, min {lv['min']} max {lv['max']} [{hist}]")
+    return out
+
+
+def cmd_balance(args: argparse.Namespace) -> int:
+    b = native.balance(args.net, args.dump)
+    _emit(b, args.json, balance_lines(b))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    d = native.diff(args.old, args.new)
+    _emit(
+        d,
+        args.json,
+        [
+            f"entries changed {d['entries']}, blocks (SMPs) {d['blocks']} of {d['full_blocks']}, "
+            f"switches touched {d['switches']} of {d['total_switches']}"
+        ],
+    )
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    opts: dict[str, Any] = {"pattern": args.pattern, "runs": args.runs, "seed": args.seed}
+    order = _read_order(args.order)
+    if order is not None:
+        opts["order"] = order
+    if args.threads:
+        opts["threads"] = args.threads
+    r = native.evaluate(args.net, args.dump, opts)
+    _emit(
+        r,
+        args.json,
+        [
+            f"{r['pattern']} over {r['runs']} runs ({r['nodes']} nodes): effective bandwidth mean "
+            f"{r['bandwidth_mean']:.4f} (min {r['bandwidth_min']:.4f}, max {r['bandwidth_max']:.4f}), "
+            f"max congestion mean {r['max_congestion_mean']:.2f}"
+        ],
+    )
+    return 0
+
+
+def cmd_opensm(args: argparse.Namespace) -> int:
+    from lanes.fabric import opensm
+
+    r = opensm.run(
+        args.net,
+        args.engine,
+        args.out,
+        timeout=args.timeout,
+        lfts=args.lfts,
+        traces=args.traces,
+    )
+    lines = [f"opensm {r['engine']}: rc {r['rc']}, routing {r.get('routing_seconds')} s, dump {r.get('lfts_dump')}"]
+    if "balance" in r:
+        lines += balance_lines(r["balance"])
+    if "traces" in r:
+        ok = sum(1 for t in r["traces"] if t["ok"])
+        lines.append(f"ibtracert: {ok}/{len(r['traces'])} sample routes match the LFTs")
+    _emit(r, args.json, lines)
+    return 0 if r["rc"] == 0 else 1
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("fabric", help="InfiniBand fat trees: generate, route, check, evaluate, OpenSM")
+    sub = p.add_subparsers(dest="fabric_command", metavar="ACTION", required=True)
+
+    g = sub.add_parser("gen", help="generate a fat tree and write an ibsim/ibnetdiscover netlist")
+    g.add_argument("kind", choices=["xgft", "pgft", "kary", "named"])
+    g.add_argument("--h", type=int, help="levels (checked against --m)")
+    g.add_argument("--m", type=_ints, help="children per level, e.g. 18,18,36")
+    g.add_argument("--w", type=_ints, help="parents per level, e.g. 1,18,18")
+    g.add_argument("--p", type=_ints, help="parallel links per level (pgft)")
+    g.add_argument("--k", type=int)
+    g.add_argument("--n", type=int)
+    g.add_argument("--name", help="thesis tree k-n-o-half|full, e.g. 18-3-1-full")
+    g.add_argument("--radix", type=int, help="ports per switch in the netlist")
+    g.add_argument("--out", help="netlist file to write")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(func=cmd_gen)
+
+    r = sub.add_parser("route", help="compute LFTs and write opensm-lfts.dump")
+    r.add_argument("net")
+    r.add_argument("--engine", default="ftree")
+    r.add_argument("--out", required=True)
+    r.add_argument("--lids-from", help="take LIDs from this opensm-lfts.dump (e.g. OpenSM's)")
+    r.add_argument("--order", help="node order file (names, whitespace separated) for noftree")
+    r.add_argument("--old", help="previous LFTs (slimupdate)")
+    r.add_argument("--vms", help="VMs per hypervisor file (vswitch-ftree)")
+    r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=cmd_route)
+
+    c = sub.add_parser("check", help="deadlock freedom (up/down, channel dependency graph) and completeness")
+    c.add_argument("net")
+    c.add_argument("dump")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_check)
+
+    b = sub.add_parser("balance", help="destinations per port at each level and direction")
+    b.add_argument("net")
+    b.add_argument("dump")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_balance)
+
+    d = sub.add_parser("diff", help="entries, blocks (SMPs) and switches that differ between two dumps")
+    d.add_argument("old")
+    d.add_argument("new")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_diff)
+
+    e = sub.add_parser("eval", help="routing quality like ORCS: congestion and effective bandwidth")
+    e.add_argument("net")
+    e.add_argument("dump")
+    e.add_argument(
+        "--pattern",
+        default="bisect",
+        choices=["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"],
+    )
+    e.add_argument("--runs", type=int, default=100)
+    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--order", help="node order file (ranks -> node names); default random per run")
+    e.add_argument("--threads", type=int, default=0)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=cmd_eval)
+
+    o = sub.add_parser("opensm", help="run OpenSM once on ibsim with this netlist")
+    o.add_argument("net")
+    o.add_argument("--engine", default="ftree", help="ftree, minhop, updn, dfsssp, ... or file (with --lfts)")
+    o.add_argument("--lfts", help="our opensm-lfts.dump to load with -R file -U")
+    o.add_argument("--out", required=True, help="directory for dumps and logs")
+    o.add_argument("--timeout", type=float, default=600.0)
+    o.add_argument("--traces", type=int, default=8, help="sample routes to check with ibtracert")
+    o.add_argument("--json", action="store_true")
+    o.set_defaults(func=cmd_opensm)

@@ -1,0 +1,47 @@
+"""Typed wrappers over the Rust functions in lanes._native: JSON strings become dicts, errors LanesError."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lanes.errors import LanesError
+
+
+def _call(name: str, *args: Any) -> dict[str, Any]:
+    try:
+        from lanes import _native
+    except ImportError as e:  # pragma: no cover - only without a built extension
+        raise LanesError(f"the lanes extension module is not built: {e}") from e
+    fn = getattr(_native, name, None)
+    if fn is None:
+        raise LanesError(f"the lanes extension module lacks {name}: rebuild it (make setup)")
+    try:
+        out: dict[str, Any] = json.loads(fn(*args))
+    except ValueError as e:
+        raise LanesError(str(e).splitlines()[0] if str(e) else "fabric error") from e
+    return out
+
+
+def gen(spec: dict[str, Any], out: str | None) -> dict[str, Any]:
+    return _call("fabric_gen", json.dumps(spec), out)
+
+
+def route(net: str, engine: str, out: str, opts: dict[str, Any] | None = None) -> dict[str, Any]:
+    return _call("fabric_route", net, engine, out, json.dumps(opts or {}))
+
+
+def check(net: str, dump: str) -> dict[str, Any]:
+    return _call("fabric_check", net, dump)
+
+
+def balance(net: str, dump: str) -> dict[str, Any]:
+    return _call("fabric_balance", net, dump)
+
+
+def diff(old: str, new: str) -> dict[str, Any]:
+    return _call("fabric_diff", old, new)
+
+
+def evaluate(net: str, dump: str, opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_eval", net, dump, json.dumps(opts))

@@ -1,0 +1,256 @@
+"""OpenSM + ibsim as the real peer: start ibsim on a netlist, run OpenSM once with one of its engines
+or with our LFTs (-R file -U), collect its dumps and routing time, and trace sample routes with
+ibtracert. Every process is started and stopped by PID; each run has its own IBSIM_SOCKNAME."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lanes.errors import LanesError
+from lanes.fabric import native
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+TOOLS = ("ibsim", "opensm", "ibtracert")
+
+
+def missing_tools() -> list[str]:
+    """Names of the tools (or the umad2sim library) that are not installed."""
+    missing = [t for t in TOOLS if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
+    if not Path(UMAD2SIM).exists():
+        missing.append("libumad2sim0")
+    return missing
+
+
+def _tool(name: str) -> str:
+    return shutil.which(name) or str(Path("/usr/sbin", name))
+
+
+def netlist_size(net: str) -> tuple[int, int, int]:
+    """(nodes, switches, ports) declared in a netlist."""
+    nodes = switches = ports = 0
+    try:
+        with open(net, encoding="utf-8") as fh:
+            for line in fh:
+                m = re.match(r"\s*(Switch|Hca|Ca)\s+(\d+)", line)
+                if m:
+                    nodes += 1
+                    switches += m.group(1) == "Switch"
+                    ports += int(m.group(2)) + 1
+    except OSError as e:
+        raise LanesError(f"cannot read {net}: {e.strerror}") from e
+    if nodes == 0:
+        raise LanesError(f"{net}: no nodes in netlist")
+    return nodes, switches, ports
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+_LOG_TIME = re.compile(r"^\w{3}\s+\d+\s+(\d\d):(\d\d):(\d\d)\s+(\d+)\s")
+
+
+def _stamp(line: str) -> float | None:
+    m = _LOG_TIME.match(line)
+    if not m:
+        return None
+    h, mi, s, us = (int(x) for x in m.groups())
+    return h * 3600 + mi * 60 + s + us / 1e6
+
+
+def routing_times(log: str) -> dict[str, float | None]:
+    """Times from OpenSM's log: from entering MASTER (discovery done) and, for ftree, from its
+    topology summary (fat tree built) to 'tables configured on all switches' (routes computed and
+    sent). Lines carry microsecond stamps."""
+    master = topo = done = None
+    for line in log.splitlines():
+        t = _stamp(line)
+        if t is None:
+            continue
+        if "Entering MASTER state" in line and master is None:
+            master = t
+        elif "fabric_dump_general_info" in line and topo is None:
+            topo = t
+        elif "tables configured on all switches" in line:
+            done = t
+    def span(a: float | None) -> float | None:
+        if a is None or done is None:
+            return None
+        d = done - a
+        return round(d + 86400 if d < 0 else d, 6)
+    return {"master_to_configured_seconds": span(master), "routing_seconds": span(topo if topo else master)}
+
+
+def parse_dump_lids(path: Path) -> dict[str, int]:
+    """Compute-node name -> LID from an opensm-lfts.dump."""
+    lids: dict[str, int] = {}
+    headers = 0
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("Unicast"):
+                headers += 1
+                if headers > 1 and lids:
+                    break  # every switch lists the same destinations
+            m = re.match(r"0x([0-9a-fA-F]+) \d+ # Channel Adapter portguid \S+ '(.*)'", line)
+            if m:
+                lids[m.group(2)] = int(m.group(1), 16)
+    return lids
+
+
+def parse_lfts(path: Path) -> dict[int, dict[int, int]]:
+    """switch GUID -> {LID: port} from an opensm-lfts.dump."""
+    tables: dict[int, dict[int, int]] = {}
+    cur: dict[int, int] = {}
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("Unicast"):
+                m = re.search(r"guid (0x[0-9a-fA-F]+)", line)
+                if not m:
+                    raise LanesError(f"{path}: switch header without guid")
+                cur = tables.setdefault(int(m.group(1), 16), {})
+            elif line.startswith("0x"):
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    cur[int(parts[0], 16)] = int(parts[1])
+    return tables
+
+
+_HOP = re.compile(r"^\[(\d+)\] -> (switch|ca) port \{(0x[0-9a-fA-F]+)\}\[\d+\] lid (\d+)")
+
+
+def check_trace(output: str, dst: int, tables: dict[int, dict[int, int]]) -> tuple[bool, int]:
+    """True when every switch hop ibtracert reports leaves by the port the LFTs name."""
+    hops = [(int(m.group(1)), m.group(2), int(m.group(3), 16), int(m.group(4)))
+            for m in (_HOP.match(x.strip()) for x in output.splitlines()) if m]
+    if not hops or hops[-1][1] != "ca" or hops[-1][3] != dst:
+        return False, len(hops)
+    for prev, nxt in zip(hops, hops[1:]):
+        if prev[1] != "switch" or tables.get(prev[2], {}).get(dst) != nxt[0]:
+            return False, len(hops)
+    return True, len(hops)
+
+
+def run(
+    net: str,
+    engine: str,
+    out: str,
+    timeout: float = 600.0,
+    lfts: str | None = None,
+    traces: int = 8,
+) -> dict[str, Any]:
+    missing = missing_tools()
+    if missing:
+        raise LanesError(f"not installed: {', '.join(missing)} (run make setup)")
+    if lfts is not None:
+        engine = "file"
+        if not Path(lfts).is_file():
+            raise LanesError(f"cannot read {lfts}")
+    elif engine == "file":
+        raise LanesError("engine file needs --lfts")
+    nodes, switches, ports = netlist_size(net)
+    outdir = Path(out).resolve()
+    outdir.mkdir(parents=True, exist_ok=True)
+    for old in outdir.glob("opensm-*.dump"):
+        old.unlink()
+    sock = f"lanes-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, IBSIM_SOCKNAME=sock)
+    sim_env = dict(env, LD_PRELOAD=UMAD2SIM, OSM_CACHE_DIR=str(outdir), OSM_TMP_DIR=str(outdir))
+    ibsim_log = open(outdir / "ibsim.log", "wb")
+    # -n: no console; sizes beyond ibsim's defaults (2048 nodes, 256 switches).
+    ibsim = subprocess.Popen(
+        [_tool("ibsim"), "-n", "-s", "-N", str(nodes + 16), "-S", str(switches + 16),
+         "-P", str(ports + 64), "-L", str(max(30720, nodes + 64)), str(Path(net).resolve())],
+        stdin=subprocess.DEVNULL, stdout=ibsim_log, stderr=subprocess.STDOUT, env=env,
+    )
+    result: dict[str, Any] = {"engine": engine, "netlist": net, "out": str(outdir), "ibsim_socket": sock}
+    try:
+        deadline = time.monotonic() + min(timeout, 120)
+        while b"Network simulator ready" not in (outdir / "ibsim.log").read_bytes():
+            if ibsim.poll() is not None or time.monotonic() > deadline:
+                tail = (outdir / "ibsim.log").read_text(errors="replace").strip().splitlines()[-1:]
+                raise LanesError(f"ibsim did not start: {tail[0] if tail else 'no output'}")
+            time.sleep(0.05)
+        cmd = [_tool("opensm"), "-o", "-D", "0x43", "-f", str(outdir / "opensm.log"),
+               "--dump_files_dir", str(outdir), "-R", engine]
+        if lfts is not None:
+            cmd += ["-U", str(Path(lfts).resolve())]
+        print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
+        start = time.monotonic()
+        with open(outdir / "opensm.out", "wb") as osm_out:
+            osm = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=osm_out, stderr=subprocess.STDOUT,
+                                   env=sim_env)
+            try:
+                while True:
+                    try:
+                        rc = osm.wait(timeout=10)
+                        break
+                    except subprocess.TimeoutExpired:
+                        waited = time.monotonic() - start
+                        if waited > timeout:
+                            _stop(osm)
+                            rc = -1
+                            result["timeout"] = True
+                            break
+                        print(f"fabric: opensm running for {waited:.0f} s", file=sys.stderr)
+            finally:
+                _stop(osm)
+        result["rc"] = rc
+        result["wall_seconds"] = round(time.monotonic() - start, 3)
+        log = (outdir / "opensm.log").read_text(errors="replace") if (outdir / "opensm.log").exists() else ""
+        result.update(routing_times(log))
+        errors = [x.split("-> ", 1)[-1] for x in log.splitlines() if " ERR " in x]
+        result["log_errors"] = errors[:5]
+        dump = outdir / "opensm-lfts.dump"
+        if not dump.exists():
+            result["rc"] = rc or 1
+            result["error"] = "OpenSM wrote no opensm-lfts.dump"
+            return result
+        result["lfts_dump"] = str(dump)
+        result["balance"] = native.balance(net, str(dump))
+        result["check"] = native.check(net, str(dump))
+        if lfts is not None:
+            d = native.diff(lfts, str(dump))
+            result["loaded_vs_ours"] = d
+        if traces > 0:
+            result["traces"] = _traces(dump, traces, sim_env, outdir)
+    finally:
+        _stop(ibsim)
+        ibsim_log.close()
+    return result
+
+
+def _traces(dump: Path, count: int, env: dict[str, str], outdir: Path) -> list[dict[str, Any]]:
+    lids = sorted(parse_dump_lids(dump).values())
+    tables = parse_lfts(dump)
+    if len(lids) < 2:
+        return []
+    n = len(lids)
+    # Deterministic spread of (source, destination) pairs over the node list.
+    pairs = [(lids[(i * 7919) % n], lids[(i * 7919 + n // 2 + i) % n]) for i in range(count)]
+    out = []
+    for src, dst in pairs:
+        if src == dst:
+            continue
+        try:
+            p = subprocess.run([_tool("ibtracert"), str(src), str(dst)], env=env, capture_output=True,
+                               text=True, timeout=30)
+            ok, hops = check_trace(p.stdout, dst, tables)
+        except subprocess.TimeoutExpired:
+            ok, hops = False, 0
+        out.append({"src": src, "dst": dst, "ok": ok, "hops": hops})
+    (outdir / "traces.txt").write_text("".join(f"{t['src']} {t['dst']} {t['ok']}\n" for t in out))
+    return out
