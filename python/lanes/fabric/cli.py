@@ -56,10 +56,14 @@ def cmd_gen(args: argparse.Namespace) -> int:
         r,
         args.json,
         [
-            f"{r['topology']}: {r['nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs, "
-            f"{r['lft_blocks_per_switch']} LFT blocks/switch, full reconfiguration {r['full_reconfiguration_smps']} SMPs",
-            f"spanning trees per leaf: {r['spanning_trees_different']} different, "
-            f"{r['spanning_trees_disjoint']} disjoint",
+            (
+                f"{r['topology']}: {r['nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs, "
+                f"{r['lft_blocks_per_switch']} LFT blocks/switch, full reconfiguration {r['full_reconfiguration_smps']} SMPs"
+            ),
+            (
+                f"spanning trees per leaf: {r['spanning_trees_different']} different, "
+                f"{r['spanning_trees_disjoint']} disjoint"
+            ),
         ]
         + ([f"netlist: {args.out}"] if args.out else []),
     )
@@ -90,8 +94,10 @@ def cmd_route(args: argparse.Namespace) -> int:
     print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
     r = native.route(args.net, args.engine, args.out, opts)
     lines = [
-        f"{r['engine']}: {r['compute_nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs "
-        f"routed in {r['seconds'] * 1000:.1f} ms -> {r['out']}"
+        (
+            f"{r['engine']}: {r['compute_nodes']} nodes, {r['switches']} switches, {r['lids']} LIDs "
+            f"routed in {r['seconds'] * 1000:.1f} ms -> {r['out']}"
+        )
     ]
     chk = r.get("check")
     if chk:
@@ -107,10 +113,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     r = native.check(args.net, args.dump)
     lines = [
         f"deadlock free: {r['deadlock_free']}",
-        f"routes checked {r['routes']}, up/down violations {r['updown_violations']}, "
-        f"unreachable leaf->node pairs {r['unreachable']}",
-        f"channel dependency graph: {r['cdg_channels']} channels, {r['cdg_dependencies']} dependencies, "
-        f"acyclic {r['cdg_acyclic']}",
+        (
+            f"routes checked {r['routes']}, up/down violations {r['updown_violations']}, "
+            f"unreachable leaf->node pairs {r['unreachable']}"
+        ),
+        (
+            f"channel dependency graph: {r['cdg_channels']} channels, {r['cdg_dependencies']} dependencies, "
+            f"acyclic {r['cdg_acyclic']}"
+        ),
     ]
     if r.get("first_problem"):
         lines.append(f"first problem: {r['first_problem']}")
@@ -122,7 +132,9 @@ def balance_lines(b: dict[str, Any]) -> list[str]:
     out = [f"{b['destinations']} destinations, broken routes {b['broken_routes']}"]
     for lv in b["levels"]:
         hist = " ".join(f"{n}x{c}" for c, n in lv["histogram"])
-        out.append(f"level {lv['level']} {lv['dir']:>4}: {lv['ports']} ports, min {lv['min']} max {lv['max']} [{hist}]")
+        out.append(
+            f"level {lv['level']} {lv['dir']:>4}: {lv['ports']} ports, min {lv['min']} max {lv['max']} [{hist}]"
+        )
     return out
 
 
@@ -138,8 +150,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         d,
         args.json,
         [
-            f"entries changed {d['entries']}, blocks (SMPs) {d['blocks']} of {d['full_blocks']}, "
-            f"switches touched {d['switches']} of {d['total_switches']}"
+            (
+                f"entries changed {d['entries']}, blocks (SMPs) {d['blocks']} of {d['full_blocks']}, "
+                f"switches touched {d['switches']} of {d['total_switches']}"
+            )
         ],
     )
     return 0
@@ -157,9 +171,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         r,
         args.json,
         [
-            f"{r['pattern']} over {r['runs']} runs ({r['nodes']} nodes): effective bandwidth mean "
-            f"{r['bandwidth_mean']:.4f} (min {r['bandwidth_min']:.4f}, max {r['bandwidth_max']:.4f}), "
-            f"max congestion mean {r['max_congestion_mean']:.2f}"
+            (
+                f"{r['pattern']} over {r['runs']} runs ({r['nodes']} nodes): effective bandwidth mean "
+                f"{r['bandwidth_mean']:.4f} (min {r['bandwidth_min']:.4f}, max {r['bandwidth_max']:.4f}), "
+                f"max congestion mean {r['max_congestion_mean']:.2f}"
+            )
         ],
     )
     return 0
@@ -176,7 +192,9 @@ def cmd_opensm(args: argparse.Namespace) -> int:
         lfts=args.lfts,
         traces=args.traces,
     )
-    lines = [f"opensm {r['engine']}: rc {r['rc']}, routing {r.get('routing_seconds')} s, dump {r.get('lfts_dump')}"]
+    lines = [
+        f"opensm {r['engine']}: rc {r['rc']}, routing {r.get('routing_seconds')} s, dump {r.get('lfts_dump')}"
+    ]
     if "balance" in r:
         lines += balance_lines(r["balance"])
     if "traces" in r:
@@ -240,7 +258,16 @@ def register(subparsers: Any) -> None:
     e.add_argument(
         "--pattern",
         default="bisect",
-        choices=["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"],
+        choices=[
+            "bisect",
+            "shift",
+            "all-to-all",
+            "bruck",
+            "recdbl",
+            "2-neighbor",
+            "4-neighbor",
+            "6-neighbor",
+        ],
     )
     e.add_argument("--runs", type=int, default=100)
     e.add_argument("--seed", type=int, default=1)

@@ -4,6 +4,7 @@ ibtracert. Every process is started and stopped by PID; each run has its own IBS
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -87,11 +88,13 @@ def routing_times(log: str) -> dict[str, float | None]:
             topo = t
         elif "tables configured on all switches" in line:
             done = t
+
     def span(a: float | None) -> float | None:
         if a is None or done is None:
             return None
         d = done - a
         return round(d + 86400 if d < 0 else d, 6)
+
     return {"master_to_configured_seconds": span(master), "routing_seconds": span(topo if topo else master)}
 
 
@@ -134,11 +137,14 @@ _HOP = re.compile(r"^\[(\d+)\] -> (switch|ca) port \{(0x[0-9a-fA-F]+)\}\[\d+\] l
 
 def check_trace(output: str, dst: int, tables: dict[int, dict[int, int]]) -> tuple[bool, int]:
     """True when every switch hop ibtracert reports leaves by the port the LFTs name."""
-    hops = [(int(m.group(1)), m.group(2), int(m.group(3), 16), int(m.group(4)))
-            for m in (_HOP.match(x.strip()) for x in output.splitlines()) if m]
+    hops = [
+        (int(m.group(1)), m.group(2), int(m.group(3), 16), int(m.group(4)))
+        for m in (_HOP.match(x.strip()) for x in output.splitlines())
+        if m
+    ]
     if not hops or hops[-1][1] != "ca" or hops[-1][3] != dst:
         return False, len(hops)
-    for prev, nxt in zip(hops, hops[1:]):
+    for prev, nxt in itertools.pairwise(hops):
         if prev[1] != "switch" or tables.get(prev[2], {}).get(dst) != nxt[0]:
             return False, len(hops)
     return True, len(hops)
@@ -169,12 +175,27 @@ def run(
     sock = f"lanes-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ, IBSIM_SOCKNAME=sock)
     sim_env = dict(env, LD_PRELOAD=UMAD2SIM, OSM_CACHE_DIR=str(outdir), OSM_TMP_DIR=str(outdir))
-    ibsim_log = open(outdir / "ibsim.log", "wb")
+    ibsim_log = open(outdir / "ibsim.log", "wb")  # noqa: SIM115 - closed in the finally below
     # -n: no console; sizes beyond ibsim's defaults (2048 nodes, 256 switches).
     ibsim = subprocess.Popen(
-        [_tool("ibsim"), "-n", "-s", "-N", str(nodes + 16), "-S", str(switches + 16),
-         "-P", str(ports + 64), "-L", str(max(30720, nodes + 64)), str(Path(net).resolve())],
-        stdin=subprocess.DEVNULL, stdout=ibsim_log, stderr=subprocess.STDOUT, env=env,
+        [
+            _tool("ibsim"),
+            "-n",
+            "-s",
+            "-N",
+            str(nodes + 16),
+            "-S",
+            str(switches + 16),
+            "-P",
+            str(ports + 64),
+            "-L",
+            str(max(30720, nodes + 64)),
+            str(Path(net).resolve()),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=ibsim_log,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
     result: dict[str, Any] = {"engine": engine, "netlist": net, "out": str(outdir), "ibsim_socket": sock}
     try:
@@ -184,15 +205,26 @@ def run(
                 tail = (outdir / "ibsim.log").read_text(errors="replace").strip().splitlines()[-1:]
                 raise LanesError(f"ibsim did not start: {tail[0] if tail else 'no output'}")
             time.sleep(0.05)
-        cmd = [_tool("opensm"), "-o", "-D", "0x43", "-f", str(outdir / "opensm.log"),
-               "--dump_files_dir", str(outdir), "-R", engine]
+        cmd = [
+            _tool("opensm"),
+            "-o",
+            "-D",
+            "0x43",
+            "-f",
+            str(outdir / "opensm.log"),
+            "--dump_files_dir",
+            str(outdir),
+            "-R",
+            engine,
+        ]
         if lfts is not None:
             cmd += ["-U", str(Path(lfts).resolve())]
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
         start = time.monotonic()
         with open(outdir / "opensm.out", "wb") as osm_out:
-            osm = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=osm_out, stderr=subprocess.STDOUT,
-                                   env=sim_env)
+            osm = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=osm_out, stderr=subprocess.STDOUT, env=sim_env
+            )
             try:
                 while True:
                     try:
@@ -246,8 +278,14 @@ def _traces(dump: Path, count: int, env: dict[str, str], outdir: Path) -> list[d
         if src == dst:
             continue
         try:
-            p = subprocess.run([_tool("ibtracert"), str(src), str(dst)], env=env, capture_output=True,
-                               text=True, timeout=30)
+            p = subprocess.run(
+                [_tool("ibtracert"), str(src), str(dst)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
             ok, hops = check_trace(p.stdout, dst, tables)
         except subprocess.TimeoutExpired:
             ok, hops = False, 0
