@@ -1,0 +1,310 @@
+//! The packet path without I/O: ingress pipeline -> TM enqueue; when a port may send: TM
+//! dequeue -> egress pipeline -> deparsed frame handed to a transmit callback. The event loop
+//! (switch.rs) owns the sockets and calls in here; tests and benchmarks call it directly.
+
+use lanes_p4::{EgressMeta, PacketState, Program, QueueConfigTracker};
+use lanes_tm::{
+    ConfigError, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig, Scheduler,
+};
+
+/// bmv2 port numbers go up to 511 (511 itself is the drop port).
+pub const MAX_PORTS: usize = 512;
+/// Largest frame a port accepts; longer ones are counted and dropped.
+pub const MAX_FRAME: usize = 9216 + 18;
+/// Packets the switch holds at most (all queues of all ports).
+const MAX_SLOTS: usize = 1 << 16;
+
+/// Settings of every egress port's TM.
+#[derive(Clone, Debug)]
+pub struct TmDefaults {
+    pub rate_bps: f64,
+    pub scheduler: Scheduler,
+    pub queues: usize,
+    pub depth_pkts: u32,
+    pub buffer_bytes: Option<u64>,
+    /// How much lateness of the event loop a port may make up (see lanes_tm::PortConfig).
+    pub catch_up_ns: u64,
+}
+
+impl Default for TmDefaults {
+    fn default() -> Self {
+        TmDefaults {
+            rate_bps: 10e9,
+            scheduler: Scheduler::Strict,
+            queues: 8,
+            depth_pkts: 64,
+            buffer_bytes: None,
+            catch_up_ns: 20_000,
+        }
+    }
+}
+
+/// Per-port counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortCounters {
+    pub rx_pkts: u64,
+    pub rx_bytes: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub tx_errors: u64,
+}
+
+/// Why packets were dropped, switch-wide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounters {
+    pub no_program: u64,
+    pub oversize: u64,
+    pub parser: u64,
+    pub ingress: u64,
+    pub egress: u64,
+    pub unknown_port: u64,
+    pub queue_full: u64,
+    pub buffer_full: u64,
+    pub no_buffer: u64,
+}
+
+pub struct EgressPort {
+    pub num: u32,
+    pub tm: Port<u32>,
+    pub counters: PortCounters,
+}
+
+struct Slot {
+    frame: Vec<u8>,
+    len: usize,
+    state: Option<PacketState>,
+}
+
+pub struct Dataplane {
+    program: Option<Program>,
+    tracker: QueueConfigTracker,
+    pub ports: Vec<EgressPort>,
+    index: Vec<u16>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    out: Vec<u8>,
+    pub drops: DropCounters,
+    defaults: TmDefaults,
+}
+
+const NO_PORT: u16 = u16::MAX;
+
+impl Dataplane {
+    pub fn new(defaults: TmDefaults) -> Self {
+        Dataplane {
+            program: None,
+            tracker: QueueConfigTracker::new(0),
+            ports: vec![],
+            index: vec![NO_PORT; MAX_PORTS],
+            slots: vec![],
+            free: vec![],
+            out: Vec::with_capacity(MAX_FRAME + 64),
+            drops: DropCounters::default(),
+            defaults,
+        }
+    }
+
+    pub fn defaults(&self) -> &TmDefaults {
+        &self.defaults
+    }
+
+    /// Add an egress port with the default TM settings (or `rate_bps`).
+    pub fn add_port(&mut self, num: u32, rate_bps: Option<f64>) -> Result<(), ConfigError> {
+        let n = num as usize;
+        if n >= MAX_PORTS - 1 {
+            return Err(ConfigError(format!("port {num} out of range (0-510)")));
+        }
+        if self.index[n] != NO_PORT {
+            return Err(ConfigError(format!("port {num} given twice")));
+        }
+        let d = &self.defaults;
+        let mut cfg = PortConfig::new(rate_bps.unwrap_or(d.rate_bps), d.scheduler, d.queues);
+        for q in &mut cfg.queues {
+            *q = QueueConfig {
+                depth_pkts: Some(d.depth_pkts),
+                ..QueueConfig::default()
+            };
+        }
+        cfg.buffer_bytes = d.buffer_bytes;
+        cfg.catch_up_ns = d.catch_up_ns;
+        self.index[n] = self.ports.len() as u16;
+        self.ports.push(EgressPort {
+            num,
+            tm: Port::new(cfg)?,
+            counters: PortCounters::default(),
+        });
+        Ok(())
+    }
+
+    pub fn port_mut(&mut self, num: u32) -> Option<&mut EgressPort> {
+        let i = *self.index.get(num as usize)?;
+        self.ports.get_mut(usize::from(i))
+    }
+
+    pub fn port(&self, num: u32) -> Option<&EgressPort> {
+        let i = *self.index.get(num as usize)?;
+        self.ports.get(usize::from(i))
+    }
+
+    pub fn program(&self) -> Option<&Program> {
+        self.program.as_ref()
+    }
+
+    pub fn program_mut(&mut self) -> Option<&mut Program> {
+        self.program.as_mut()
+    }
+
+    /// Install a new program. Packets queued under the old one are dropped (their parsed state
+    /// belongs to the old program) and counted as egress drops.
+    pub fn set_program(&mut self, program: Program) {
+        for p in 0..self.ports.len() {
+            while let Some(d) = self.ports[p].tm.dequeue(u64::MAX) {
+                self.drops.egress += 1;
+                self.free.push(d.item);
+            }
+        }
+        for s in &mut self.slots {
+            s.state = None;
+        }
+        self.tracker = QueueConfigTracker::new(MAX_PORTS);
+        self.program = Some(program);
+    }
+
+    /// A free packet buffer to receive into, or None when the switch holds MAX_SLOTS packets.
+    pub fn take_slot(&mut self) -> Option<u32> {
+        if let Some(s) = self.free.pop() {
+            return Some(s);
+        }
+        if self.slots.len() >= MAX_SLOTS {
+            self.drops.no_buffer += 1;
+            return None;
+        }
+        self.slots.push(Slot {
+            frame: vec![0; MAX_FRAME],
+            len: 0,
+            state: None,
+        });
+        Some(self.slots.len() as u32 - 1)
+    }
+
+    pub fn slot_buf(&mut self, slot: u32) -> &mut [u8] {
+        &mut self.slots[slot as usize].frame
+    }
+
+    pub fn release_slot(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    /// A frame of `len` bytes sits in `slot`, received on `in_port` at `now`: run ingress and
+    /// queue it, or count the drop and free the slot.
+    pub fn ingress(&mut self, slot: u32, len: usize, in_port: u32, now: u64) {
+        if let Some(p) = self.port_mut(in_port) {
+            p.counters.rx_pkts += 1;
+            p.counters.rx_bytes += len as u64;
+        }
+        if len > MAX_FRAME {
+            self.drops.oversize += 1;
+            return self.release_slot(slot);
+        }
+        let Some(prog) = self.program.as_mut() else {
+            self.drops.no_program += 1;
+            return self.release_slot(slot);
+        };
+        let s = &mut self.slots[slot as usize];
+        s.len = len;
+        let st = s.state.get_or_insert_with(|| prog.new_state());
+        let ig = prog.ingress(st, &s.frame[..len], in_port, now);
+        if let Some(reason) = ig.drop {
+            match reason {
+                lanes_p4::DropReason::ParserError(_) => self.drops.parser += 1,
+                _ => self.drops.ingress += 1,
+            }
+            return self.release_slot(slot);
+        }
+        let out_port = ig.egress_spec;
+        let Some(&i) = self.index.get(out_port as usize).filter(|&&i| i != NO_PORT) else {
+            self.drops.unknown_port += 1;
+            return self.release_slot(slot);
+        };
+        let tm = &mut self.ports[usize::from(i)].tm;
+        if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
+            if let Some(u) = self.tracker.observe(out_port, ig.priority, rate, quantum) {
+                apply_queue_update(tm, usize::from(u.priority), u.rate, u.quantum);
+            }
+        }
+        match tm.enqueue(now, usize::from(ig.priority), len as u32, slot) {
+            EnqueueOutcome::Queued => {}
+            EnqueueOutcome::Dropped(slot, reason) => {
+                match reason {
+                    TmDrop::QueueFull => self.drops.queue_full += 1,
+                    TmDrop::BufferFull => self.drops.buffer_full += 1,
+                }
+                self.release_slot(slot);
+            }
+        }
+    }
+
+    /// Send everything the ports may send at `now`: TM dequeue -> egress -> `tx(port, frame)`.
+    /// `tx` returns false if the frame could not be sent.
+    pub fn service(&mut self, now: u64, tx: &mut dyn FnMut(u32, &[u8]) -> bool) {
+        for p in 0..self.ports.len() {
+            while let Some(d) = self.ports[p].tm.dequeue(now) {
+                let port_num = self.ports[p].num;
+                let s = &mut self.slots[d.item as usize];
+                let (Some(prog), Some(st)) = (self.program.as_mut(), s.state.as_mut()) else {
+                    self.free.push(d.item);
+                    continue;
+                };
+                let meta = EgressMeta {
+                    egress_port: port_num,
+                    qid: d.qid as u32,
+                    enq_timestamp: d.enq_ns / 1000,
+                    enq_qdepth: u64::from(d.enq_depth_pkts),
+                    deq_timedelta: d.queued_ns / 1000,
+                    deq_qdepth: u64::from(d.deq_depth_pkts),
+                };
+                let eg = prog.egress(st, &s.frame[..s.len], &meta, now, &mut self.out);
+                self.free.push(d.item);
+                if eg.drop.is_some() {
+                    self.drops.egress += 1;
+                    continue;
+                }
+                let frame = &self.out[..eg.len];
+                let c = &mut self.ports[p].counters;
+                if tx(port_num, frame) {
+                    c.tx_pkts += 1;
+                    c.tx_bytes += frame.len() as u64;
+                } else {
+                    c.tx_errors += 1;
+                }
+            }
+        }
+    }
+
+    /// The earliest time any port can send, if any holds packets.
+    pub fn next_deadline(&self, now: u64) -> Option<u64> {
+        self.ports
+            .iter()
+            .filter_map(|p| p.tm.next_event_ns(now))
+            .min()
+    }
+
+    pub fn queued_pkts(&self) -> u32 {
+        self.ports.iter().map(|p| p.tm.len_pkts()).sum()
+    }
+}
+
+/// Metadata-driven queue configuration (thesis 4.3): a rate or quantum of 0 leaves that
+/// setting as it is.
+fn apply_queue_update(tm: &mut Port<u32>, qid: usize, rate: u64, quantum: u64) {
+    if let Some(mut cfg) = tm.queue_config(qid).cloned() {
+        if rate > 0 {
+            cfg.rate_bytes_per_s = Some(rate as f64);
+        }
+        if quantum > 0 {
+            cfg.quantum = u32::try_from(quantum).unwrap_or(u32::MAX);
+        }
+        // a value the TM refuses (cannot happen for positive numbers) leaves the queue unchanged
+        let _ = tm.set_queue_config(qid, cfg);
+    }
+}

@@ -1,0 +1,12 @@
+//! The lanes switch: AF_PACKET ports, one event loop per switch, the TM at line rate between
+//! the P4 ingress and egress pipelines. A library; the process is started from Python
+//! (`lanes switch`), which also runs the control plane.
+
+pub mod commands;
+pub mod dataplane;
+mod pcap;
+mod switch;
+mod sys;
+
+pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};
+pub use switch::{PortSpec, Switch, SwitchOptions};

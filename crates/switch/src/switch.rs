@@ -1,0 +1,199 @@
+//! The switch process's data plane thread: one epoll loop over the port sockets, a timer for
+//! the next moment a port may send, and an eventfd for control-plane changes.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
+use crate::pcap::PcapWriter;
+use crate::sys::{self, Epoll, PacketSocket, Timer, Waker};
+
+#[derive(Clone, Debug)]
+pub struct PortSpec {
+    pub num: u32,
+    pub ifname: String,
+    pub rate_bps: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SwitchOptions {
+    pub ports: Vec<PortSpec>,
+    pub tm: TmDefaults,
+    pub pcap_dir: Option<PathBuf>,
+}
+
+struct Shared {
+    dp: Mutex<Dataplane>,
+    waker: Waker,
+    stop: AtomicBool,
+}
+
+pub struct Switch {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<io::Result<()>>>,
+}
+
+const WAKER: u64 = u64::MAX;
+const TIMER: u64 = u64::MAX - 1;
+/// Frames taken from one socket per loop turn, so one busy port cannot starve the others.
+const RX_BATCH: usize = 64;
+
+struct Io {
+    sockets: Vec<(u32, PacketSocket)>,
+    by_port: Vec<u16>,
+    pcap: Vec<Option<(PcapWriter, PcapWriter)>>,
+}
+
+impl Switch {
+    /// Open every port (errors name the interface) and start the data plane thread.
+    pub fn start(opts: SwitchOptions) -> io::Result<Switch> {
+        let mut dp = Dataplane::new(opts.tm.clone());
+        let mut io = Io {
+            sockets: vec![],
+            by_port: vec![u16::MAX; MAX_PORTS],
+            pcap: vec![],
+        };
+        for p in &opts.ports {
+            dp.add_port(p.num, p.rate_bps)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
+            let sock = PacketSocket::open(&p.ifname).map_err(|e| {
+                io::Error::new(e.kind(), format!("port {}@{}: {e}", p.num, p.ifname))
+            })?;
+            io.by_port[p.num as usize] = io.sockets.len() as u16;
+            io.sockets.push((p.num, sock));
+            io.pcap.push(match &opts.pcap_dir {
+                Some(dir) => Some((
+                    PcapWriter::create(&dir.join(format!("{}_in.pcap", p.num)))?,
+                    PcapWriter::create(&dir.join(format!("{}_out.pcap", p.num)))?,
+                )),
+                None => None,
+            });
+        }
+        let shared = Arc::new(Shared {
+            dp: Mutex::new(dp),
+            waker: Waker::new()?,
+            stop: AtomicBool::new(false),
+        });
+        let s2 = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("lanes-dataplane".into())
+            .spawn(move || run(&s2, io))?;
+        Ok(Switch {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Run `f` on the data plane (tables, TM settings, counters), then let the loop re-plan.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Dataplane) -> R) -> R {
+        let r = f(&mut lock(&self.shared));
+        self.shared.waker.wake();
+        r
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
+    /// Stop the loop and join it; returns the loop's error if it failed.
+    pub fn stop(&mut self) -> io::Result<()> {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.waker.wake();
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("data plane thread panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+fn lock(shared: &Shared) -> MutexGuard<'_, Dataplane> {
+    // a panic elsewhere must not take the data plane down with it
+    shared.dp.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
+    sys::set_timer_slack_ns(1);
+    let epoll = Epoll::new()?;
+    let mut timer = Timer::new()?;
+    epoll.add(shared.waker.raw(), WAKER)?;
+    epoll.add(timer.raw(), TIMER)?;
+    for (i, (_, s)) in io.sockets.iter().enumerate() {
+        epoll.add(s.raw(), i as u64)?;
+    }
+    let mut events = Vec::with_capacity(64);
+    let mut readable = vec![false; io.sockets.len()];
+    let result = loop {
+        if shared.stop.load(Ordering::SeqCst) {
+            break Ok(());
+        }
+        let deadline = lock(shared).next_deadline(sys::now_ns());
+        timer.set(deadline)?;
+        if let Err(e) = epoll.wait(&mut events, -1) {
+            break Err(e);
+        }
+        for ev in &events {
+            match ev.u64 {
+                WAKER => shared.waker.ack(),
+                TIMER => timer.ack(),
+                i => readable[i as usize] = true,
+            }
+        }
+        let mut dp = lock(shared);
+        let now = sys::now_ns();
+        for (i, (num, sock)) in io.sockets.iter().enumerate() {
+            if !std::mem::take(&mut readable[i]) {
+                continue;
+            }
+            for _ in 0..RX_BATCH {
+                let Some(slot) = dp.take_slot() else { break };
+                match sock.recv(dp.slot_buf(slot)) {
+                    Ok(Some(len)) => {
+                        if let Some((pin, _)) = io.pcap[i].as_mut() {
+                            let n = len.min(dp.slot_buf(slot).len());
+                            let _ = pin.write(wall_ns(), &dp.slot_buf(slot)[..n]);
+                        }
+                        dp.ingress(slot, len, *num, now);
+                    }
+                    Ok(None) | Err(_) => {
+                        dp.release_slot(slot);
+                        break;
+                    }
+                }
+            }
+        }
+        let Io {
+            sockets,
+            by_port,
+            pcap,
+        } = &mut io;
+        dp.service(sys::now_ns(), &mut |port, frame| {
+            let i = usize::from(by_port[port as usize]);
+            if let Some((_, pout)) = pcap[i].as_mut() {
+                let _ = pout.write(wall_ns(), frame);
+            }
+            sockets[i].1.send(frame).unwrap_or(false)
+        });
+    };
+    for (pin, pout) in io.pcap.iter_mut().flatten() {
+        pin.flush()?;
+        pout.flush()?;
+    }
+    result
+}

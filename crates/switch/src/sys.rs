@@ -1,0 +1,326 @@
+//! Thin wrappers over the Linux calls the switch needs: AF_PACKET sockets, epoll, timerfd,
+//! eventfd, the monotonic clock. Every `unsafe` block in the crate is here, each one a single
+//! system call on memory this module owns or borrows for the duration of the call.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// Monotonic time in nanoseconds (CLOCK_MONOTONIC, the clock timerfd uses).
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Ask the kernel to wake this thread's timers on time: the default slack is 50 us, more than
+/// a 1500 B packet lasts at 1 Gb/s.
+pub fn set_timer_slack_ns(ns: u64) {
+    // SAFETY: prctl with integer arguments only.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
+}
+
+pub fn if_index(name: &str) -> io::Result<u32> {
+    let c = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name has a NUL"))?;
+    // SAFETY: if_nametoindex reads a NUL-terminated string we own.
+    let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if idx == 0 {
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no interface named '{name}'"),
+        ))
+    } else {
+        Ok(idx)
+    }
+}
+
+fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+    // SAFETY: passes a pointer to a value we borrow and its exact size.
+    check(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            value as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// A raw AF_PACKET socket bound to one interface: promiscuous, non-blocking, blind to the
+/// frames it sends itself, and bypassing the qdisc (the switch paces; nothing may queue after it).
+pub struct PacketSocket {
+    fd: OwnedFd,
+}
+
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+
+impl PacketSocket {
+    pub fn open(ifname: &str) -> io::Result<PacketSocket> {
+        let ifindex = if_index(ifname)?;
+        let proto = (libc::ETH_P_ALL as u16).to_be();
+        // SAFETY: socket() with constant arguments; the fd is owned right after.
+        let raw = check(unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                libc::c_int::from(proto),
+            )
+        })?;
+        // SAFETY: raw is a fresh descriptor nobody else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: sockaddr_ll is plain data; zeroed is a valid value.
+        let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        addr.sll_family = libc::AF_PACKET as u16;
+        addr.sll_protocol = proto;
+        addr.sll_ifindex = ifindex as i32;
+        // SAFETY: bind with a sockaddr_ll we own and its size.
+        check(unsafe {
+            libc::bind(
+                raw,
+                &addr as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })?;
+        // SAFETY: packet_mreq is plain data.
+        let mut mreq: libc::packet_mreq = unsafe { std::mem::zeroed() };
+        mreq.mr_ifindex = ifindex as i32;
+        mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
+        setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
+        setsockopt(raw, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32)?;
+        setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &1i32)?;
+        setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &(4i32 << 20))?;
+        let sock = PacketSocket { fd };
+        sock.drain();
+        Ok(sock)
+    }
+
+    /// Drop what arrived between socket() and bind(), from any interface.
+    fn drain(&self) {
+        let mut buf = [0u8; 64];
+        while self.recv(&mut buf).is_ok_and(|r| r.is_some()) {}
+    }
+
+    /// Receive one frame into `buf`. `Ok(None)` when nothing is waiting. The length returned is
+    /// the frame's real length, which may exceed `buf` (then the frame was truncated).
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        // SAFETY: recv writes at most buf.len() bytes into buf, which we borrow mutably.
+        let n = unsafe {
+            libc::recv(
+                self.fd.as_raw_fd(),
+                buf.as_mut_ptr() as *mut libc::c_void,
+                buf.len(),
+                libc::MSG_TRUNC | libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock => Ok(None),
+                io::ErrorKind::Interrupted => Ok(None),
+                _ => Err(e),
+            };
+        }
+        Ok(Some(n as usize))
+    }
+
+    /// Send one frame; false if the kernel refused it for now (buffer full).
+    pub fn send(&self, frame: &[u8]) -> io::Result<bool> {
+        // SAFETY: send reads frame.len() bytes from a slice we borrow.
+        let n = unsafe {
+            libc::send(
+                self.fd.as_raw_fd(),
+                frame.as_ptr() as *const libc::c_void,
+                frame.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock => Ok(false),
+                _ => Err(e),
+            };
+        }
+        Ok(true)
+    }
+
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+pub struct Epoll {
+    fd: OwnedFd,
+}
+
+impl Epoll {
+    pub fn new() -> io::Result<Epoll> {
+        // SAFETY: epoll_create1 with a flag; the fd is owned right after.
+        let raw = check(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+        // SAFETY: fresh descriptor.
+        Ok(Epoll {
+            fd: unsafe { OwnedFd::from_raw_fd(raw) },
+        })
+    }
+
+    pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: token,
+        };
+        // SAFETY: epoll_ctl reads one epoll_event we own.
+        check(unsafe { libc::epoll_ctl(self.fd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) })
+            .map(|_| ())
+    }
+
+    /// Wait for events; `timeout_ms` < 0 waits forever. Returns the tokens of ready fds.
+    pub fn wait(&self, events: &mut Vec<libc::epoll_event>, timeout_ms: i32) -> io::Result<usize> {
+        events.clear();
+        let cap = events.capacity().max(1);
+        // SAFETY: the kernel writes at most `cap` events into the vector's spare capacity; we
+        // then set the length to what it reported.
+        let n = unsafe {
+            libc::epoll_wait(
+                self.fd.as_raw_fd(),
+                events.as_mut_ptr(),
+                cap as i32,
+                timeout_ms,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(0)
+            } else {
+                Err(e)
+            };
+        }
+        // SAFETY: n <= cap entries were initialised by epoll_wait.
+        unsafe { events.set_len(n as usize) };
+        Ok(n as usize)
+    }
+}
+
+/// A CLOCK_MONOTONIC timer armed at absolute nanosecond deadlines.
+pub struct Timer {
+    fd: OwnedFd,
+    armed: Option<u64>,
+}
+
+impl Timer {
+    pub fn new() -> io::Result<Timer> {
+        // SAFETY: timerfd_create with constant arguments.
+        let raw = check(unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        })?;
+        // SAFETY: fresh descriptor.
+        Ok(Timer {
+            fd: unsafe { OwnedFd::from_raw_fd(raw) },
+            armed: None,
+        })
+    }
+
+    /// Arm at `deadline` (absolute, ns), or disarm with None. No system call if unchanged.
+    pub fn set(&mut self, deadline: Option<u64>) -> io::Result<()> {
+        if self.armed == deadline {
+            return Ok(());
+        }
+        let d = deadline.unwrap_or(0);
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            // an all-zero value disarms; a deadline of exactly 0 never occurs on a running clock
+            it_value: libc::timespec {
+                tv_sec: (d / 1_000_000_000) as i64,
+                tv_nsec: (d % 1_000_000_000) as i64,
+            },
+        };
+        // SAFETY: timerfd_settime reads one itimerspec we own.
+        check(unsafe {
+            libc::timerfd_settime(
+                self.fd.as_raw_fd(),
+                libc::TFD_TIMER_ABSTIME,
+                &spec,
+                std::ptr::null_mut(),
+            )
+        })?;
+        self.armed = deadline;
+        Ok(())
+    }
+
+    /// Consume the expiry count so the fd stops being readable.
+    pub fn ack(&mut self) {
+        let mut buf = [0u8; 8];
+        // SAFETY: read of 8 bytes into a buffer we own.
+        unsafe {
+            libc::read(
+                self.fd.as_raw_fd(),
+                buf.as_mut_ptr() as *mut libc::c_void,
+                8,
+            )
+        };
+        self.armed = None;
+    }
+
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+/// An eventfd other threads write to wake the event loop (control changes, stop).
+pub struct Waker {
+    fd: OwnedFd,
+}
+
+impl Waker {
+    pub fn new() -> io::Result<Waker> {
+        // SAFETY: eventfd with constant arguments.
+        let raw = check(unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) })?;
+        // SAFETY: fresh descriptor.
+        Ok(Waker {
+            fd: unsafe { OwnedFd::from_raw_fd(raw) },
+        })
+    }
+
+    pub fn wake(&self) {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: write of 8 bytes from a buffer we own.
+        unsafe { libc::write(self.fd.as_raw_fd(), one.as_ptr() as *const libc::c_void, 8) };
+    }
+
+    pub fn ack(&self) {
+        let mut buf = [0u8; 8];
+        // SAFETY: read of 8 bytes into a buffer we own.
+        unsafe {
+            libc::read(
+                self.fd.as_raw_fd(),
+                buf.as_mut_ptr() as *mut libc::c_void,
+                8,
+            )
+        };
+    }
+
+    pub fn raw(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
