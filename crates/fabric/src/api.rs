@@ -21,7 +21,8 @@ pub fn read_text(path: &str) -> Result<String> {
 pub fn write_text(path: &str, text: &str) -> Result<()> {
     if let Some(dir) = Path::new(path).parent() {
         if !dir.as_os_str().is_empty() && !dir.exists() {
-            std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
         }
     }
     std::fs::write(path, text).map_err(|e| err(format!("cannot write {path}: {e}")))
@@ -40,7 +41,8 @@ pub fn load_with_lids(net: &str, lids_from: Option<&str>) -> Result<Fabric> {
     let mut f = load_fabric(net)?;
     if let Some(d) = lids_from {
         let dump = load_lfts(d)?;
-        f.set_lids_from_guids(&dump.lids).map_err(|e| err(format!("{d}: {e}")))?;
+        f.set_lids_from_guids(&dump.lids)
+            .map_err(|e| err(format!("{d}: {e}")))?;
         f.check_lids()?;
     }
     Ok(f)
@@ -51,7 +53,11 @@ fn u32_list(v: &Value, key: &str) -> Result<Vec<u32>> {
         None => bail!("missing {key:?}"),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|x| x.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| err(format!("{key}: not a number list"))))
+            .map(|x| {
+                x.as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| err(format!("{key}: not a number list")))
+            })
             .collect(),
         Some(_) => bail!("{key}: expected a list of numbers"),
     }
@@ -65,8 +71,14 @@ pub fn spec_to_pgft(spec: &str) -> Result<Pgft> {
         "xgft" => Pgft::xgft(u32_list(&v, "m")?, u32_list(&v, "w")?)?,
         "pgft" => Pgft::new(u32_list(&v, "m")?, u32_list(&v, "w")?, u32_list(&v, "p")?)?,
         "kary" => {
-            let k = v.get("k").and_then(Value::as_u64).ok_or_else(|| err("kary needs k"))?;
-            let n = v.get("n").and_then(Value::as_u64).ok_or_else(|| err("kary needs n"))?;
+            let k = v
+                .get("k")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| err("kary needs k"))?;
+            let n = v
+                .get("n")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| err("kary needs n"))?;
             Pgft::kary(k.min(255) as u32, n.min(255) as u32)?
         }
         "named" => Pgft::named(v.get("name").and_then(Value::as_str).unwrap_or(""))?,
@@ -115,7 +127,11 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
 /// Routes a netlist with an engine and writes opensm-lfts.dump. `opts` is a JSON object:
 /// {"lids_from": dump, "order": [node names], "old": dump, "check": bool, "vms": {...}}.
 pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
-    let o: Value = if opts.trim().is_empty() { json!({}) } else { serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))? };
+    let o: Value = if opts.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?
+    };
     let f = load_with_lids(net, o.get("lids_from").and_then(Value::as_str))?;
     let t = Topo::new(&f)?;
     let (lfts, stats) = engines::run(&f, &t, engine, &o)?;
@@ -134,7 +150,8 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
 pub fn check_files(net: &str, dump: &str) -> Result<String> {
     let d = load_lfts(dump)?;
     let mut f = load_fabric(net)?;
-    f.set_lids_from_guids(&d.lids).map_err(|e| err(format!("{dump}: {e}")))?;
+    f.set_lids_from_guids(&d.lids)
+        .map_err(|e| err(format!("{dump}: {e}")))?;
     let t = Topo::new(&f)?;
     let r = check::check(&f, &t, &d.lfts)?;
     serde_json::to_string(&r).map_err(|e| err(e.to_string()))
@@ -143,7 +160,8 @@ pub fn check_files(net: &str, dump: &str) -> Result<String> {
 pub fn balance_files(net: &str, dump: &str) -> Result<String> {
     let d = load_lfts(dump)?;
     let mut f = load_fabric(net)?;
-    f.set_lids_from_guids(&d.lids).map_err(|e| err(format!("{dump}: {e}")))?;
+    f.set_lids_from_guids(&d.lids)
+        .map_err(|e| err(format!("{dump}: {e}")))?;
     let t = Topo::new(&f)?;
     let b = balance::balance(&f, &t, &d.lfts)?;
     serde_json::to_string(&b).map_err(|e| err(e.to_string()))
@@ -162,16 +180,60 @@ mod tests {
 
     #[test]
     fn gen_summary_of_the_largest_thesis_tree() {
-        let v: Value = serde_json::from_str(&gen(r#"{"kind":"named","name":"18-3-1-full"}"#, None).unwrap()).unwrap();
+        let v: Value =
+            serde_json::from_str(&gen(r#"{"kind":"named","name":"18-3-1-full"}"#, None).unwrap())
+                .unwrap();
         assert_eq!(v["nodes"], 11664);
         assert_eq!(v["switches"], 1620);
         assert_eq!(v["lids"], 13284);
         assert_eq!(v["lft_blocks_per_switch"], 208);
         assert_eq!(v["full_reconfiguration_smps"], 336_960);
         assert_eq!(v["lid_swap_copy_max_smps"], 3240);
-        let v: Value = serde_json::from_str(&gen(r#"{"kind":"xgft","h":3,"m":[4,4,3],"w":[1,2,3]}"#, None).unwrap()).unwrap();
-        assert_eq!((v["spanning_trees_different"].as_u64(), v["spanning_trees_disjoint"].as_u64()), (Some(6), Some(2)));
+        let v: Value = serde_json::from_str(
+            &gen(r#"{"kind":"xgft","h":3,"m":[4,4,3],"w":[1,2,3]}"#, None).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                v["spanning_trees_different"].as_u64(),
+                v["spanning_trees_disjoint"].as_u64()
+            ),
+            (Some(6), Some(2))
+        );
         assert!(gen(r#"{"kind":"xgft","h":2,"m":[4,4,3],"w":[1,2,3]}"#, None).is_err());
         assert!(gen("{", None).is_err());
     }
+}
+
+/// ORCS-like evaluation. `opts`: {"pattern", "runs", "seed", "order": [names], "progress": bool}.
+pub fn eval_files(net: &str, dump: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let d = load_lfts(dump)?;
+    let mut f = load_fabric(net)?;
+    f.set_lids_from_guids(&d.lids)
+        .map_err(|e| err(format!("{dump}: {e}")))?;
+    let t = Topo::new(&f)?;
+    let order = match o.get("order") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect(),
+        ),
+        Some(_) => bail!("order: expected a list of node names"),
+    };
+    let eo = crate::eval::EvalOptions {
+        pattern: o
+            .get("pattern")
+            .and_then(Value::as_str)
+            .unwrap_or("bisect")
+            .to_string(),
+        runs: o.get("runs").and_then(Value::as_u64).unwrap_or(100) as usize,
+        seed: o.get("seed").and_then(Value::as_u64).unwrap_or(1),
+        order,
+        progress: o.get("progress").and_then(Value::as_bool).unwrap_or(true),
+    };
+    crate::patterns::phases(&eo.pattern, 2, &mut crate::patterns::Rng::new(0))?;
+    let r = crate::eval::evaluate(&f, &t, &d.lfts, &eo)?;
+    serde_json::to_string(&r).map_err(|e| err(e.to_string()))
 }

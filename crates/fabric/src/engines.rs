@@ -14,6 +14,9 @@ pub const ENGINES: &[&str] = &["ftree"];
 pub fn run(f: &Fabric, t: &Topo, engine: &str, _opts: &Value) -> Result<(Lfts, Stats)> {
     match engine {
         "ftree" => ftree::route_slots(f, t, &ftree::port_order_slots(t), "ftree"),
-        _ => bail!("unknown engine {engine:?} (available: {})", ENGINES.join(", ")),
+        _ => bail!(
+            "unknown engine {engine:?} (available: {})",
+            ENGINES.join(", ")
+        ),
     }
 }

@@ -17,7 +17,11 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new(t: &Topo) -> Scratch {
-        Scratch { queue: Vec::new(), mark: vec![0; t.num_switches()], round: 0 }
+        Scratch {
+            queue: Vec::new(),
+            mark: vec![0; t.num_switches()],
+            round: 0,
+        }
     }
 }
 

@@ -161,7 +161,9 @@ impl Columns {
                 origin[f.nodes[h as usize].lid as usize] = (s as u32, false);
             }
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(16);
         let chunk_cols = nlids.div_ceil(threads).max(1);
         std::thread::scope(|scope| {
             for (ci, chunk) in self.data.chunks_mut(chunk_cols * nsw).enumerate() {

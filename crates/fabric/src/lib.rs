@@ -13,12 +13,14 @@ pub mod balance;
 pub mod check;
 pub mod engines;
 pub mod error;
+pub mod eval;
 pub mod fill;
 pub mod ftree;
 pub mod gen;
 pub mod lft;
 pub mod model;
 pub mod netlist;
+pub mod patterns;
 pub mod topo;
 
 pub use error::{FabricError, Result};

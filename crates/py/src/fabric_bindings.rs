@@ -41,11 +41,18 @@ fn fabric_diff(py: Python<'_>, old: &str, new: &str) -> PyResult<String> {
     py.allow_threads(|| api::diff_files(old, new)).map_err(py_err)
 }
 
+/// Routing quality like ORCS (congestion, effective bandwidth) over seeded runs. Returns JSON.
+#[pyfunction]
+fn fabric_eval(py: Python<'_>, net: &str, dump: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| api::eval_files(net, dump, opts)).map_err(py_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_gen, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_route, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_check, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_balance, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_diff, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_eval, m)?)?;
     Ok(())
 }
