@@ -174,37 +174,6 @@ pub fn diff_files(old: &str, new: &str) -> Result<String> {
     serde_json::to_string(&d).map_err(|e| err(e.to_string()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gen_summary_of_the_largest_thesis_tree() {
-        let v: Value =
-            serde_json::from_str(&gen(r#"{"kind":"named","name":"18-3-1-full"}"#, None).unwrap())
-                .unwrap();
-        assert_eq!(v["nodes"], 11664);
-        assert_eq!(v["switches"], 1620);
-        assert_eq!(v["lids"], 13284);
-        assert_eq!(v["lft_blocks_per_switch"], 208);
-        assert_eq!(v["full_reconfiguration_smps"], 336_960);
-        assert_eq!(v["lid_swap_copy_max_smps"], 3240);
-        let v: Value = serde_json::from_str(
-            &gen(r#"{"kind":"xgft","h":3,"m":[4,4,3],"w":[1,2,3]}"#, None).unwrap(),
-        )
-        .unwrap();
-        assert_eq!(
-            (
-                v["spanning_trees_different"].as_u64(),
-                v["spanning_trees_disjoint"].as_u64()
-            ),
-            (Some(6), Some(2))
-        );
-        assert!(gen(r#"{"kind":"xgft","h":2,"m":[4,4,3],"w":[1,2,3]}"#, None).is_err());
-        assert!(gen("{", None).is_err());
-    }
-}
-
 /// ORCS-like evaluation. `opts`: {"pattern", "runs", "seed", "order": [names], "progress": bool}.
 pub fn eval_files(net: &str, dump: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
@@ -236,4 +205,35 @@ pub fn eval_files(net: &str, dump: &str, opts: &str) -> Result<String> {
     crate::patterns::phases(&eo.pattern, 2, &mut crate::patterns::Rng::new(0))?;
     let r = crate::eval::evaluate(&f, &t, &d.lfts, &eo)?;
     serde_json::to_string(&r).map_err(|e| err(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gen_summary_of_the_largest_thesis_tree() {
+        let v: Value =
+            serde_json::from_str(&gen(r#"{"kind":"named","name":"18-3-1-full"}"#, None).unwrap())
+                .unwrap();
+        assert_eq!(v["nodes"], 11664);
+        assert_eq!(v["switches"], 1620);
+        assert_eq!(v["lids"], 13284);
+        assert_eq!(v["lft_blocks_per_switch"], 208);
+        assert_eq!(v["full_reconfiguration_smps"], 336_960);
+        assert_eq!(v["lid_swap_copy_max_smps"], 3240);
+        let v: Value = serde_json::from_str(
+            &gen(r#"{"kind":"xgft","h":3,"m":[4,4,3],"w":[1,2,3]}"#, None).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                v["spanning_trees_different"].as_u64(),
+                v["spanning_trees_disjoint"].as_u64()
+            ),
+            (Some(6), Some(2))
+        );
+        assert!(gen(r#"{"kind":"xgft","h":2,"m":[4,4,3],"w":[1,2,3]}"#, None).is_err());
+        assert!(gen("{", None).is_err());
+    }
 }

@@ -30,6 +30,9 @@ pub struct Stats {
     pub lids: usize,
     pub dummy_routes: usize,
     pub seconds: f64,
+    /// Named phases of the engine, if it has several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phase_seconds: Vec<(String, f64)>,
 }
 
 /// Port-usage counters, one per directed link end, plus per port group.
@@ -232,6 +235,7 @@ pub fn route_slots(f: &Fabric, t: &Topo, slots: &Slots, engine: &str) -> Result<
         lids: f.num_lids(),
         dummy_routes: dummies,
         seconds: start.elapsed().as_secs_f64(),
+        phase_seconds: Vec::new(),
     };
     Ok((lfts, stats))
 }

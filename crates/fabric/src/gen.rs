@@ -86,7 +86,7 @@ impl Pgft {
         let k: u32 = parts[0].parse().map_err(|_| bad())?;
         let n: u32 = parts[1].parse().map_err(|_| bad())?;
         let o: u32 = parts[2].parse().map_err(|_| bad())?;
-        if k == 0 || n < 2 || n > 6 || o == 0 {
+        if k == 0 || !(2..=6).contains(&n) || o == 0 {
             return Err(bad());
         }
         let mut m = vec![k; n as usize];

@@ -18,9 +18,12 @@ pub mod fill;
 pub mod ftree;
 pub mod gen;
 pub mod lft;
+pub mod metabase;
 pub mod model;
 pub mod netlist;
+pub mod order;
 pub mod patterns;
+pub mod slimupdate;
 pub mod topo;
 
 pub use error::{FabricError, Result};
