@@ -131,7 +131,8 @@ pub struct Externs {
     pub meter_by_name: HashMap<String, u32>,
 }
 
-const MAX_CELLS: u64 = 1 << 24;
+// bounds memory a JSON file can make us allocate per array (64 MiB of counters)
+const MAX_CELLS: u64 = 1 << 22;
 
 fn size(v: &Value, ctx: &str, direct: bool) -> R<usize> {
     if direct {

@@ -8,6 +8,12 @@ pub fn program_text(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// A file from crates/p4/tests/data.
+pub fn program_text_in_tests(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 pub fn load(name: &str) -> Program {
     Program::load(&program_text(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }

@@ -1,0 +1,142 @@
+//! Unsupported or malformed JSON is refused at load time with one line naming the object.
+
+mod common;
+use lanes_p4::Program;
+use serde_json::{json, Value};
+
+fn base() -> Value {
+    serde_json::from_str(&common::program_text("tm_basic.json")).unwrap()
+}
+
+fn refuse(v: &Value) -> String {
+    let e = Program::load(&v.to_string()).expect_err("should be refused");
+    let s = e.to_string();
+    assert!(!s.contains('\n'), "one line: {s}");
+    s
+}
+
+#[test]
+fn clone_recirculate_resubmit_are_refused_by_name() {
+    for (op, why) in [
+        ("clone_ingress_pkt_to_egress", "clone is not supported yet"),
+        ("recirculate", "recirculate is not supported yet"),
+        ("resubmit", "resubmit is not supported yet"),
+    ] {
+        let mut v = base();
+        v["actions"][4]["primitives"][0] = json!({"op": op, "parameters": []});
+        assert_eq!(
+            refuse(&v),
+            format!("actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"{op}\": {why}")
+        );
+    }
+}
+
+#[test]
+fn unknown_primitive_and_operator() {
+    let mut v = base();
+    v["actions"][5]["primitives"][1]["op"] = json!("bit_xor_magic");
+    assert_eq!(
+        refuse(&v),
+        "actions[5] \"MyIngress.set_priority\" primitive 1 \"bit_xor_magic\": primitive \"bit_xor_magic\" not supported"
+    );
+    let mut v = base();
+    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("usat_cast");
+    assert_eq!(
+        refuse(&v),
+        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"usat_cast\" not supported"
+    );
+}
+
+#[test]
+fn unknown_names() {
+    let mut v = base();
+    v["actions"][4]["primitives"][1]["parameters"][0]["value"] = json!(["ethernet", "nope"]);
+    assert!(refuse(&v).ends_with("unknown field \"ethernet.nope\""));
+    let mut v = base();
+    v["pipelines"][0]["tables"][0]["next_tables"]["MyIngress.drop"] = json!("nowhere");
+    assert_eq!(
+        refuse(&v),
+        "pipelines[0] \"ingress\" tables[0] \"MyIngress.src_ip_prio\": unknown next node \"nowhere\""
+    );
+    let mut v = base();
+    v["parsers"][0]["parse_states"][1]["transitions"][0]["next_state"] = json!("parse_ipv9");
+    assert_eq!(
+        refuse(&v),
+        "parsers[0] \"parser\" parse_states[1] \"parse_ethernet\": unknown parse state \"parse_ipv9\""
+    );
+    let mut v = base();
+    v["pipelines"][0]["tables"][1]["action_ids"] = json!([4, 2, 99]);
+    assert!(refuse(&v).ends_with("unknown action id 99"));
+}
+
+#[test]
+fn unsupported_constructs() {
+    let mut v = base();
+    v["pipelines"][0]["tables"][1]["type"] = json!("indirect");
+    assert_eq!(
+        refuse(&v),
+        "pipelines[0] \"ingress\" tables[1] \"MyIngress.ipv4_lpm\": table type \"indirect\" (action profiles) not supported"
+    );
+    let mut v = base();
+    v["header_types"][3]["fields"][11] = json!(["options", "*"]);
+    assert_eq!(
+        refuse(&v),
+        "header_types[3] \"ipv4_t\": varbit field \"options\" not supported"
+    );
+    let mut v = base();
+    v["parse_vsets"] = json!([{"name": "pvs", "id": 0, "compressed_bitwidth": 16, "max_size": 4}]);
+    assert_eq!(refuse(&v), "parse_vsets: parser value sets not supported");
+    let mut v = base();
+    v["header_types"][3]["fields"][11] = json!(["dstAddr", 32, true]);
+    assert!(refuse(&v).contains("signed field \"dstAddr\""));
+    let mut v = base();
+    v["pipelines"][0]["tables"][1]["key"][0]["match_type"] = json!("selector");
+    assert!(refuse(&v).ends_with("match type \"selector\" not supported"));
+}
+
+#[test]
+fn wide_arithmetic_refused() {
+    let mut v = base();
+    v["header_types"][3]["fields"][11] = json!(["dstAddr", 128, false]);
+    // ipv4_lpm's key is fine at 128 bits; arithmetic on it is not
+    assert!(Program::load(&v.to_string()).is_ok());
+    v["actions"][5]["primitives"][1]["parameters"][1] = json!({"type": "expression", "value":
+        {"op": "+", "left": {"type": "field", "value": ["ipv4", "dstAddr"]}, "right": {"type": "hexstr", "value": "0x1"}}});
+    assert_eq!(
+        refuse(&v),
+        "actions[5] \"MyIngress.set_priority\" primitive 1 \"assign\": arithmetic on a 128-bit field not supported (max 64)"
+    );
+}
+
+#[test]
+fn loops_and_structure() {
+    let mut v = base();
+    v["pipelines"][0]["tables"][1]["next_tables"]["NoAction"] = json!("node_2");
+    assert_eq!(
+        refuse(&v),
+        "pipelines[0] \"ingress\": control graph has a loop"
+    );
+    let mut v = base();
+    v.as_object_mut().unwrap().remove("actions");
+    assert_eq!(refuse(&v), "top level: missing \"actions\"");
+    assert!(Program::load("{\"header_types\": [")
+        .unwrap_err()
+        .to_string()
+        .starts_with("JSON: not valid JSON"));
+    assert_eq!(
+        Program::load("[]").unwrap_err().to_string(),
+        "top level: expected a JSON object"
+    );
+    let mut v = base();
+    v["pipelines"][1]["name"] = json!("egress2");
+    assert!(refuse(&v).contains("unexpected pipeline \"egress2\""));
+    let mut v = base();
+    v["actions"][4]["primitives"]
+        .as_array_mut()
+        .unwrap()
+        .insert(
+            0,
+            json!({"op": "_jump", "parameters": [{"type": "hexstr", "value": "0x0"}]}),
+        );
+    assert!(refuse(&v).ends_with("jump target 0 not supported"));
+}
