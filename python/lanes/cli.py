@@ -11,6 +11,8 @@ from lanes.errors import LanesError
 # Subcommand modules; each defines register(subparsers) and sets `func` on its parsers.
 SUBCOMMANDS = [
     "lanes.sim.cli",
+    "lanes.switch.cli",
+    "lanes.ctl",
     "lanes.consolidate.cli",
     "lanes.fabric.cli",
 ]
@@ -31,8 +33,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # options after a bare '--' belong to the target (bmv2 grammar: lanes switch ... -- --grpc-...)
+    target_args: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, target_args = argv[:cut], argv[cut + 1 :]
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.target_args = target_args
     try:
         return int(args.func(args) or 0)
     except LanesError as e:

@@ -19,32 +19,43 @@ fn fabric_gen(py: Python<'_>, spec: &str, out: Option<&str>) -> PyResult<String>
 /// Routes a netlist with an engine, writes opensm-lfts.dump to `out`. Returns JSON statistics.
 #[pyfunction]
 #[pyo3(signature = (net, engine, out, opts="{}"))]
-fn fabric_route(py: Python<'_>, net: &str, engine: &str, out: &str, opts: &str) -> PyResult<String> {
-    py.allow_threads(|| api::route(net, engine, out, opts)).map_err(py_err)
+fn fabric_route(
+    py: Python<'_>,
+    net: &str,
+    engine: &str,
+    out: &str,
+    opts: &str,
+) -> PyResult<String> {
+    py.allow_threads(|| api::route(net, engine, out, opts))
+        .map_err(py_err)
 }
 
 /// Deadlock-freedom and completeness check of a dump on a netlist. Returns JSON.
 #[pyfunction]
 fn fabric_check(py: Python<'_>, net: &str, dump: &str) -> PyResult<String> {
-    py.allow_threads(|| api::check_files(net, dump)).map_err(py_err)
+    py.allow_threads(|| api::check_files(net, dump))
+        .map_err(py_err)
 }
 
 /// Destinations per port, per level and direction. Returns JSON.
 #[pyfunction]
 fn fabric_balance(py: Python<'_>, net: &str, dump: &str) -> PyResult<String> {
-    py.allow_threads(|| api::balance_files(net, dump)).map_err(py_err)
+    py.allow_threads(|| api::balance_files(net, dump))
+        .map_err(py_err)
 }
 
 /// Entries, blocks (SMPs) and switches that differ between two dumps. Returns JSON.
 #[pyfunction]
 fn fabric_diff(py: Python<'_>, old: &str, new: &str) -> PyResult<String> {
-    py.allow_threads(|| api::diff_files(old, new)).map_err(py_err)
+    py.allow_threads(|| api::diff_files(old, new))
+        .map_err(py_err)
 }
 
 /// Routing quality like ORCS (congestion, effective bandwidth) over seeded runs. Returns JSON.
 #[pyfunction]
 fn fabric_eval(py: Python<'_>, net: &str, dump: &str, opts: &str) -> PyResult<String> {
-    py.allow_threads(|| api::eval_files(net, dump, opts)).map_err(py_err)
+    py.allow_threads(|| api::eval_files(net, dump, opts))
+        .map_err(py_err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

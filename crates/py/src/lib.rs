@@ -5,11 +5,13 @@ use pyo3::prelude::*;
 
 mod fabric_bindings;
 mod sim_bindings;
+mod switch_bindings;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     sim_bindings::register(m)?;
+    switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
     Ok(())
 }

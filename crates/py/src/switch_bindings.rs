@@ -1,0 +1,131 @@
+//! Bindings for lanes-switch: start a switch on real interfaces, load a program, run
+//! commands, read counters. The data plane runs on its own thread and never takes the GIL;
+//! every call here releases the GIL while it waits for the data plane's lock.
+
+use std::path::PathBuf;
+
+use lanes_p4::Program;
+use lanes_switch::commands::execute;
+use lanes_switch::{PortSpec, Switch, SwitchOptions, TmDefaults};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use serde_json::json;
+
+#[pyclass(name = "Switch")]
+struct PySwitch {
+    inner: Switch,
+}
+
+#[pymethods]
+impl PySwitch {
+    /// ports: list of (port number, interface name, line rate in bits/s or None).
+    #[new]
+    #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
+                        buffer_bytes = None, pcap_dir = None))]
+    fn new(
+        py: Python<'_>,
+        ports: Vec<(u32, String, Option<f64>)>,
+        rate_bps: f64,
+        scheduler: &str,
+        queues: usize,
+        depth_pkts: u32,
+        buffer_bytes: Option<u64>,
+        pcap_dir: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        let scheduler = scheduler
+            .parse()
+            .map_err(|e: lanes_tm::ConfigError| PyValueError::new_err(e.0))?;
+        let tm = TmDefaults {
+            rate_bps,
+            scheduler,
+            queues,
+            depth_pkts,
+            buffer_bytes,
+            ..TmDefaults::default()
+        };
+        let ports = ports
+            .into_iter()
+            .map(|(num, ifname, rate_bps)| PortSpec {
+                num,
+                ifname,
+                rate_bps,
+            })
+            .collect();
+        let opts = SwitchOptions {
+            ports,
+            tm,
+            pcap_dir,
+        };
+        let inner = py
+            .allow_threads(|| Switch::start(opts))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(PySwitch { inner })
+    }
+
+    /// Load a bmv2 JSON program (replaces the running one). ValueError names what is wrong.
+    fn load_program(&self, py: Python<'_>, json_text: &str) -> PyResult<()> {
+        let program = py
+            .allow_threads(|| Program::load(json_text))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        py.allow_threads(|| self.inner.with(|dp| dp.set_program(program)));
+        Ok(())
+    }
+
+    fn has_program(&self, py: Python<'_>) -> bool {
+        py.allow_threads(|| self.inner.with(|dp| dp.program().is_some()))
+    }
+
+    /// One simple_switch_CLI-style command; returns its output, ValueError with one line on error.
+    fn command(&self, py: Python<'_>, line: &str) -> PyResult<String> {
+        py.allow_threads(|| self.inner.with(|dp| execute(dp, line)))
+            .map_err(PyValueError::new_err)
+    }
+
+    fn is_running(&self) -> bool {
+        self.inner.is_running()
+    }
+
+    /// Stop the data plane thread (idempotent). RuntimeError if the loop had failed.
+    fn stop(&mut self, py: Python<'_>) -> PyResult<()> {
+        py.allow_threads(|| self.inner.stop())
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Counters of ports, queues and drops as a JSON string.
+    fn stats_json(&self, py: Python<'_>) -> String {
+        py.allow_threads(|| {
+            self.inner.with(|dp| {
+                let ports: Vec<_> = dp
+                    .ports
+                    .iter()
+                    .map(|p| {
+                        let queues: Vec<_> = (0..p.tm.num_queues())
+                            .map(|q| {
+                                let s = p.tm.queue_status(q).expect("queue exists");
+                                json!({"qid": q, "depth_pkts": s.depth_pkts, "depth_bytes": s.depth_bytes,
+                                       "rate_Bps": s.config.rate_bytes_per_s, "quantum": s.config.quantum,
+                                       "enq_pkts": s.counters.enq_pkts, "deq_pkts": s.counters.deq_pkts,
+                                       "deq_bytes": s.counters.deq_bytes, "drop_pkts": s.counters.drop_pkts()})
+                            })
+                            .collect();
+                        let c = p.counters;
+                        json!({"port": p.num, "rate_bps": p.tm.rate_bps(), "scheduler": p.tm.scheduler().name(),
+                               "rx_pkts": c.rx_pkts, "rx_bytes": c.rx_bytes, "tx_pkts": c.tx_pkts,
+                               "tx_bytes": c.tx_bytes, "tx_errors": c.tx_errors, "queues": queues})
+                    })
+                    .collect();
+                let d = dp.drops;
+                json!({"ports": ports, "drops": {"no_program": d.no_program, "oversize": d.oversize,
+                       "parser": d.parser, "ingress": d.ingress, "egress": d.egress,
+                       "unknown_port": d.unknown_port, "queue_full": d.queue_full,
+                       "buffer_full": d.buffer_full, "no_buffer": d.no_buffer}})
+                .to_string()
+            })
+        })
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySwitch>()?;
+    Ok(())
+}

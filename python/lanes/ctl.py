@@ -1,0 +1,83 @@
+"""`lanes ctl`: simple_switch_CLI-like client of a running switch's command port."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+
+from lanes.errors import LanesError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "ctl",
+        help="table and queue commands to a running switch",
+        description="Send simple_switch_CLI-style commands (from -c, or stdin one per line) to a switch. "
+        "'help' lists them.",
+    )
+    p.add_argument("--thrift-port", type=int, default=9090, help="the switch's --thrift-port")
+    p.add_argument("-c", "--command", action="append", help="a command to run (repeatable)")
+    p.add_argument("--keep-going", action="store_true", help="go on after a command fails")
+    p.set_defaults(func=run)
+
+
+class Ctl:
+    """A connection to one switch's command port."""
+
+    def __init__(self, port: int, timeout: float = 10.0) -> None:
+        try:
+            self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        except OSError as e:
+            raise LanesError(f"no switch on 127.0.0.1:{port}: {e.strerror or e}") from None
+        self.rfile = self.sock.makefile("rb")
+
+    def run(self, line: str) -> str:
+        """Run one command; its output, or ValueError with the switch's one-line error."""
+        self.sock.sendall(line.strip().encode() + b"\n")
+        reply = self.rfile.readline()
+        if not reply:
+            raise LanesError("the switch closed the connection")
+        r = json.loads(reply)
+        if not r["ok"]:
+            raise ValueError(r["error"])
+        return r["out"]
+
+    def close(self) -> None:
+        self.rfile.close()
+        self.sock.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    ctl = Ctl(args.thrift_port)
+    interactive = not args.command and sys.stdin.isatty()
+    lines = args.command or _stdin_lines(interactive)
+    failed = 0
+    try:
+        for line in lines:
+            if not line.strip() or line.strip().startswith("#"):
+                continue
+            try:
+                out = ctl.run(line)
+                if out:
+                    print(out)
+            except ValueError as e:
+                failed += 1
+                print(f"lanes ctl: error: {line.strip()}: {e}", file=sys.stderr)
+                if not (interactive or args.keep_going):
+                    return 1
+    finally:
+        ctl.close()
+    return 1 if failed else 0
+
+
+def _stdin_lines(interactive: bool):
+    while True:
+        try:
+            line = input("lanes> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            return
+        if not interactive and not line:
+            return
+        yield line

@@ -1,0 +1,134 @@
+"""The command line of `lanes switch`: bmv2 simple_switch_grpc's grammar plus lanes options.
+
+    lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap DIR] [--no-p4 | JSON]
+                 [--scheduler S] [--port-rate N@RATE]... [--queue-depth N] [--commands FILE]
+                 [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lanes.errors import LanesError
+
+SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
+
+
+@dataclass
+class SwitchArgs:
+    interfaces: list[tuple[int, str]]
+    json: Path | None
+    device_id: int = 0
+    thrift_port: int = 9090
+    pcap: Path | None = None
+    log_console: bool = False
+    scheduler: str = "strict"
+    port_rates: dict[int, float] = field(default_factory=dict)
+    default_rate_bps: float = 10e9
+    queue_depth: int = 64
+    buffer_bytes: int | None = None
+    commands: Path | None = None
+    grpc_addr: str = "127.0.0.1:9559"
+    cpu_port: int | None = None
+    priority_queues: int = 8
+    no_grpc: bool = False
+
+
+def parse_rate(text: str) -> float:
+    """`100Mbps`, `1Gbps`, `2.5e9` -> bits per second."""
+    t = text.strip().lower()
+    for suffix, mult in [("gbps", 1e9), ("mbps", 1e6), ("kbps", 1e3), ("bps", 1.0), ("g", 1e9), ("m", 1e6), ("k", 1e3)]:
+        if t.endswith(suffix):
+            t, scale = t[: -len(suffix)], mult
+            break
+    else:
+        scale = 1.0
+    try:
+        value = float(t) * scale
+    except ValueError:
+        raise LanesError(f"'{text}' is not a rate (e.g. 100Mbps, 1Gbps, 2.5e9)") from None
+    if not value > 0:
+        raise LanesError(f"rate must be positive, got '{text}'")
+    return value
+
+
+def _port_at(text: str, what: str) -> tuple[int, str]:
+    num, sep, rest = text.partition("@")
+    if not sep or not num.isdigit() or not rest:
+        raise LanesError(f"{what} '{text}' must look like N@{'IFACE' if what == '-i' else 'RATE'}")
+    n = int(num)
+    if n > 510:
+        raise LanesError(f"port {n} out of range (0-510)")
+    return n, rest
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("json", nargs="?", type=Path, help="bmv2 JSON program (or --no-p4)")
+    p.add_argument("-i", "--interface", action="append", default=[], metavar="N@IFACE", help="attach port N to IFACE")
+    p.add_argument("--device-id", type=int, default=0)
+    p.add_argument("--thrift-port", type=int, default=9090, help="control port for `lanes ctl` (127.0.0.1)")
+    p.add_argument("--pcap", type=Path, metavar="DIR", help="write PORT_in.pcap and PORT_out.pcap here")
+    p.add_argument("--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime")
+    p.add_argument("--log-console", action="store_true", help="status line on stderr every 10 s")
+    p.add_argument("-L", "--log-level", default="info", help="accepted for bmv2 compatibility")
+    p.add_argument("--scheduler", default="strict", help=f"per-port scheduler: {', '.join(SCHEDULERS)}")
+    p.add_argument("--port-rate", action="append", default=[], metavar="N@RATE", help="line rate of port N")
+    p.add_argument("--default-rate", default="10Gbps", help="line rate of ports without --port-rate")
+    p.add_argument("--queue-depth", type=int, default=64, help="packets per queue")
+    p.add_argument("--buffer-bytes", type=int, help="buffer shared by each port's queues")
+    p.add_argument("--commands", type=Path, help="simple_switch_CLI commands to run at start")
+    p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
+
+
+def _target_parser() -> argparse.ArgumentParser:
+    t = argparse.ArgumentParser(prog="lanes switch ... --", add_help=False)
+    t.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
+    t.add_argument("--cpu-port", type=int)
+    t.add_argument("--priority-queues", type=int, default=8)
+    return t
+
+
+def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
+    t, unknown = _target_parser().parse_known_args(target)
+    if unknown:
+        raise LanesError(f"unknown target option(s) after '--': {' '.join(unknown)}")
+    if a.json is None and not a.no_p4:
+        raise LanesError("give a JSON program or --no-p4")
+    if a.json is not None and not a.json.is_file():
+        raise LanesError(f"no such program file: {a.json}")
+    if a.scheduler not in SCHEDULERS and a.scheduler not in ("no", "rl-sp-drr"):
+        raise LanesError(f"unknown scheduler '{a.scheduler}' (expected one of {', '.join(SCHEDULERS)})")
+    if not 1 <= t.priority_queues <= 32:
+        raise LanesError(f"--priority-queues must be 1 to 32, got {t.priority_queues}")
+    if a.queue_depth < 1:
+        raise LanesError(f"--queue-depth must be at least 1, got {a.queue_depth}")
+    interfaces = [_port_at(i, "-i") for i in a.interface]
+    nums = [n for n, _ in interfaces]
+    if len(set(nums)) != len(nums):
+        raise LanesError("a port number is given twice with -i")
+    rates = {}
+    for r in a.port_rate:
+        n, rate = _port_at(r, "--port-rate")
+        if n not in nums:
+            raise LanesError(f"--port-rate {r}: port {n} has no -i interface")
+        rates[n] = parse_rate(rate)
+    return SwitchArgs(
+        interfaces=interfaces,
+        json=a.json,
+        device_id=a.device_id,
+        thrift_port=a.thrift_port,
+        pcap=a.pcap,
+        log_console=a.log_console,
+        scheduler=a.scheduler,
+        port_rates=rates,
+        default_rate_bps=parse_rate(a.default_rate),
+        queue_depth=a.queue_depth,
+        buffer_bytes=a.buffer_bytes,
+        commands=a.commands,
+        grpc_addr=t.grpc_server_addr,
+        cpu_port=t.cpu_port,
+        priority_queues=t.priority_queues,
+        no_grpc=a.no_grpc,
+    )

@@ -1,0 +1,109 @@
+"""`lanes switch`: start a switch process (data plane thread in Rust, control plane here)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+
+from lanes.errors import LanesError
+from lanes.switch.args import add_arguments, to_switch_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "switch",
+        help="run a P4 switch (simple_switch_grpc command line)",
+        description="Run a lanes switch. Same command line as bmv2's simple_switch_grpc; "
+        "target options (--grpc-server-addr, --cpu-port, --priority-queues) go after '--'.",
+    )
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lanes import _native
+    from lanes.switch.control_server import serve
+
+    sa = to_switch_args(args, getattr(args, "target_args", []))
+    ports = [(n, iface, sa.port_rates.get(n)) for n, iface in sa.interfaces]
+    try:
+        sw = _native.Switch(
+            ports,
+            rate_bps=sa.default_rate_bps,
+            scheduler=sa.scheduler,
+            queues=sa.priority_queues,
+            depth_pkts=sa.queue_depth,
+            buffer_bytes=sa.buffer_bytes,
+            pcap_dir=str(sa.pcap) if sa.pcap else None,
+        )
+    except (RuntimeError, ValueError) as e:
+        raise LanesError(f"cannot start the switch: {e}") from None
+    stop = threading.Event()
+    servers = []
+    try:
+        if sa.json is not None:
+            try:
+                sw.load_program(sa.json.read_text())
+            except ValueError as e:
+                raise LanesError(f"{sa.json}: {e}") from None
+        if sa.commands is not None:
+            run_commands_file(sw, sa.commands)
+        try:
+            servers.append(serve(sa.thrift_port, sw.command))
+        except OSError as e:
+            raise LanesError(f"cannot listen on 127.0.0.1:{sa.thrift_port}: {e.strerror}") from None
+        if not sa.no_grpc:
+            servers.append(_start_p4runtime(sw, sa))
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda *_: stop.set())
+        print(f"lanes switch: {len(ports)} port(s), scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
+              + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}"), file=sys.stderr, flush=True)
+        last = time.monotonic()
+        while not stop.wait(0.5):
+            if not sw.is_running():
+                sw.stop()  # raises the loop's error
+                raise LanesError("the data plane stopped")
+            if sa.log_console and time.monotonic() - last >= 10:
+                last = time.monotonic()
+                print(status_line(json.loads(sw.stats_json())), file=sys.stderr, flush=True)
+    finally:
+        for s in servers:
+            if s is not None:
+                s.shutdown() if hasattr(s, "shutdown") else s.stop(0)
+        try:
+            sw.stop()
+        except RuntimeError as e:
+            raise LanesError(f"data plane failed: {e}") from None
+    return 0
+
+
+def _start_p4runtime(sw: object, sa: object):
+    try:
+        from lanes.p4runtime.server import start_server
+    except ModuleNotFoundError:
+        print("lanes switch: P4Runtime server not available in this build", file=sys.stderr)
+        return None
+    return start_server(sw, sa)
+
+
+def run_commands_file(sw: object, path) -> None:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise LanesError(f"cannot read {path}: {e.strerror}") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            sw.command(line)  # type: ignore[attr-defined]
+        except ValueError as e:
+            raise LanesError(f"{path}:{n}: {e}") from None
+
+
+def status_line(stats: dict) -> str:
+    parts = [f"p{p['port']} rx {p['rx_pkts']} tx {p['tx_pkts']} q {sum(q['depth_pkts'] for q in p['queues'])}"
+             for p in stats["ports"]]
+    drops = sum(stats["drops"].values())
+    return "lanes switch: " + ", ".join(parts) + f", drops {drops}"

@@ -1,0 +1,112 @@
+"""Test hosts in network namespaces this test creates: a star of hosts around one switch
+namespace, veth links, static ARP, offloads off. Everything is removed on exit, also on failure;
+every process started here is stopped by PID."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from typing import Self
+
+REPO = Path(__file__).resolve().parents[1]
+LANES = str(REPO / ".venv" / "bin" / "lanes")
+
+
+def sh(*cmd: str, check: bool = True, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=timeout)
+
+
+class Star:
+    """Hosts h1..hN (10.0.1.i, MAC 00:00:00:00:01:0i) each linked to switch port i."""
+
+    def __init__(self, hosts: int) -> None:
+        self.tag = "lt" + uuid.uuid4().hex[:6]
+        self.sw = f"{self.tag}-sw"
+        self.hosts = [f"{self.tag}-h{i}" for i in range(1, hosts + 1)]
+        self.procs: list[subprocess.Popen] = []
+
+    def __enter__(self) -> Self:
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def ip(self, i: int) -> str:
+        return f"10.0.1.{i}"
+
+    def mac(self, i: int) -> str:
+        return f"00:00:00:00:01:{i:02x}"
+
+    def _build(self) -> None:
+        sh("ip", "netns", "add", self.sw)
+        self.ns(self.sw, "ip", "link", "set", "lo", "up")
+        for i, h in enumerate(self.hosts, 1):
+            sh("ip", "netns", "add", h)
+            sh("ip", "link", "add", f"s1-eth{i}", "netns", self.sw, "type", "veth", "peer", "name", "eth0", "netns", h)
+            self.ns(h, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+            self.ns(h, "ip", "link", "set", "eth0", "address", self.mac(i))
+            self.ns(h, "ip", "addr", "add", f"{self.ip(i)}/24", "dev", "eth0")
+            self.ns(h, "ip", "link", "set", "eth0", "up")
+            self.ns(h, "ip", "link", "set", "lo", "up")
+            self.ns(h, "ethtool", "-K", "eth0", "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off", check=False)
+            self.ns(self.sw, "ip", "link", "set", f"s1-eth{i}", "up")
+            self.ns(self.sw, "ethtool", "-K", f"s1-eth{i}", "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off", check=False)
+        self.ns(self.sw, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+        for i, h in enumerate(self.hosts, 1):
+            for j in range(1, len(self.hosts) + 1):
+                if j != i:
+                    self.ns(h, "ip", "neigh", "add", self.ip(j), "lladdr", self.mac(j), "dev", "eth0", "nud", "permanent")
+
+    def ns(self, name: str, *cmd: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
+        return sh("ip", "netns", "exec", name, *cmd, check=check, timeout=timeout)
+
+    def host(self, i: int, *cmd: str, **kw) -> subprocess.CompletedProcess:
+        return self.ns(self.hosts[i - 1], *cmd, **kw)
+
+    def start(self, name: str, *cmd: str, log: Path | None = None) -> subprocess.Popen:
+        out = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - closed with the process
+        p = subprocess.Popen(["ip", "netns", "exec", name, *cmd], stdout=out, stderr=subprocess.STDOUT)
+        self.procs.append(p)
+        return p
+
+    def start_switch(self, *args: str, log: Path | None = None, thrift_port: int = 9090) -> subprocess.Popen:
+        ports = [a for i in range(1, len(self.hosts) + 1) for a in ("-i", f"{i}@s1-eth{i}")]
+        p = self.start(self.sw, LANES, "switch", *ports, "--thrift-port", str(thrift_port), "--no-grpc", *args, log=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            r = self.ns(self.sw, LANES, "ctl", "--thrift-port", str(thrift_port), "-c", "show_ports", check=False)
+            if r.returncode == 0:
+                return p
+            if p.poll() is not None:
+                raise RuntimeError(f"switch exited with {p.returncode}: {log.read_text() if log else ''}")
+            time.sleep(0.2)
+        raise RuntimeError("switch did not come up within 30 s")
+
+    def ctl(self, *commands: str, thrift_port: int = 9090) -> str:
+        args = [a for c in commands for a in ("-c", c)]
+        return self.ns(self.sw, LANES, "ctl", "--thrift-port", str(thrift_port), *args).stdout
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for name in [*self.hosts, self.sw]:
+            sh("ip", "netns", "del", name, check=False)
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
