@@ -12,16 +12,17 @@ use pyo3::prelude::*;
 use serde_json::json;
 
 #[pyclass(name = "Switch")]
-struct PySwitch {
-    inner: Switch,
+pub(crate) struct PySwitch {
+    pub(crate) inner: Switch,
 }
 
 #[pymethods]
 impl PySwitch {
     /// ports: list of (port number, interface name, line rate in bits/s or None).
+    #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     #[new]
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
-                        buffer_bytes = None, pcap_dir = None))]
+                        buffer_bytes = None, pcap_dir = None, cpu_port = None))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -31,6 +32,7 @@ impl PySwitch {
         depth_pkts: u32,
         buffer_bytes: Option<u64>,
         pcap_dir: Option<PathBuf>,
+        cpu_port: Option<u32>,
     ) -> PyResult<Self> {
         let scheduler = scheduler
             .parse()
@@ -53,6 +55,7 @@ impl PySwitch {
             .collect();
         let opts = SwitchOptions {
             ports,
+            cpu_port,
             tm,
             pcap_dir,
         };
@@ -79,6 +82,20 @@ impl PySwitch {
     fn command(&self, py: Python<'_>, line: &str) -> PyResult<String> {
         py.allow_threads(|| self.inner.with(|dp| execute(dp, line)))
             .map_err(PyValueError::new_err)
+    }
+
+    /// Frames the program sent to the CPU port since the last call (P4Runtime PacketIn).
+    fn take_packet_ins(&self, py: Python<'_>) -> Vec<Vec<u8>> {
+        py.allow_threads(|| self.inner.with(|dp| dp.take_packet_ins()))
+    }
+
+    /// Inject a frame on the CPU port (P4Runtime PacketOut). ValueError if there is none.
+    fn inject(&self, py: Python<'_>, frame: Vec<u8>) -> PyResult<()> {
+        py.allow_threads(|| {
+            self.inner
+                .with(|dp| dp.inject(&frame, lanes_switch::now_ns()))
+        })
+        .map_err(PyValueError::new_err)
     }
 
     fn is_running(&self) -> bool {

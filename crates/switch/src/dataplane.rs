@@ -87,7 +87,13 @@ pub struct Dataplane {
     out: Vec<u8>,
     pub drops: DropCounters,
     defaults: TmDefaults,
+    /// Port whose output goes to the controller (P4Runtime PacketIn) instead of a wire.
+    cpu_port: Option<u32>,
+    packet_ins: std::collections::VecDeque<Vec<u8>>,
 }
+
+/// PacketIns kept for a controller that reads slowly; older ones are dropped first.
+const MAX_PACKET_INS: usize = 4096;
 
 const NO_PORT: u16 = u16::MAX;
 
@@ -103,7 +109,43 @@ impl Dataplane {
             out: Vec::with_capacity(MAX_FRAME + 64),
             drops: DropCounters::default(),
             defaults,
+            cpu_port: None,
+            packet_ins: std::collections::VecDeque::new(),
         }
+    }
+
+    /// Make `num` the CPU port: an egress port (with its own TM, at the default rate) whose
+    /// frames are kept for the controller, and the ingress port of injected PacketOuts.
+    pub fn set_cpu_port(&mut self, num: u32) -> Result<(), ConfigError> {
+        if self.port(num).is_none() {
+            self.add_port(num, None)?;
+        }
+        self.cpu_port = Some(num);
+        Ok(())
+    }
+
+    pub fn cpu_port(&self) -> Option<u32> {
+        self.cpu_port
+    }
+
+    /// Frames the program sent to the CPU port, oldest first.
+    pub fn take_packet_ins(&mut self) -> Vec<Vec<u8>> {
+        self.packet_ins.drain(..).collect()
+    }
+
+    /// A PacketOut: the frame enters the pipeline on the CPU port, as in bmv2.
+    pub fn inject(&mut self, frame: &[u8], now: u64) -> Result<(), String> {
+        let cpu = self.cpu_port.ok_or("no CPU port configured (--cpu-port)")?;
+        if frame.len() > MAX_FRAME {
+            return Err(format!(
+                "frame of {} bytes is longer than {MAX_FRAME}",
+                frame.len()
+            ));
+        }
+        let slot = self.take_slot().ok_or("switch buffer full")?;
+        self.slots[slot as usize].frame[..frame.len()].copy_from_slice(frame);
+        self.ingress(slot, frame.len(), cpu, now);
+        Ok(())
     }
 
     pub fn defaults(&self) -> &TmDefaults {
@@ -273,7 +315,15 @@ impl Dataplane {
                 }
                 let frame = &self.out[..eg.len];
                 let c = &mut self.ports[p].counters;
-                if tx(port_num, frame) {
+                if Some(port_num) == self.cpu_port {
+                    if self.packet_ins.len() == MAX_PACKET_INS {
+                        self.packet_ins.pop_front();
+                        c.tx_errors += 1;
+                    }
+                    self.packet_ins.push_back(frame.to_vec());
+                    c.tx_pkts += 1;
+                    c.tx_bytes += frame.len() as u64;
+                } else if tx(port_num, frame) {
                     c.tx_pkts += 1;
                     c.tx_bytes += frame.len() as u64;
                 } else {

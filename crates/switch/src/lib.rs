@@ -10,3 +10,4 @@ mod sys;
 
 pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};
 pub use switch::{PortSpec, Switch, SwitchOptions};
+pub use sys::now_ns;

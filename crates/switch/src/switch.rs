@@ -21,6 +21,8 @@ pub struct PortSpec {
 #[derive(Clone, Debug, Default)]
 pub struct SwitchOptions {
     pub ports: Vec<PortSpec>,
+    /// bmv2's --cpu-port: P4Runtime PacketIn/PacketOut go through this port number.
+    pub cpu_port: Option<u32>,
     pub tm: TmDefaults,
     pub pcap_dir: Option<PathBuf>,
 }
@@ -71,6 +73,10 @@ impl Switch {
                 )),
                 None => None,
             });
+        }
+        if let Some(cpu) = opts.cpu_port {
+            dp.set_cpu_port(cpu)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
         }
         let shared = Arc::new(Shared {
             dp: Mutex::new(dp),

@@ -175,3 +175,32 @@ fn commands_report_errors_in_one_line() {
         "{dump}"
     );
 }
+
+#[test]
+fn cpu_port_collects_packet_ins_and_injects_packet_outs() {
+    let mut dp = switch();
+    dp.set_cpu_port(64).unwrap();
+    execute(
+        &mut dp,
+        "table_add ipv4_lpm ipv4_forward 10.0.1.64/32 => 00:00:00:00:00:40 64",
+    )
+    .unwrap();
+    // a PacketOut from the controller enters on the CPU port and is forwarded by the program
+    dp.inject(&frame([10, 0, 1, 1], [10, 0, 1, 4], 100), 0)
+        .unwrap();
+    // a packet the program sends to port 64 becomes a PacketIn
+    let f = frame([10, 0, 1, 1], [10, 0, 1, 64], 100);
+    let slot = dp.take_slot().unwrap();
+    dp.slot_buf(slot)[..f.len()].copy_from_slice(&f);
+    dp.ingress(slot, f.len(), 1, 0);
+    let mut sent = vec![];
+    dp.service(1_000_000, &mut |port, _| {
+        sent.push(port);
+        true
+    });
+    assert_eq!(sent, vec![4]);
+    let ins = dp.take_packet_ins();
+    assert_eq!(ins.len(), 1);
+    assert_eq!(&ins[0][..6], &[0, 0, 0, 0, 0, 0x40]);
+    assert!(dp.take_packet_ins().is_empty());
+}

@@ -1,8 +1,8 @@
 """The command line of `lanes switch`: bmv2 simple_switch_grpc's grammar plus lanes options.
 
-    lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap DIR] [--no-p4 | JSON]
-                 [--scheduler S] [--port-rate N@RATE]... [--queue-depth N] [--commands FILE]
-                 [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
+lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap DIR] [--no-p4 | JSON]
+             [--scheduler S] [--port-rate N@RATE]... [--queue-depth N] [--commands FILE]
+             [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
 """
 
 from __future__ import annotations
@@ -39,7 +39,15 @@ class SwitchArgs:
 def parse_rate(text: str) -> float:
     """`100Mbps`, `1Gbps`, `2.5e9` -> bits per second."""
     t = text.strip().lower()
-    for suffix, mult in [("gbps", 1e9), ("mbps", 1e6), ("kbps", 1e3), ("bps", 1.0), ("g", 1e9), ("m", 1e6), ("k", 1e3)]:
+    for suffix, mult in [
+        ("gbps", 1e9),
+        ("mbps", 1e6),
+        ("kbps", 1e3),
+        ("bps", 1.0),
+        ("g", 1e9),
+        ("m", 1e6),
+        ("k", 1e3),
+    ]:
         if t.endswith(suffix):
             t, scale = t[: -len(suffix)], mult
             break
@@ -66,11 +74,15 @@ def _port_at(text: str, what: str) -> tuple[int, str]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("json", nargs="?", type=Path, help="bmv2 JSON program (or --no-p4)")
-    p.add_argument("-i", "--interface", action="append", default=[], metavar="N@IFACE", help="attach port N to IFACE")
+    p.add_argument(
+        "-i", "--interface", action="append", default=[], metavar="N@IFACE", help="attach port N to IFACE"
+    )
     p.add_argument("--device-id", type=int, default=0)
     p.add_argument("--thrift-port", type=int, default=9090, help="control port for `lanes ctl` (127.0.0.1)")
     p.add_argument("--pcap", type=Path, metavar="DIR", help="write PORT_in.pcap and PORT_out.pcap here")
-    p.add_argument("--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime")
+    p.add_argument(
+        "--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime"
+    )
     p.add_argument("--log-console", action="store_true", help="status line on stderr every 10 s")
     p.add_argument("-L", "--log-level", default="info", help="accepted for bmv2 compatibility")
     p.add_argument("--scheduler", default="strict", help=f"per-port scheduler: {', '.join(SCHEDULERS)}")

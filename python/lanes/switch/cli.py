@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
             depth_pkts=sa.queue_depth,
             buffer_bytes=sa.buffer_bytes,
             pcap_dir=str(sa.pcap) if sa.pcap else None,
+            cpu_port=sa.cpu_port,
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
@@ -60,8 +61,12 @@ def run(args: argparse.Namespace) -> int:
             servers.append(_start_p4runtime(sw, sa))
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: stop.set())
-        print(f"lanes switch: {len(ports)} port(s), scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
-              + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}"), file=sys.stderr, flush=True)
+        print(
+            f"lanes switch: {len(ports)} port(s), scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
+            + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}"),
+            file=sys.stderr,
+            flush=True,
+        )
         last = time.monotonic()
         while not stop.wait(0.5):
             if not sw.is_running():
@@ -103,7 +108,9 @@ def run_commands_file(sw: object, path) -> None:
 
 
 def status_line(stats: dict) -> str:
-    parts = [f"p{p['port']} rx {p['rx_pkts']} tx {p['tx_pkts']} q {sum(q['depth_pkts'] for q in p['queues'])}"
-             for p in stats["ports"]]
+    parts = [
+        f"p{p['port']} rx {p['rx_pkts']} tx {p['tx_pkts']} q {sum(q['depth_pkts'] for q in p['queues'])}"
+        for p in stats["ports"]
+    ]
     drops = sum(stats["drops"].values())
     return "lanes switch: " + ", ".join(parts) + f", drops {drops}"
