@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -116,54 +115,12 @@ def _grid_from_args(args: argparse.Namespace):
         cores=tuple(int(c) for c in _numbers(args.cores, "--cores", integer=True)),
         thresholds=tuple(t / 100.0 for t in _numbers(args.thresholds, "--thresholds")),
         limits=tuple(_numbers(args.delay_limits, "--delay-limits")),
+        delay_thresholds=(
+            tuple(t / 100.0 for t in _numbers(args.delay_thresholds, "--delay-thresholds"))
+            if args.delay_thresholds
+            else None
+        ),
     )
-
-
-def run_cv_to_dir(data: Path, out: Path, grid, min_days: int, step_s: float | None, jobs: int | None,
-                  title: str, plots: bool = True) -> list[dict]:
-    """Load, cross-validate, write OUT/summary.json, OUT/report.md and plots; returns the rows."""
-    from lanes.consolidate import cv, report
-    from lanes.consolidate.loader import load_trace
-
-    t0 = time.perf_counter()
-    trace = load_trace(data, step_s).select_vms(min_days)
-    if len(trace.days) < 2:
-        raise LanesError(f"{data}: cross-validation needs at least two days")
-    if not trace.vms:
-        raise LanesError(f"{data}: no VM is present on {min_days} or more days")
-    cv.stderr_progress(
-        f"cv: {data}: {len(trace.days)} days, {len(trace.vms)} VMs, {trace.step_s:g} s samples, "
-        f"{len(grid.keys())} packings per fold"
-    )
-    merged = cv.run_cv(trace, grid, jobs=jobs, progress=cv.stderr_progress)
-    rows = cv.summarise(merged, len(trace.days))
-    elapsed = time.perf_counter() - t0
-    meta = {
-        "title": title,
-        "data": str(data),
-        "days": len(trace.days),
-        "vms": len(trace.vms),
-        "min_days": min_days,
-        "step_s": trace.step_s,
-        "packers": list(grid.packers),
-        "cores": list(grid.cores),
-        "thresholds": [round(t * 100, 6) for t in grid.thresholds],
-        "limits": list(grid.limits),
-        "elapsed_s": elapsed,
-    }
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        report.write_summary(out / "summary.json", meta, rows)
-        names: dict[str, str] = {}
-        if plots:
-            for p in grid.packers:
-                names[p] = f"fill_vs_delay_{p}.png"
-                report.plot_packer(merged, grid, p, out / names[p], title)
-        (out / "report.md").write_text(report.render(meta, rows, names), encoding="utf-8")
-    except OSError as e:
-        raise LanesError(f"{out}: {e}") from None
-    cv.stderr_progress(f"cv: done in {elapsed:.1f} s (+ report {time.perf_counter() - t0 - elapsed:.1f} s) -> {out}")
-    return rows
 
 
 def cmd_cv(args: argparse.Namespace) -> int:
@@ -172,8 +129,18 @@ def cmd_cv(args: argparse.Namespace) -> int:
         raise LanesError("--min-days must be >= 1")
     if args.step_s is not None and not args.step_s > 0:
         raise LanesError("--step-s must be positive")
-    run_cv_to_dir(Path(args.data), Path(args.out), grid, args.min_days, args.step_s, args.jobs,
-                  args.title or Path(args.data).name, plots=not args.no_plots)
+    from lanes.consolidate.run import run_cv_to_dir
+
+    run_cv_to_dir(
+        Path(args.data),
+        Path(args.out),
+        grid,
+        args.min_days,
+        args.step_s,
+        args.jobs,
+        args.title or Path(args.data).name,
+        plots=not args.no_plots,
+    )
     return 0
 
 
@@ -184,23 +151,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_grid_args(p: argparse.ArgumentParser, packers: str) -> None:
+def _add_grid_args(p: argparse.ArgumentParser, packers: str, delay_thresholds: str | None) -> None:
     p.add_argument("--cores", default="12,16,32", help="bin sizes in cores, comma-separated")
     p.add_argument("--thresholds", default=DEFAULT_THRESHOLDS, help="packing thresholds in %% of capacity")
+    p.add_argument(
+        "--delay-thresholds",
+        default=delay_thresholds,
+        help="thresholds for the delay packers (default: --thresholds%s)"
+        % ("" if delay_thresholds is None else f"; here {delay_thresholds}, the paper's Table II grid"),
+    )
     p.add_argument("--delay-limits", default="1,10,100,1000", help="accepted delay per bin, minutes per day")
-    p.add_argument("--packer", default=packers, help="util, util-bf, delay, delay-bf (comma-separated)")
+    p.add_argument(
+        "--packer", default=packers, help="util, util-bf, delay, delay-bf, delay-corr (comma-separated)"
+    )
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    top = subparsers.add_parser("consolidate", help="workload delay and delay-aware VM consolidation (Paper VI)")
+    top = subparsers.add_parser(
+        "consolidate", help="workload delay and delay-aware VM consolidation (Paper VI)"
+    )
     sub = top.add_subparsers(dest="consolidate_command", metavar="ACTION", required=True)
 
     p = sub.add_parser("delay", help="total delay Q of one summed utilisation series")
     p.add_argument("--cores", type=float, required=True, help="cores of the machine (capacity 100 %% each)")
     p.add_argument("--step-s", type=float, default=60.0, help="seconds per sample (default 60)")
     p.add_argument("--series", action="store_true", help="also print the delay of every interval")
-    p.add_argument("series_file", metavar="SERIES.csv", help="one utilisation value (%%) per line, - for stdin")
+    p.add_argument(
+        "series_file", metavar="SERIES.csv", help="one utilisation value (%%) per line, - for stdin"
+    )
     p.set_defaults(func=cmd_delay)
 
     p = sub.add_parser("synth", help="write a synthetic trace in the paper's pattern (CSV per day)")
@@ -208,7 +187,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--days", type=int, default=13)
     p.add_argument("--vms", type=int, default=405)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--average", type=int, default=1, help="average groups of N 1-minute samples (5: PlanetLab-like)")
+    p.add_argument(
+        "--average", type=int, default=1, help="average groups of N 1-minute samples (5: PlanetLab-like)"
+    )
     p.set_defaults(func=cmd_synth)
 
     p = sub.add_parser("cv", help="leave-one-day-out cross-validation, tables and plots")
@@ -218,12 +199,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--title", default=None)
     p.add_argument("--no-plots", action="store_true")
-    _add_grid_args(p, "util,delay")
+    _add_grid_args(p, "util,delay", None)
     p.set_defaults(func=cmd_cv)
 
     p = sub.add_parser("report", help="PlanetLab + synthetic (1- and 5-minute) runs and one report.md")
     p.add_argument("--planetlab", default="../shared/data/planetlab")
     p.add_argument("--out", default="results/consolidate")
     p.add_argument("--seed", type=int, default=1)
-    _add_grid_args(p, "util,util-bf,delay,delay-bf")
+    _add_grid_args(p, "util,util-bf,delay,delay-bf,delay-corr", "70,80,90,100")
     p.set_defaults(func=cmd_report)

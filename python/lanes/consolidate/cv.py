@@ -31,12 +31,18 @@ class Grid:
     cores: tuple[int, ...]
     thresholds: tuple[float, ...]  # fractions, 0.3 = 30 %
     limits: tuple[float, ...]  # accepted delay per bin, minutes per day
+    delay_thresholds: tuple[float, ...] | None = None  # for delay packers; None: same as thresholds
+
+    def thresholds_for(self, packer: str) -> tuple[float, ...]:
+        if packer in DELAY_PACKERS and self.delay_thresholds is not None:
+            return self.delay_thresholds
+        return self.thresholds
 
     def keys(self) -> list[Key]:
         out: list[Key] = []
         for p in self.packers:
             for c in self.cores:
-                for th in self.thresholds:
+                for th in self.thresholds_for(p):
                     if p in DELAY_PACKERS:
                         out.extend((p, c, th, lim) for lim in self.limits)
                     else:
@@ -88,6 +94,14 @@ def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
     return test, run_fold(_WORKER["trace"], test, _WORKER["grid"]), time.perf_counter() - t0
 
 
+def _report(
+    progress: Callable[[str], None] | None, done: int, total: int, day: str, secs: float, t0: float
+) -> None:
+    if progress:
+        elapsed = time.perf_counter() - t0
+        progress(f"cv: fold {done}/{total} (test day {day}) in {secs:.1f} s, {elapsed:.1f} s elapsed")
+
+
 def run_cv(
     trace: Trace, grid: Grid, jobs: int | None = None, progress: Callable[[str], None] | None = None
 ) -> dict[Key, list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
@@ -98,31 +112,35 @@ def run_cv(
     jobs = max(1, min(jobs or os.cpu_count() or 1, n_days))
     results: dict[int, FoldPoints] = {}
     t0 = time.perf_counter()
-    # The hot loop is many small numpy calls; BLAS threads in every worker only fight each other, and
-    # thread counts are read when numpy is imported, hence fresh (spawned) workers with one thread each.
-    saved = {k: os.environ.get(k) for k in _THREAD_VARS}
-    os.environ.update({k: "1" for k in _THREAD_VARS})
-    try:
-        pool = ProcessPoolExecutor(
-            max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_init_worker,
-            initargs=(trace, grid),
-        )
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    try:
-        for test, points, secs in pool.map(_fold_job, range(n_days)):
-            results[test] = points
-            if progress:
-                progress(
-                    f"cv: fold {len(results)}/{n_days} (test day {trace.days[test]}) in {secs:.1f} s, "
-                    f"{time.perf_counter() - t0:.1f} s elapsed"
-                )
-    finally:
-        pool.shutdown(cancel_futures=True)
+    if jobs == 1:
+        for test in range(n_days):
+            t1 = time.perf_counter()
+            results[test] = run_fold(trace, test, grid)
+            _report(progress, len(results), n_days, trace.days[test], time.perf_counter() - t1, t0)
+    else:
+        # The hot loop is many small numpy calls; BLAS threads in every worker only fight each other, and
+        # thread counts are read when numpy is imported, hence fresh (spawned) workers with one thread each.
+        saved = {k: os.environ.get(k) for k in _THREAD_VARS}
+        os.environ.update({k: "1" for k in _THREAD_VARS})
+        try:
+            pool = ProcessPoolExecutor(
+                max_workers=jobs,
+                mp_context=mp.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(trace, grid),
+            )
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        try:
+            for test, points, secs in pool.map(_fold_job, range(n_days)):
+                results[test] = points
+                _report(progress, len(results), n_days, trace.days[test], secs, t0)
+        finally:
+            pool.shutdown(cancel_futures=True)
     merged: dict[Key, list] = {k: [] for k in grid.keys()}  # noqa: SIM118
     for d in range(n_days):
         for k, v in results[d].items():

@@ -13,6 +13,9 @@ Paper VI does, and returns the bin index of each VM.
 - `delay-bf` (beyond the paper): the same delay test, but among the bins that pass it the VM goes to
   the one with the highest summed average, i.e. best fit on utilisation, feasible on delay. It fills
   bins harder than first-fit while keeping each bin's delay under the limit.
+- `delay-corr` (beyond the paper, correlation-aware): among the bins that pass the delay test, the one
+  where the VM adds the least delay, i.e. whose busy periods overlap the VM's demand the least; ties go
+  to the fullest bin. Bins then reach the limit later, so fewer bins hold the same VMs.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PACKERS = ("util", "util-bf", "delay", "delay-bf")
-DELAY_PACKERS = ("delay", "delay-bf")
+PACKERS = ("util", "util-bf", "delay", "delay-bf", "delay-corr")
+DELAY_PACKERS = ("delay", "delay-bf", "delay-corr")
 
 
 def _nz(mask: np.ndarray) -> np.ndarray:
@@ -144,8 +147,13 @@ class _DelayBins:
             self.w[b] = np.where(busy, next_idle - t, 0.0).ravel()
 
 
-def pack_delay(train: TrainSet, cap: float, limit: float, best_fit: bool, chunk: int = 8) -> np.ndarray:
-    """Assign VMs to bins whose training delay (at capacity `cap`) stays <= `limit` minutes in total."""
+def pack_delay(
+    train: TrainSet, cap: float, limit: float, choice: str = "first", chunk: int = 8
+) -> np.ndarray:
+    """Assign VMs to bins whose training delay (at capacity `cap`) stays <= `limit` minutes in total.
+
+    choice: "first" bin that passes, the "fullest" (highest summed average) or the "least-added" delay.
+    """
     bins = _DelayBins(train, cap)
     assign = np.empty(len(train.means), dtype=np.int64)
     slack = limit + 1e-9 * max(1.0, limit)  # the bound may exceed the exact value by rounding
@@ -155,11 +163,17 @@ def pack_delay(train: TrainSet, cap: float, limit: float, best_fit: bool, chunk:
         live = _nz(bins.lower_bounds(m) <= slack) if bins.n else np.empty(0, dtype=np.int64)
         chosen = -1
         chosen_delay = 0.0
-        if best_fit and live.size:
+        if choice != "first" and live.size:
             q = bins.candidate_delays(live, m)
             ok = _nz(q <= limit)
             if ok.size:
-                i = ok[np.argmax(bins.load[live[ok]])]
+                if choice == "fullest":
+                    i = ok[np.argmax(bins.load[live[ok]])]
+                else:
+                    # Rounded so that equal added delays tie exactly despite float noise.
+                    added = np.round(q[ok] - bins.delay[live[ok]], 9)
+                    # lexsort: last key first; least added delay, then the fullest bin
+                    i = ok[np.lexsort((-bins.load[live[ok]], added))[0]]
                 chosen, chosen_delay = int(live[i]), float(q[i])
         else:
             # Most VMs fit the first candidate: try it alone, then the others in chunks.
@@ -190,7 +204,8 @@ def make_packer(name: str) -> Callable[[TrainSet, float, float, float], np.ndarr
         if name == "util-bf":
             return pack_util(train.means, train.order, cap, best_fit=True)
         days = train.series.shape[1]
-        return pack_delay(train, cap, limit_per_day * days, best_fit=(name == "delay-bf"))
+        choice = {"delay": "first", "delay-bf": "fullest", "delay-corr": "least-added"}[name]
+        return pack_delay(train, cap, limit_per_day * days, choice)
 
     if name not in PACKERS:
         raise ValueError(name)

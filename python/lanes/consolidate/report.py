@@ -36,7 +36,9 @@ def packer_table(rows: list[dict], packer: str, cores: int | str = "all", with_p
     mine = [r for r in rows if r["packer"] == packer and r["cores"] == cores]
     is_delay = packer in DELAY_PACKERS
     mine.sort(key=lambda r: ((r["delay_limit_min_per_day"] or 0), r["threshold_pct"]))
-    head = ("limit (min/day) | " if is_delay else "") + "threshold | source | bins/fold | " + " | ".join(HEADERS)
+    head = (
+        ("limit (min/day) | " if is_delay else "") + "threshold | source | bins/fold | " + " | ".join(HEADERS)
+    )
     lines = ["| " + head + " |", "|" + "---|" * (head.count("|") + 1)]
     for r in mine:
         lim = r["delay_limit_min_per_day"]
@@ -44,7 +46,9 @@ def packer_table(rows: list[dict], packer: str, cores: int | str = "all", with_p
         lines.append(f"| {lead} | lanes | {r['bins_per_fold']:.1f} | {_cells([r[c] for c in COLUMNS])} |")
         paper = paper_row(packer, r["threshold_pct"], lim) if with_paper else None
         if paper:
-            lines.append(f"| {lead} | *paper* | | *{_cells([paper[c] for c in COLUMNS]).replace(' | ', '* | *')}* |")
+            lines.append(
+                f"| {lead} | *paper* | | *{_cells([paper[c] for c in COLUMNS]).replace(' | ', '* | *')}* |"
+            )
     return "\n".join(lines)
 
 
@@ -83,13 +87,14 @@ def plot_packer(merged: dict[Key, list], grid: Grid, packer: str, path: Path, ti
     import matplotlib.pyplot as plt
 
     limits: list[float | None] = list(grid.limits) if packer in DELAY_PACKERS else [None]
-    nrow, ncol = len(limits), len(grid.thresholds)
+    thresholds = grid.thresholds_for(packer)
+    nrow, ncol = len(limits), len(thresholds)
     fig, axes = plt.subplots(
         nrow, ncol, figsize=(2.3 * ncol + 1, 2.1 * nrow + 0.8), sharex=True, sharey=True, squeeze=False
     )
     markers = ("o", "s", "^", "D", "v")
     for i, lim in enumerate(limits):
-        for j, th in enumerate(grid.thresholds):
+        for j, th in enumerate(thresholds):
             ax = axes[i][j]
             fills, delays = [], []
             for k, cores in enumerate(grid.cores):
@@ -101,8 +106,12 @@ def plot_packer(merged: dict[Key, list], grid: Grid, packer: str, path: Path, ti
                 fills.append(fill)
                 delays.append(delay)
                 ax.scatter(
-                    fill, np.maximum(delay, PLOT_FLOOR), s=9, alpha=0.5,
-                    marker=markers[k % len(markers)], label=f"{cores} cores",
+                    fill,
+                    np.maximum(delay, PLOT_FLOOR),
+                    s=9,
+                    alpha=0.5,
+                    marker=markers[k % len(markers)],
+                    label=f"{cores} cores",
                 )
             if fills:
                 f, d = np.concatenate(fills), np.concatenate(delays)
@@ -133,7 +142,8 @@ def render(meta: dict, rows: list[dict], plots: dict[str, str]) -> str:
     out.append(
         f"Data `{meta['data']}`: {meta['days']} days, {meta['vms']} VMs (present on >= {meta['min_days']} "
         f"days), {meta['step_s']:g} s samples. Leave-one-day-out cross-validation ({meta['days']} folds); "
-        f"each point is one bin on one test day. Cores {meta['cores']}, thresholds {meta['thresholds']} %, "
+        f"each point is one bin on one test day. Cores {meta['cores']}, thresholds {meta['thresholds']} % "
+        f"(delay packers: {meta.get('delay_thresholds') or meta['thresholds']} %), "
         f"accepted delay {meta['limits']} min per bin per day. Run time {meta['elapsed_s']:.1f} s."
     )
     out.append("")
@@ -145,7 +155,11 @@ def render(meta: dict, rows: list[dict], plots: dict[str, str]) -> str:
         "published Tables I and II (UiO data, 1-minute samples, 13 days)."
     )
     for packer in meta["packers"]:
-        kind = "Table II shape (delay packing)" if packer in DELAY_PACKERS else "Table I shape (utilisation packing)"
+        kind = (
+            "Table II shape (delay packing)"
+            if packer in DELAY_PACKERS
+            else "Table I shape (utilisation packing)"
+        )
         out += ["", f"## `{packer}`: {kind}", "", packer_table(rows, packer)]
         if packer in plots:
             out += ["", f"![{packer}]({plots[packer]})"]

@@ -2,9 +2,9 @@
 
 Mostly idle VMs of one or two vCores (a few with 4, 8 or 12); a configuration-management daemon that
 runs every five minutes on every VM, mostly in step, giving a one-minute burst and the fleet-wide
-saw-tooth of the paper's Fig. 1; a few heavily used VMs with a daily cycle; now and then a batch job
-of tens of minutes on an otherwise idle VM, which differs from day to day (so training days do not
-foresee test days exactly). Samples are one minute, values percent of one core (a VM with k vCores
+saw-tooth of the paper's Fig. 1; a few heavily used VMs with a daily cycle; daily jobs at fixed
+times (backups, reports) on a third of the VMs; now and then an unplanned batch job of tens of
+minutes, which differs from day to day (so training days do not foresee test days exactly). Samples are one minute, values percent of one core (a VM with k vCores
 may reach 100*k).
 """
 
@@ -25,10 +25,12 @@ class SynthParams:
     busy_share: float = 0.04  # share of heavily used VMs
     cm_period: int = 5  # minutes between configuration-management runs
     cm_in_step: float = 0.8  # share of VMs whose runs start on the common schedule
-    cm_burst_pct: tuple[float, float] = (10.0, 45.0)  # burst height range, percent of one core
+    cm_burst_median: float = 12.0  # burst height, percent of one core (log-normal across VMs)
     idle_pct: tuple[float, float] = (0.5, 3.0)  # idle load range per vCore
-    jobs_per_day: float = 0.3  # mean batch jobs per VM per day
-    job_minutes: tuple[int, int] = (10, 90)
+    cron_share: float = 0.2  # share of VMs with a daily job at a fixed time (backups, reports)
+    cron_minutes: tuple[int, int] = (20, 60)
+    jobs_per_day: float = 0.1  # mean unplanned batch jobs per VM per day
+    job_minutes: tuple[int, int] = (10, 60)
     seed: int = 1
 
 
@@ -38,15 +40,16 @@ def generate(p: SynthParams = SynthParams()) -> Trace:
     vcores = rng.choice([1, 2, 4, 8, 12], size=n, p=[0.45, 0.4, 0.1, 0.035, 0.015])
     busy = rng.random(n) < p.busy_share
     minute = np.arange(t)
+    per_min = t / 1440.0  # samples per minute, for generating at other resolutions
 
     # Idle floor with small noise.
     idle = rng.uniform(*p.idle_pct, size=n) * vcores
     util = idle[None, :, None] * rng.gamma(4.0, 0.25, size=(d, n, t))
 
-    # Configuration management: a one-minute burst every cm_period minutes.
+    # Configuration management: a one-minute burst every cm_period minutes, heavy-tailed in size.
     phase = np.where(rng.random(n) < p.cm_in_step, 0, rng.integers(0, p.cm_period, size=n))
-    burst = rng.uniform(*p.cm_burst_pct, size=n)
-    on = ((minute[None, :] - phase[:, None]) % p.cm_period) == 0  # (n, t)
+    burst = np.minimum(p.cm_burst_median * rng.lognormal(0.0, 0.8, size=n), 100.0)
+    on = ((minute[None, :] / per_min - phase[:, None]) % p.cm_period) < 1.0  # (n, t)
     util += (on * burst[:, None])[None, :, :] * rng.uniform(0.7, 1.3, size=(d, n, 1))
 
     # Busy VMs: a daily cycle around a per-VM level, varying by day, with minute-scale noise.
@@ -56,12 +59,23 @@ def generate(p: SynthParams = SynthParams()) -> Trace:
     noise = rng.normal(1.0, 0.15, size=(d, n, t))
     util += busy[None, :, None] * level[None, :, None] * cycle[None] * day_scale * noise
 
-    # Batch jobs: full use of some vCores for tens of minutes at random times.
+    # Daily jobs at a fixed time of day (a few common cron slots), same every day give or take minutes:
+    # invisible in averages, foreseeable from the training days.
+    slots = np.array([0, 120, 240]) * per_min
+    for m in np.flatnonzero(rng.random(n) < p.cron_share):
+        start0 = int(rng.choice(slots) + rng.integers(0, 10) * per_min)
+        length = int(rng.integers(*p.cron_minutes) * per_min) or 1
+        cores = rng.integers(1, vcores[m] + 1)
+        for dd in range(d):
+            s0 = max(0, start0 + int(rng.integers(-2, 3) * per_min))
+            util[dd, m, s0 : s0 + length] += 100.0 * cores * rng.uniform(0.7, 1.0)
+
+    # Unplanned batch jobs: full use of some vCores for tens of minutes at random times.
     jobs = rng.poisson(p.jobs_per_day, size=(d, n))
     for dd, m in zip(*np.nonzero(jobs)):
         for _ in range(jobs[dd, m]):
             start = rng.integers(0, t)
-            length = rng.integers(*p.job_minutes)
+            length = int(rng.integers(*p.job_minutes) * per_min) or 1
             util[dd, m, start : start + length] += 100.0 * rng.integers(1, vcores[m] + 1)
 
     np.clip(util, 0.0, 100.0 * vcores[None, :, None], out=util)
