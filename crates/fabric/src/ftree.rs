@@ -42,15 +42,20 @@ pub struct Counters {
     /// On a switch's down port: destinations routed up through that link.
     pub port_up: Vec<u32>,
     pub group: Vec<u32>,
+    /// Per switch, its up groups in the order of the last (stable) sort by load: OpenSM keeps
+    /// them sorted in place, so among equally loaded groups the least recently used comes first.
+    pub up_order: Vec<Vec<u16>>,
 }
 
 impl Counters {
     pub fn new(t: &Topo) -> Counters {
         let n = t.num_switches() * t.stride;
+        let up_order = t.up.iter().map(|g| (0..g.len() as u16).collect()).collect();
         Counters {
             port_down: vec![0; n],
             port_up: vec![0; n],
             group: vec![0; t.ngroups],
+            up_order,
         }
     }
 }
@@ -102,7 +107,15 @@ pub fn route_one(t: &Topo, c: &mut Counters, leaf: u32, port: u8, mut col: Optio
         if ups.is_empty() {
             break;
         }
-        let g = &ups[argmin(ups.len(), |i| c.group[ups[i].id as usize])];
+        let g = if t.hcas[cur as usize].is_empty() {
+            let order = &mut c.up_order[cur as usize];
+            let group = &c.group;
+            order.sort_by_key(|&i| group[ups[i as usize].id as usize]); // stable
+            &ups[order[0] as usize]
+        } else {
+            // Leaves: first least-loaded group in port order.
+            &ups[argmin(ups.len(), |i| c.group[ups[i].id as usize])]
+        };
         let k = argmin(g.ports.len(), |i| {
             c.port_down[cur as usize * st + g.ports[i] as usize]
         });
