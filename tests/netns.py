@@ -50,22 +50,82 @@ class Star:
         self.ns(self.sw, "ip", "link", "set", "lo", "up")
         for i, h in enumerate(self.hosts, 1):
             sh("ip", "netns", "add", h)
-            sh("ip", "link", "add", f"s1-eth{i}", "netns", self.sw, "type", "veth", "peer", "name", "eth0", "netns", h)
+            sh(
+                "ip",
+                "link",
+                "add",
+                f"s1-eth{i}",
+                "netns",
+                self.sw,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "eth0",
+                "netns",
+                h,
+            )
             self.ns(h, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
             self.ns(h, "ip", "link", "set", "eth0", "address", self.mac(i))
             self.ns(h, "ip", "addr", "add", f"{self.ip(i)}/24", "dev", "eth0")
             self.ns(h, "ip", "link", "set", "eth0", "up")
             self.ns(h, "ip", "link", "set", "lo", "up")
-            self.ns(h, "ethtool", "-K", "eth0", "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off", check=False)
+            self.ns(
+                h,
+                "ethtool",
+                "-K",
+                "eth0",
+                "tx",
+                "off",
+                "rx",
+                "off",
+                "tso",
+                "off",
+                "gso",
+                "off",
+                "gro",
+                "off",
+                check=False,
+            )
             self.ns(self.sw, "ip", "link", "set", f"s1-eth{i}", "up")
-            self.ns(self.sw, "ethtool", "-K", f"s1-eth{i}", "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off", check=False)
+            self.ns(
+                self.sw,
+                "ethtool",
+                "-K",
+                f"s1-eth{i}",
+                "tx",
+                "off",
+                "rx",
+                "off",
+                "tso",
+                "off",
+                "gso",
+                "off",
+                "gro",
+                "off",
+                check=False,
+            )
         self.ns(self.sw, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
         for i, h in enumerate(self.hosts, 1):
             for j in range(1, len(self.hosts) + 1):
                 if j != i:
-                    self.ns(h, "ip", "neigh", "add", self.ip(j), "lladdr", self.mac(j), "dev", "eth0", "nud", "permanent")
+                    self.ns(
+                        h,
+                        "ip",
+                        "neigh",
+                        "add",
+                        self.ip(j),
+                        "lladdr",
+                        self.mac(j),
+                        "dev",
+                        "eth0",
+                        "nud",
+                        "permanent",
+                    )
 
-    def ns(self, name: str, *cmd: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
+    def ns(
+        self, name: str, *cmd: str, check: bool = True, timeout: float = 60
+    ) -> subprocess.CompletedProcess:
         return sh("ip", "netns", "exec", name, *cmd, check=check, timeout=timeout)
 
     def host(self, i: int, *cmd: str, **kw) -> subprocess.CompletedProcess:
@@ -79,10 +139,14 @@ class Star:
 
     def start_switch(self, *args: str, log: Path | None = None, thrift_port: int = 9090) -> subprocess.Popen:
         ports = [a for i in range(1, len(self.hosts) + 1) for a in ("-i", f"{i}@s1-eth{i}")]
-        p = self.start(self.sw, LANES, "switch", *ports, "--thrift-port", str(thrift_port), "--no-grpc", *args, log=log)
+        p = self.start(
+            self.sw, LANES, "switch", *ports, "--thrift-port", str(thrift_port), "--no-grpc", *args, log=log
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            r = self.ns(self.sw, LANES, "ctl", "--thrift-port", str(thrift_port), "-c", "show_ports", check=False)
+            r = self.ns(
+                self.sw, LANES, "ctl", "--thrift-port", str(thrift_port), "-c", "show_ports", check=False
+            )
             if r.returncode == 0:
                 return p
             if p.poll() is not None:

@@ -28,23 +28,47 @@ table_add src_ip_prio set_priority 10.0.1.4/32 => 7 7500000 7000
 """
 
 
-def start(star: Star, tmp: Path, scheduler: str, program: str = "tm_basic", commands: str = TM_BASIC_COMMANDS) -> None:
+def start(
+    star: Star, tmp: Path, scheduler: str, program: str = "tm_basic", commands: str = TM_BASIC_COMMANDS
+) -> None:
     cmds = tmp / "commands.txt"
     cmds.write_text(commands)
     star.start_switch(
-        str(REPO / "p4" / f"{program}.json"), "--scheduler", scheduler, "--port-rate", "4@100Mbps",
-        "--default-rate", "1Gbps", "--commands", str(cmds), log=tmp / "switch.log",
+        str(REPO / "p4" / f"{program}.json"),
+        "--scheduler",
+        scheduler,
+        "--port-rate",
+        "4@100Mbps",
+        "--default-rate",
+        "1Gbps",
+        "--commands",
+        str(cmds),
+        log=tmp / "switch.log",
     )
 
 
 def ping_rtts(star: Star, src: int, dst: int, count: int, interval: float = 0.01) -> list[float]:
-    out = star.host(src, "ping", "-n", "-c", str(count), "-i", str(interval), "-W", "1", star.ip(dst),
-                    check=False, timeout=count * interval + 20).stdout
+    out = star.host(
+        src,
+        "ping",
+        "-n",
+        "-c",
+        str(count),
+        "-i",
+        str(interval),
+        "-W",
+        "1",
+        star.ip(dst),
+        check=False,
+        timeout=count * interval + 20,
+    ).stdout
     return [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
 
 
 def test_forwarding_ttl_and_checksum_with_l3_basic(tmp_path: Path) -> None:
-    commands = "\n".join(f"table_add ipv4_lpm ipv4_forward 10.0.1.{i}/32 => 00:00:00:00:01:0{i} {i}" for i in range(1, 5))
+    commands = "\n".join(
+        f"table_add ipv4_lpm ipv4_forward 10.0.1.{i}/32 => 00:00:00:00:01:0{i} {i}" for i in range(1, 5)
+    )
     with Star(4) as star:
         start(star, tmp_path, "strict", program="l3_basic", commands=commands)
         out = star.host(1, "ping", "-n", "-c", "3", "-i", "0.2", star.ip(4)).stdout
@@ -52,7 +76,9 @@ def test_forwarding_ttl_and_checksum_with_l3_basic(tmp_path: Path) -> None:
         # 64 - 1 (switch) = 63 proves the TTL decrement
         assert re.search(r"3 received", out) and "ttl=63" in out, out
         ports = star.ctl("show_ports")
-        assert re.search(r"^4 1000000000 strict \d+ \d+ [1-9]", ports, re.MULTILINE) is None  # port 4 at 100 Mb/s
+        assert (
+            re.search(r"^4 1000000000 strict \d+ \d+ [1-9]", ports, re.MULTILINE) is None
+        )  # port 4 at 100 Mb/s
         assert re.search(r"^4 100000000 strict", ports, re.MULTILINE), ports
 
 
@@ -61,11 +87,29 @@ def iperf_udp(star: Star, tmp: Path, senders: dict[int, float], seconds: int) ->
     servers = {}
     for h in senders:
         log = tmp / f"iperf_s{h}.json"
-        servers[h] = (star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log), log)
+        servers[h] = (
+            star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log),
+            log,
+        )
     time.sleep(0.5)
     clients = [
-        star.start(star.hosts[h - 1], "iperf3", "-u", "-c", star.ip(4), "-p", str(5200 + h), "-b", f"{mbps}M",
-                   "-l", "1400", "-t", str(seconds), "-J", log=tmp / f"iperf_c{h}.json")
+        star.start(
+            star.hosts[h - 1],
+            "iperf3",
+            "-u",
+            "-c",
+            star.ip(4),
+            "-p",
+            str(5200 + h),
+            "-b",
+            f"{mbps}M",
+            "-l",
+            "1400",
+            "-t",
+            str(seconds),
+            "-J",
+            log=tmp / f"iperf_c{h}.json",
+        )
         for h, mbps in senders.items()
     ]
     for c in clients:
@@ -105,14 +149,29 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
             star.start(star.hosts[3], "iperf3", "-s", "-p", str(5200 + h))
         time.sleep(0.3)
         for h in (2, 3):
-            star.start(star.hosts[h - 1], "iperf3", "-u", "-c", star.ip(4), "-p", str(5200 + h), "-b", "60M",
-                       "-l", "1400", "-t", "8")
+            star.start(
+                star.hosts[h - 1],
+                "iperf3",
+                "-u",
+                "-c",
+                star.ip(4),
+                "-p",
+                str(5200 + h),
+                "-b",
+                "60M",
+                "-l",
+                "1400",
+                "-t",
+                "8",
+            )
         time.sleep(1.5)
         loaded = ping_rtts(star, 1, 4, 300)
     assert len(idle) >= 45 and len(loaded) >= 250, (len(idle), len(loaded))
     p99 = statistics.quantiles(loaded, n=100)[98]
-    print(f"{scheduler}: idle p50 {statistics.median(idle):.3f} ms, loaded p50 {statistics.median(loaded):.3f} "
-          f"p99 {p99:.3f} ms")
+    print(
+        f"{scheduler}: idle p50 {statistics.median(idle):.3f} ms, loaded p50 {statistics.median(loaded):.3f} "
+        f"p99 {p99:.3f} ms"
+    )
     if scheduler == "rlsp-drr":
         # the physical bound is one 1442 B frame at 100 Mb/s (0.115 ms) on top of the idle RTT;
         # 1 ms leaves room for a noisy shared VM

@@ -19,6 +19,9 @@ pub struct ActionId(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EntryHandle(pub u32);
 
+/// An action with its parameters (big-endian bytes).
+pub type ActionCall = (ActionId, Vec<Vec<u8>>);
+
 /// A table entry as read back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryView {
@@ -181,7 +184,7 @@ impl Program {
     }
 
     /// Default action and parameters of a table.
-    pub fn default_entry(&self, t: TableId) -> Result<Option<(ActionId, Vec<Vec<u8>>)>, ApiError> {
+    pub fn default_entry(&self, t: TableId) -> Result<Option<ActionCall>, ApiError> {
         let table = self.table(t)?;
         Ok(table
             .default_action

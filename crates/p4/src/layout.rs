@@ -127,7 +127,7 @@ impl Layout {
                 l.total_words += words_for(*width);
                 bit += width;
             }
-            if !metadata && bit % 8 != 0 {
+            if !metadata && !bit.is_multiple_of(8) {
                 return err(
                     &ctx,
                     format!("header is {bit} bits, not a whole number of bytes"),

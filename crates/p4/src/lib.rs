@@ -66,7 +66,7 @@ mod state;
 mod table;
 
 pub use checksum::{crc16_arc, crc32, csum16};
-pub use control::{ActionId, EntryHandle, EntryView, TableId};
+pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;

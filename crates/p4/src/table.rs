@@ -88,9 +88,12 @@ pub struct Entry {
     value: Box<[u8]>,
     mask: Box<[u8]>,
     /// (offset, len, low, high) of range fields.
-    ranges: Vec<(u32, u32, Box<[u8]>, Box<[u8]>)>,
+    ranges: Vec<RangeField>,
     prefix: u32,
 }
+
+/// (offset, len, low, high) of a range key field, bounds as big-endian bytes.
+type RangeField = (u32, u32, Box<[u8]>, Box<[u8]>);
 
 struct LpmGroup {
     prefix: u32,

@@ -5,13 +5,20 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn bench(c: &mut Criterion) {
-    let path = format!("{}/../../scenarios/hp_latency_100g.toml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../scenarios/hp_latency_100g.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(path).unwrap();
-    let events = lanes_sim::run_toml(&text, None).unwrap()["stats"]["packet_events"].as_u64().unwrap();
+    let events = lanes_sim::run_toml(&text, None).unwrap()["stats"]["packet_events"]
+        .as_u64()
+        .unwrap();
     let mut g = c.benchmark_group("sim");
     g.throughput(Throughput::Elements(events));
     g.sample_size(10);
-    g.bench_function("hp_latency_100g", |b| b.iter(|| lanes_sim::run_toml(&text, None).unwrap()));
+    g.bench_function("hp_latency_100g", |b| {
+        b.iter(|| lanes_sim::run_toml(&text, None).unwrap())
+    });
     g.finish();
 }
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from lanes.errors import LanesError
@@ -67,5 +66,3 @@ def summary(result: dict) -> str:
     ev = result["stats"]
     lines.append(f"{ev['packet_events']} packet events in {ev['wall_s']:.2f} s")
     return "\n".join(lines)
-
-

@@ -8,7 +8,7 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 
 def plot_result(result: dict, path: Path, title: str = "") -> None:
@@ -17,7 +17,11 @@ def plot_result(result: dict, path: Path, title: str = "") -> None:
     t = [iv["t_s"] + result["interval_s"] for iv in intervals]
     fig = plt.figure(figsize=(11, 6))
     grid = fig.add_gridspec(2, 2, width_ratios=[3, 2], height_ratios=[3, 1])
-    ax_bw, ax_util, ax_delay = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[:, 1])
+    ax_bw, ax_util, ax_delay = (
+        fig.add_subplot(grid[0, 0]),
+        fig.add_subplot(grid[1, 0]),
+        fig.add_subplot(grid[:, 1]),
+    )
     for name, flow in flows.items():
         ax_bw.plot(t, [iv["flows_bps"][name] / 1e6 for iv in intervals], label=f"{name} (q{flow['queue']})")
     ax_bw.set_ylabel("throughput (Mb/s)")
