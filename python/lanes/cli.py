@@ -15,6 +15,7 @@ SUBCOMMANDS = [
     "lanes.ctl",
     "lanes.consolidate.cli",
     "lanes.fabric.cli",
+    "lanes.lab.cli",
 ]
 
 

@@ -1,0 +1,69 @@
+"""`lanes lab run|report|clean`: the thesis's experiments on Mininet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lanes.emu.topo import TOPOLOGIES
+from lanes.errors import LanesError
+from lanes.lab.cases import CASES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    lab = subparsers.add_parser("lab", help="thesis experiments on Mininet: run, report, clean")
+    sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+    r = sub.add_parser("run", help="one experiment: topology, case, algorithm, protocol")
+    r.add_argument("--topo", default="star", help=f"{' | '.join(TOPOLOGIES)}")
+    r.add_argument("--case", default="proactive", help=f"{' | '.join(CASES)}")
+    r.add_argument(
+        "--alg", default="rlsp-drr", help="no | strict | rlsp-drr | drr | rlsp-drr-borrow | linux-htb"
+    )
+    r.add_argument("--proto", default="udp", help="udp | tcp")
+    r.add_argument("--link-mbps", type=float, default=100.0, help="link rate (tree2: ToR-aggregation x2)")
+    r.add_argument("--duration", type=float, default=20.0, help="seconds (phases scale with it)")
+    r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
+    r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
+    r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],
+                   help="table writes over P4Runtime or the switch's command port")  # fmt: skip
+    r.add_argument("--out", type=Path, required=True, help="run directory")
+    r.set_defaults(func=_run)
+    rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
+    rep.add_argument("runs", nargs="+", type=Path, help="run directories (or parents of them)")
+    rep.add_argument("--out", type=Path, required=True, help="report directory")
+    rep.set_defaults(func=_report)
+    c = sub.add_parser("clean", help="remove what killed lab runs left behind (idempotent)")
+    c.set_defaults(func=_clean)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import os
+
+    from lanes.lab.run import Params, run
+
+    if os.geteuid() != 0:
+        raise LanesError("lanes lab run needs root (Mininet)")
+    if args.queue_depth < 1:
+        raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
+    run(
+        Params(
+            topo=args.topo, case=args.case, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
+            duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
+            host_shaping=not args.no_host_shaping, control=args.control,
+        )
+    )  # fmt: skip
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from lanes.lab.report import report
+
+    report(args.runs, args.out)
+    return 0
+
+
+def _clean(args: argparse.Namespace) -> int:
+    from lanes.emu.clean import clean
+
+    clean()
+    return 0

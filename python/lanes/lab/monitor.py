@@ -1,0 +1,105 @@
+"""Sampling during a run: TM queue depths and counters of every lanes switch (over its command
+port) and CPU use of each switch process and of the whole machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from lanes.ctl import Ctl
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_ticks(pid: int) -> int | None:
+    """utime + stime of a process (all its threads), in clock ticks."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[11]) + int(fields[12])
+
+
+def system_cpu() -> tuple[int, int]:
+    """(busy, total) jiffies over all cores."""
+    v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle, sum(v)
+
+
+def parse_show_queues(text: str) -> list[dict]:
+    rows = []
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) != 10 or not f[0].isdigit():
+            continue
+        rows.append(
+            {
+                "port": int(f[0]),
+                "qid": int(f[1]),
+                "depth_pkts": int(f[2]),
+                "depth_bytes": int(f[3]),
+                "enq_pkts": int(f[7]),
+                "deq_pkts": int(f[8]),
+                "drops": int(f[9]),
+            }
+        )
+    return rows
+
+
+class Monitor:
+    """Background sampler; writes telemetry.jsonl and cpu.jsonl into the run directory."""
+
+    def __init__(self, out: Path, t0: float, ctl_ports: dict[str, int], pids: dict[str, int],
+                 period_s: float = 0.25) -> None:  # fmt: skip
+        self.out = out
+        self.t0 = t0
+        self.ctl_ports = ctl_ports
+        self.pids = pids
+        self.period = period_s
+        self.stop_evt = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="lab-monitor", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_evt.set()
+        self.thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        ctls = {name: Ctl(port) for name, port in self.ctl_ports.items()}
+        last_cpu = {n: (time.monotonic(), proc_cpu_ticks(p)) for n, p in self.pids.items()}
+        last_sys = (time.monotonic(), system_cpu())
+        next_cpu = time.monotonic() + 1.0
+        with open(self.out / "telemetry.jsonl", "w") as tel, open(self.out / "cpu.jsonl", "w") as cpu:
+            while not self.stop_evt.wait(self.period):
+                now = time.monotonic()
+                t = round(now - self.t0, 3)
+                for name, c in ctls.items():
+                    try:
+                        rows = parse_show_queues(c.run("show_queues"))
+                    except (OSError, ValueError):
+                        continue
+                    busy = [r for r in rows if r["enq_pkts"] > 0]
+                    tel.write(json.dumps({"t": t, "switch": name, "queues": busy}) + "\n")
+                if now >= next_cpu:
+                    next_cpu = now + 1.0
+                    rec: dict = {"t": t}
+                    for n, p in self.pids.items():
+                        ticks = proc_cpu_ticks(p)
+                        t_prev, k_prev = last_cpu[n]
+                        if ticks is not None and k_prev is not None:
+                            rec[n] = round(100.0 * (ticks - k_prev) / CLK_TCK / (now - t_prev), 1)
+                        last_cpu[n] = (now, ticks)
+                    s_now = system_cpu()
+                    busy_d = s_now[0] - last_sys[1][0]
+                    tot_d = s_now[1] - last_sys[1][1]
+                    rec["system_pct"] = round(100.0 * busy_d / tot_d * os.cpu_count(), 1) if tot_d else 0.0
+                    last_sys = (now, s_now)
+                    cpu.write(json.dumps(rec) + "\n")
+        for c in ctls.values():
+            c.close()

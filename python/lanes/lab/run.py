@@ -1,0 +1,266 @@
+"""`lanes lab run`: one experiment from network set-up to summary.json and plots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from lanes.emu import control
+from lanes.emu.net import LabNet
+from lanes.emu.topo import Topology, build
+from lanes.errors import LanesError
+from lanes.lab import cases, htb, traffic
+from lanes.lab.monitor import Monitor
+
+REPO = Path(__file__).resolve().parents[3]
+PROGRAM = REPO / "p4" / "tm_basic.json"
+
+
+@dataclass
+class Params:
+    topo: str
+    case: str
+    alg: str
+    proto: str
+    link_mbps: float
+    duration_s: float
+    out: Path
+    queue_depth: int = 64
+    host_shaping: bool = True
+    control: str = "auto"  # auto | p4runtime | ctl
+    control_used: str = ""
+
+
+def say(msg: str) -> None:
+    print(f"lab: {msg}", file=sys.stderr, flush=True)
+
+
+class Procs:
+    """Processes started inside Mininet hosts; stopped by PID (SIGINT first so iperf reports)."""
+
+    def __init__(self) -> None:
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, node: object, cmd: list[str], log: Path) -> subprocess.Popen:
+        with open(log, "w") as f:
+            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT)  # type: ignore[attr-defined]
+        self.procs.append(p)
+        return p
+
+    def stop(self, procs: list[subprocess.Popen] | None = None, grace: float = 5.0) -> None:
+        ps = [p for p in (procs if procs is not None else self.procs) if p.poll() is None]
+        for p in ps:
+            p.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + grace
+        for p in ps:
+            try:
+                p.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def check_tools(p: Params) -> None:
+    need = ["iperf", "tc", "ethtool", "stdbuf", "mnexec"] + (["mpiexec"] if p.case == "mpi" else [])
+    missing = [t for t in need if shutil.which(t) is None]
+    if missing:
+        raise LanesError(f"missing tools: {', '.join(missing)} (run `make setup`)")
+    if p.proto not in ("udp", "tcp"):
+        raise LanesError(f"--proto must be udp or tcp, got '{p.proto}'")
+
+
+def run(p: Params) -> Path:
+    check_tools(p)
+    topo = build(p.topo, p.link_mbps)
+    plan = cases.plan(topo, p.case, p.alg, p.duration_s)
+    p.out.mkdir(parents=True, exist_ok=True)
+    for old in p.out.glob("*"):
+        if old.is_file():
+            old.unlink()
+    (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
+    (p.out / "plan.json").write_text(json.dumps(asdict(plan), indent=1, default=str))
+    backend = "linux-htb" if plan.family == "htb" else "lanes"
+    use_grpc = p.control in ("auto", "p4runtime") and control.p4runtime_available()
+    if p.control == "p4runtime" and not use_grpc:
+        raise LanesError("--control p4runtime: the P4Runtime server or the p4runtime package is missing")
+    p.control_used = "p4runtime" if use_grpc else "ctl"
+    say(f"{p.topo} {p.case} {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
+    procs = Procs()
+    writes = control.WriteLog()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        with LabNet(
+            topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
+            queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
+        ) as net:  # fmt: skip
+            try:
+                result = _experiment(p, topo, plan, net, procs, writes, use_grpc)
+            finally:
+                procs.stop()
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    from lanes.lab.summary import summarize
+
+    summary = summarize(p, topo, plan, result)
+    (p.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    from lanes.lab.plots import plot_run
+
+    plot_run(p.out, summary)
+    say(f"done: {p.out}/summary.json")
+    return p.out
+
+
+def _raise_interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: control.WriteLog,
+            use_grpc: bool) -> dict:  # fmt: skip
+    if plan.family == "htb":
+        n = htb.setup(topo, net, plan.initial, p.queue_depth)
+        for _ in range(n):
+            writes.add(-1.0, "tc", "class")
+        return {}
+    tables = {}
+    for s in topo.switches:
+        sw = net.switch(s)
+        if use_grpc:
+            from lanes.emu.p4rt import P4RuntimeTables
+
+            t = P4RuntimeTables(s, sw.grpc_port, sw.device_id, REPO / "p4" / "tm_basic.p4info.txtpb", PROGRAM)
+        else:
+            t = control.CtlTables(s, sw.thrift_port)
+        control.populate(t, topo, s, plan.initial[s], writes, -1.0)
+        tables[s] = t
+    return tables
+
+
+def _ping_all(topo: Topology, net: LabNet) -> None:
+    pairs = [(f.src, f.dst) for f in topo.flows] + [topo.mpi_pair]
+    for a, b in pairs:
+        ip = topo.hosts[b].ip
+        out = net.host(a).cmd(f"ping -n -c 3 -i 0.2 -W 1 {ip}")
+        if " 0 received" in out or "received" not in out:
+            raise LanesError(f"{a} cannot reach {b} ({ip}) through the network")
+
+
+def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:
+    """One-way latency of each high flow on the idle network (1 Mb/s UDP for 2 s)."""
+    out = {}
+    for i, f in enumerate(x for x in topo.flows if x.cls == "high"):
+        port = traffic.BASE_PORT + 100 + i
+        log = p.out / f"idle_{f.src}_{f.dst}.txt"
+        srv = procs.start(net.host(f.dst), traffic.server_cmd("udp", port), log)
+        time.sleep(0.5)
+        cmd = traffic.client_cmd("udp", topo.hosts[f.dst].ip, port, 2, 1.0)
+        net.host(f.src).cmd(" ".join(cmd) + " > /dev/null 2>&1")
+        time.sleep(0.5)
+        procs.stop([srv])
+        ivs = [iv for iv in traffic.parse_server(log.read_text()) if iv.owd_ms is not None]
+        if ivs:
+            out[f.key] = sum(iv.owd_ms for iv in ivs) / len(ivs)  # type: ignore[misc]
+    return out
+
+
+def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs: Procs,
+                writes: control.WriteLog, use_grpc: bool) -> dict:  # fmt: skip
+    tables = _tables(p, topo, plan, net, writes, use_grpc)
+    say(f"{len(writes.entries)} set-up writes over {'P4Runtime' if use_grpc else 'the command port'}"
+        if plan.family != "htb" else f"{len(writes.entries)} tc class set-up commands")  # fmt: skip
+    _ping_all(topo, net)
+    idle = _idle_owd(p, topo, net, procs)
+    say("idle one-way latency: " + ", ".join(f"{k} {v:.3f} ms" for k, v in idle.items()))
+    ports = {fr.flow.key: traffic.BASE_PORT + i for i, fr in enumerate(plan.flows)}
+    for fr in plan.flows:
+        log = p.out / f"server_{fr.flow.src}_{fr.flow.dst}.txt"
+        procs.start(net.host(fr.flow.dst), traffic.server_cmd(p.proto, ports[fr.flow.key]), log)
+    time.sleep(1.0)
+    ctl_ports = {s: net.switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
+    pids = {s: net.switch(s).proc.pid for s in topo.switches} if plan.family != "htb" else {}
+    t0 = time.monotonic()
+    mon = Monitor(p.out, t0, ctl_ports, pids)
+    mon.start()
+    events: list[tuple[float, int, object]] = [(fr.start_s, 0, fr) for fr in plan.flows]
+    events += [(w.t_s, 1, w) for w in plan.writes]
+    if plan.mpi_start_s is not None:
+        events.append((plan.mpi_start_s, 2, None))
+    events.sort(key=lambda e: (e[0], e[1]))
+    starts: dict[str, float] = {}
+    clients: list[subprocess.Popen] = []
+    mpi_proc = None
+    next_progress = 0.0
+    end = plan.duration_s
+    try:
+        while True:
+            now = time.monotonic() - t0
+            while events and events[0][0] <= now:
+                _, kind, obj = events.pop(0)
+                if kind == 0:
+                    fr = obj  # type: ignore[assignment]
+                    length = (fr.end_s - fr.start_s) if fr.end_s is not None else 24 * 3600
+                    cmd = traffic.client_cmd(p.proto, topo.hosts[fr.flow.dst].ip, ports[fr.flow.key],
+                                             length, 0.5 * p.link_mbps)  # fmt: skip
+                    log = p.out / f"client_{fr.flow.src}_{fr.flow.dst}.txt"
+                    clients.append(procs.start(net.host(fr.flow.src), cmd, log))
+                    starts[fr.flow.key] = round(time.monotonic() - t0, 3)
+                elif kind == 1:
+                    _write(topo, net, plan, tables, writes, obj, round(now, 3))  # type: ignore[arg-type]
+                else:
+                    from lanes.lab import mpi
+
+                    mpi_proc = mpi.start(net, topo, p.out, procs)
+            if mpi_proc is not None:
+                if mpi_proc.poll() is not None:
+                    end = time.monotonic() - t0
+                    break
+            elif now >= plan.duration_s + 0.5 and not events:
+                break
+            if now >= next_progress:
+                next_progress += 5.0
+                _progress(p, plan, now, writes)
+            time.sleep(0.05)
+    finally:
+        mon.stop()
+    procs.stop(clients)
+    time.sleep(1.0)
+    procs.stop()
+    for t in tables.values():
+        t.close()
+    mpi_result = None
+    if plan.mpi_start_s is not None:
+        from lanes.lab import mpi
+
+        mpi_result = mpi.collect(p.out)
+    (p.out / "writes.json").write_text(json.dumps(writes.entries))
+    return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result}
+
+
+def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,
+           w: cases.Write, t: float) -> None:  # fmt: skip
+    s = w.setting
+    if plan.family == "htb":
+        for _ in range(htb.change(topo, net, w.switch, w.cls, s)):
+            writes.add(t, w.switch, f"tc class {w.cls}")
+    else:
+        tables[w.switch].modify_class(w.prefix, s.prio, s.rate_Bps, s.quantum)
+        writes.add(t, w.switch, f"src_ip_prio {w.prefix} {s.prio} {s.rate_Bps}")
+    say(f"t={t:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s")
+
+
+def _progress(p: Params, plan: cases.Plan, now: float, writes: control.WriteLog) -> None:
+    phase = next((ph.name for ph in plan.phases if ph.start_s <= now < ph.end_s), plan.phases[-1].name)
+    rates = []
+    for fr in plan.flows:
+        log = p.out / f"server_{fr.flow.src}_{fr.flow.dst}.txt"
+        ivs = traffic.parse_server(log.read_text()) if log.exists() else []
+        if ivs:
+            rates.append(f"{fr.flow.key} {ivs[-1].mbps:.1f}")
+    total = f"/{plan.duration_s:.0f}" if plan.mpi_start_s is None else ""
+    say(f"[{now:5.1f}{total} s] {phase}: " + (", ".join(rates) or "starting") + " Mb/s"
+        + f"; {writes.count(0.0)} runtime writes")  # fmt: skip

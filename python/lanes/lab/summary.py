@@ -1,0 +1,148 @@
+"""summary.json of a run: per flow and phase throughput, loss and one-way latency; control-plane
+writes; switch CPU and queue telemetry; MPI latencies. Per-second series go to series.json."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from lanes.emu.topo import Topology
+from lanes.lab import traffic
+from lanes.lab.cases import Plan
+
+DELAY_BINS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
+
+
+def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[dict]]:
+    series = {}
+    for fr in plan.flows:
+        key = fr.flow.key
+        log = out / f"server_{fr.flow.src}_{fr.flow.dst}.txt"
+        if key not in starts or not log.exists():
+            series[key] = []
+            continue
+        t0 = starts[key]
+        rows = []
+        for iv in traffic.parse_server(log.read_text()):
+            r = {"t": round(t0 + iv.end_s, 3), "mbps": round(iv.mbps, 3)}
+            if iv.total:
+                r["loss_pct"] = round(100.0 * (iv.lost or 0) / iv.total, 3)
+                r["lost"], r["total"] = iv.lost, iv.total
+            if iv.owd_ms is not None:
+                r["owd_ms"], r["owd_max_ms"] = iv.owd_ms, iv.owd_max_ms
+            rows.append(r)
+        series[key] = rows
+    return series
+
+
+def _phase_stats(rows: list[dict], a: float, b: float, proto: str) -> dict | None:
+    settle = min(2.0, 0.1 * (b - a))
+    sel = [r for r in rows if r["t"] - 1.0 >= a + settle - 0.25 and r["t"] <= b + 0.25]
+    if not sel:
+        return None
+    st: dict = {"throughput_mbps": round(sum(r["mbps"] for r in sel) / len(sel), 3), "seconds": len(sel)}
+    if proto == "udp":
+        total = sum(r.get("total", 0) for r in sel)
+        lost = sum(r.get("lost", 0) for r in sel)
+        st["loss_pct"] = round(100.0 * lost / total, 3) if total else None
+        lat = [(r["owd_ms"], r.get("total", 1)) for r in sel if r.get("owd_ms") is not None]
+        if lat:
+            w = sum(n for _, n in lat) or 1
+            st["owd_ms"] = round(sum(v * n for v, n in lat) / w, 4)
+            st["owd_max_ms"] = max(r["owd_max_ms"] for r in sel if r.get("owd_max_ms") is not None)
+    return st
+
+
+def _telemetry(out: Path) -> dict:
+    path = out / "telemetry.jsonl"
+    if not path.exists():
+        return {}
+    prev: dict[tuple, tuple[float, int]] = {}
+    acc: dict[tuple, dict] = defaultdict(lambda: {"depth": [], "delay": [], "drops": 0, "enq": 0})
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        for q in rec["queues"]:
+            k = (rec["switch"], q["port"], q["qid"])
+            a = acc[k]
+            a["depth"].append(q["depth_pkts"])
+            a["drops"], a["enq"] = q["drops"], q["enq_pkts"]
+            if k in prev:
+                dt = rec["t"] - prev[k][0]
+                rate = (q["deq_pkts"] - prev[k][1]) / dt if dt > 0 else 0
+                if rate > 0:
+                    a["delay"].append(1000.0 * q["depth_pkts"] / rate)
+            prev[k] = (rec["t"], q["deq_pkts"])
+    res: dict = {}
+    for (s, port, qid), a in sorted(acc.items()):
+        hist = [0] * (len(DELAY_BINS_MS) + 1)
+        for d in a["delay"]:
+            hist[next((i for i, b in enumerate(DELAY_BINS_MS) if d < b), len(DELAY_BINS_MS))] += 1
+        res.setdefault(s, {}).setdefault(str(port), {})[str(qid)] = {
+            "enq_pkts": a["enq"],
+            "drops": a["drops"],
+            "depth_pkts_mean": round(sum(a["depth"]) / len(a["depth"]), 2),
+            "depth_pkts_max": max(a["depth"]),
+            "delay_ms_hist": {"bins_ms": DELAY_BINS_MS, "counts": hist},
+        }
+    return res
+
+
+def _cpu(out: Path) -> dict:
+    path = out / "cpu.jsonl"
+    if not path.exists():
+        return {}
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    keys = {k for r in recs for k in r if k != "t"}
+    res = {}
+    for k in sorted(keys):
+        v = [r[k] for r in recs if k in r]
+        res[k] = {"mean": round(sum(v) / len(v), 1), "max": max(v)} if v else {}
+    return res
+
+
+def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
+    out = Path(p.out)
+    series = _series(out, plan, result["starts"])
+    (out / "series.json").write_text(json.dumps(series))
+    phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
+    if plan.mpi_start_s is not None:
+        phases[-1]["end_s"] = round(result["end_s"], 2)
+    flows: dict = {}
+    for fr in plan.flows:
+        f = fr.flow
+        per = {}
+        for ph in phases:
+            st = _phase_stats(series[f.key], ph["start_s"], ph["end_s"], p.proto)
+            if st is not None and (fr.start_s < ph["end_s"] - 0.5):
+                per[ph["name"]] = st
+        flows[f.key] = {"class": f.cls, "proto": p.proto, "phases": per}
+    # share of each flow among the flows leaving the same virtual switch, per phase
+    for ph in phases:
+        groups: dict[str, list[str]] = defaultdict(list)
+        for fr in plan.flows:
+            if ph["name"] in flows[fr.flow.key]["phases"]:
+                groups[topo.hosts[fr.flow.src].switch].append(fr.flow.key)
+        for keys in groups.values():
+            tot = sum(flows[k]["phases"][ph["name"]]["throughput_mbps"] for k in keys)
+            for k in keys:
+                st = flows[k]["phases"][ph["name"]]
+                st["share_pct"] = round(100.0 * st["throughput_mbps"] / tot, 2) if tot else None
+    writes = result["writes"]
+    summary = {
+        "params": {
+            "topo": p.topo, "case": p.case, "alg": p.alg, "proto": p.proto,
+            "link_mbps": p.link_mbps, "duration_s": p.duration_s,
+        },
+        "phases": phases,
+        "flows": flows,
+        "control_writes": writes.count(0.0),
+        "control_writes_setup": len(writes.entries) - writes.count(0.0),
+        "control_channel": "tc" if plan.family == "htb" else ("p4runtime" if p.control_used == "p4runtime" else "ctl"),
+        "idle_owd_ms": {k: round(v, 4) for k, v in result["idle_owd_ms"].items()},
+        "cpu_pct": _cpu(out),
+        "queues": _telemetry(out),
+    }  # fmt: skip
+    if result.get("mpi") is not None:
+        summary["mpi"] = result["mpi"]
+    return summary

@@ -1,0 +1,69 @@
+"""iperf 2 traffic: command lines and the parser of its enhanced (-e) interval reports.
+
+The receiving side's per-second lines carry throughput, and for UDP jitter, loss and, with
+--trip-times on the client, one-way latency (all hosts share one clock in Mininet)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+BASE_PORT = 5001
+UDP_LEN = 1470  # iperf 2's default datagram: 1512 B frames with the 42 B of headers
+
+_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+_LINE = re.compile(
+    r"^\[\s*\d+\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+(?P<bytes>[\d.]+)\s+(?P<bu>[KMG]?)Bytes\s+"
+    r"(?P<rate>[\d.]+)\s+(?P<ru>[KMG]?)bits/sec(?P<rest>.*)$"
+)
+_UDP = re.compile(
+    r"^\s*(?P<jitter>[\d.]+)\s+ms\s+(?P<lost>-?\d+)/\s*(?P<total>\d+)\s+\((?P<pct>[^%]+)%\)"
+    r"(?:\s+(?P<avg>[\d.]+)/(?P<min>[\d.]+)/(?P<max>[\d.]+)/(?P<std>[\d.]+)\s+ms)?"
+)
+
+
+@dataclass
+class Interval:
+    start_s: float  # relative to the connection start
+    end_s: float
+    mbps: float
+    lost: int | None = None
+    total: int | None = None
+    owd_ms: float | None = None
+    owd_max_ms: float | None = None
+
+
+def server_cmd(proto: str, port: int) -> list[str]:
+    cmd = ["stdbuf", "-oL", "iperf", "-s", "-e", "-i", "1", "-p", str(port)]
+    return cmd + (["-u"] if proto == "udp" else [])
+
+
+def client_cmd(proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float) -> list[str]:
+    cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "-i", "1", "--trip-times"]
+    cmd += ["-t", f"{seconds:.0f}"]
+    if proto == "udp":
+        cmd += ["-u", "-b", f"{udp_mbps:g}M", "-l", str(UDP_LEN)]
+    return cmd
+
+
+def parse_server(text: str) -> list[Interval]:
+    """Per-second intervals of the first connection (summary lines over longer spans dropped)."""
+    out: list[Interval] = []
+    for line in text.splitlines():
+        m = _LINE.match(line.strip())
+        if not m:
+            continue
+        a, b = float(m["a"]), float(m["b"])
+        if b - a > 1.5 or b <= a:
+            continue
+        mbps = float(m["rate"]) * _UNITS[m["ru"]] / 1e6
+        iv = Interval(a, b, mbps)
+        u = _UDP.match(m["rest"])
+        if u:
+            iv.lost = max(0, int(u["lost"]))
+            iv.total = int(u["total"])
+            if u["avg"] is not None:
+                iv.owd_ms = float(u["avg"])
+                iv.owd_max_ms = float(u["max"])
+        out.append(iv)
+    return out
