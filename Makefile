@@ -23,6 +23,12 @@ $(STAMPS)/venv: requirements-dev.txt $(STAMPS)/apt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	@touch $@
 
+# The lab's MPI ping-pong, built with MPICH's mpicc.
+setup: build/lab/pingpong
+build/lab/pingpong: python/lanes/lab/mpi/pingpong.c $(STAMPS)/apt
+	@mkdir -p $(@D)
+	mpicc -O2 -Wall -o $@ $<
+
 # The extension module and the editable `lanes` command, rebuilt only when Rust changes.
 $(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
 	@command -v $(CARGO) >/dev/null || { echo "setup: cargo not found: install a Rust toolchain (rustup)" >&2; exit 1; }
@@ -30,9 +36,12 @@ $(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
 	@touch $@
 
 demo: setup
-	$(LANES) sim scenarios/validation_100m.toml --out $(DEMO_OUT)/validation_100m.json --plot $(DEMO_OUT)/validation_100m.png
-	$(LANES) sim scenarios/hp_latency_100m.toml --out $(DEMO_OUT)/hp_latency_100m.json --plot $(DEMO_OUT)/hp_latency_100m.png
-	@echo "demo: results in $(DEMO_OUT)/"
+	for alg in no strict rlsp-drr; do \
+	  $(LANES) lab run --topo star --case proactive --alg $$alg --proto udp --link-mbps 100 \
+	    --duration 20 --out $(DEMO_OUT)/star_proactive_udp_$$alg || exit 1; \
+	done
+	$(LANES) lab report $(DEMO_OUT) --out $(DEMO_OUT)
+	@echo "demo: results in $(DEMO_OUT)/ (report.md, report.html)"
 
 test: setup test-rust test-python
 

@@ -1,1 +1,153 @@
-"""placeholder"""
+"""`lanes lab report`: runs side by side in Markdown and HTML, the thesis's published numbers
+next to ours where it has them ("ours (thesis X)"), with each run's plots."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+from lanes.errors import LanesError
+from lanes.lab.thesis import PUBLISHED, THESIS_LINK_MBPS, control_writes
+
+MAIN_PHASE = {"proactive": "high_present", "runtime": "prioritized", "mpi": "mpi"}
+ALG_ORDER = ["no", "fifo", "strict", "rlsp-drr", "rlsp-drr-borrow", "drr", "linux-htb"]
+COLUMNS = [
+    ("high_mbps", "high Mb/s"),
+    ("high_share_pct", "high share %"),
+    ("low_mbps", "med/low Mb/s"),
+    ("high_loss_pct", "high loss %"),
+    ("low_loss_pct", "med/low loss %"),
+    ("idle_owd_ms", "idle OWD ms"),
+    ("high_owd_ms", "high OWD ms"),
+    ("low_owd_ms", "med/low OWD ms"),
+    ("mpi_1024_ms", "MPI 1 KiB ms"),
+    ("mpi_16384_ms", "MPI 16 KiB ms"),
+    ("control_writes", "writes"),
+    ("switch_cpu_pct", "switch CPU %"),
+]
+
+
+def find_runs(paths: list[Path]) -> list[Path]:
+    runs: list[Path] = []
+    for p in paths:
+        if (p / "summary.json").is_file():
+            runs.append(p)
+        elif p.is_dir():
+            runs += sorted(q.parent for q in p.rglob("summary.json"))
+        else:
+            raise LanesError(f"{p}: no such run directory")
+    if not runs:
+        raise LanesError("no summary.json found in the given directories")
+    return runs
+
+
+def _mean(v: list[float]) -> float | None:
+    return sum(v) / len(v) if v else None
+
+
+def metrics(s: dict) -> dict[str, float | None]:
+    phase = MAIN_PHASE.get(s["params"]["case"], s["phases"][-1]["name"])
+    by: dict[str, list[dict]] = {"high": [], "low": []}
+    for f in s["flows"].values():
+        st = f["phases"].get(phase)
+        if st:
+            by["high" if f["class"] == "high" else "low"].append(st)
+    m: dict[str, float | None] = {}
+    for cls, sts in by.items():
+        for key, col in (("throughput_mbps", "mbps"), ("loss_pct", "loss_pct"), ("owd_ms", "owd_ms"),
+                         ("share_pct", "share_pct")):  # fmt: skip
+            m[f"{cls}_{col}"] = _mean([x[key] for x in sts if x.get(key) is not None])
+    idle = list(s.get("idle_owd_ms", {}).values())
+    m["idle_owd_ms"] = _mean(idle)
+    lat = s.get("mpi", {}).get("latency_us", {})
+    m["mpi_1024_ms"] = lat["1024"] / 1000 if "1024" in lat else None
+    m["mpi_16384_ms"] = lat["16384"] / 1000 if "16384" in lat else None
+    m["control_writes"] = s.get("control_writes")
+    cpus = [v["mean"] for k, v in s.get("cpu_pct", {}).items() if k != "system_pct" and v]
+    m["switch_cpu_pct"] = max(cpus) if cpus else None
+    return m
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, int) or float(v).is_integer() and abs(v) >= 10:
+        return f"{v:.0f}"
+    return f"{v:.3g}" if abs(v) < 100 else f"{v:.0f}"
+
+
+def _cell(ours: float | None, thesis: float | None) -> str:
+    return _fmt(ours) + (f" ({_fmt(thesis)})" if thesis is not None else "")
+
+
+def _n_vswitches(topo: str) -> int:
+    return {"star": 1, "tree1": 2, "tree2": 4}.get(topo, 1)
+
+
+def report(paths: list[Path], out: Path) -> Path:
+    runs = find_runs(paths)
+    out.mkdir(parents=True, exist_ok=True)
+    groups: dict[tuple, list[tuple[Path, dict]]] = {}
+    for r in runs:
+        s = json.loads((r / "summary.json").read_text())
+        q = s["params"]
+        groups.setdefault((q["topo"], q["case"], q["proto"], q["link_mbps"]), []).append((r, s))
+    intro = (
+        "Values are ours; in parentheses the thesis's published figure for the same topology, case, "
+        "protocol and algorithm (thesis link rates: star 100, tree1 50, tree2 10 Mb/s). The metrics "
+        "are taken in the phase where the high class is present (proactive: high_present, runtime: "
+        "prioritized, mpi: mpi). `writes` counts control-plane writes after set-up (thesis 7.4 in "
+        "parentheses)."
+    )
+    md = ["# lanes lab report", "", intro, ""]
+    body_html = []
+    for (topo, case, proto, mbps), items in sorted(groups.items()):
+        items.sort(key=lambda x: (ALG_ORDER.index(a) if (a := x[1]["params"]["alg"]) in ALG_ORDER else 99, a))
+        title = f"{topo}, {case}, {proto.upper()}, {mbps:g} Mb/s links"
+        if THESIS_LINK_MBPS.get(topo) not in (None, mbps):
+            title += f" (thesis: {THESIS_LINK_MBPS[topo]} Mb/s)"
+        head = ["alg", *(c for _, c in COLUMNS)]
+        rows = []
+        for _, s in items:
+            alg = s["params"]["alg"]
+            pub = dict(PUBLISHED.get((topo, case, proto, alg), {}))
+            w = control_writes(case, alg, _n_vswitches(topo)) if alg != "linux-htb" else None
+            if w is not None:
+                pub["control_writes"] = w
+            m = metrics(s)
+            rows.append([alg, *(_cell(m.get(k), pub.get(k)) for k, _ in COLUMNS)])
+        md += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        md += ["| " + " | ".join(r) + " |" for r in rows]
+        md.append("")
+        body_html.append(f"<h2>{html.escape(title)}</h2>" + _html_table(head, rows))
+        for r, s in items:
+            name = f"{topo}_{case}_{proto}_{s['params']['alg']}"
+            imgs = []
+            for png in ("bandwidth.png", "loss.png", "latency.png", "mpi.png"):
+                if (r / png).exists():
+                    dst = f"{name}_{png}"
+                    shutil.copyfile(r / png, out / dst)
+                    imgs.append(dst)
+            if imgs:
+                md.append(f"**{s['params']['alg']}** ({r}): " + " ".join(f"![{i}]({i})" for i in imgs))
+                md.append("")
+                body_html.append(f"<h3>{html.escape(s['params']['alg'])}</h3>"
+                                 + "".join(f'<img src="{i}" width="480">' for i in imgs))  # fmt: skip
+    (out / "report.md").write_text("\n".join(md) + "\n")
+    (out / "report.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab report</title>"
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #aaa;padding:3px 8px;text-align:right}td:first-child{text-align:left}"
+        "</style></head><body><h1>lanes lab report</h1>"
+        f"<p>{html.escape(md[2])}</p>" + "".join(body_html) + "</body></html>\n"
+    )
+    print(f"lab report: {len(runs)} run(s) -> {out}/report.md, {out}/report.html")
+    return out
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    b = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{h}</tr>{b}</table>"

@@ -194,6 +194,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     starts: dict[str, float] = {}
     clients: list[subprocess.Popen] = []
     mpi_proc = None
+    mpi_done_at: float | None = None
     next_progress = 0.0
     end = plan.duration_s
     try:
@@ -216,9 +217,20 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
 
                     mpi_proc = mpi.start(net, topo, p.out, procs)
             if mpi_proc is not None:
+                from lanes.lab import mpi
+
                 if mpi_proc.poll() is not None:
                     end = time.monotonic() - t0
                     break
+                if mpi_done_at is None and mpi.finished(p.out):
+                    mpi_done_at = now
+                if mpi_done_at is not None and now - mpi_done_at > 10:
+                    say("mpiexec did not exit 10 s after the last result; stopping it")
+                    procs.stop([mpi_proc])
+                    end = mpi_done_at
+                    break
+                if now > mpi.TIMEOUT_S:
+                    raise LanesError(f"the MPI ping-pong did not finish within {mpi.TIMEOUT_S} s")
             elif now >= plan.duration_s + 0.5 and not events:
                 break
             if now >= next_progress:

@@ -1,0 +1,69 @@
+"""Numbers the thesis published (chapter 7), keyed like our summaries, for the report tables.
+
+Keys: (topo, case, proto, alg) -> metric -> value. Link rates of the thesis: star 100 Mb/s,
+tree1 50 Mb/s, tree2 10 Mb/s. Latencies in ms; ranges are given as the value in the phase
+where the high class is present (the end value where the thesis gives "from -> to")."""
+
+from __future__ import annotations
+
+THESIS_LINK_MBPS = {"star": 100, "tree1": 50, "tree2": 10}
+
+PUBLISHED: dict[tuple[str, str, str, str], dict[str, float]] = {
+    ("star", "proactive", "udp", "no"): {"high_loss_pct": 37, "high_owd_ms": 30, "low_owd_ms": 30},
+    ("star", "proactive", "udp", "strict"): {
+        "high_loss_pct": 0, "low_loss_pct": 63, "high_owd_ms": 0.2, "low_owd_ms": 26, "low_mbps": 19,
+    },
+    ("star", "proactive", "udp", "rlsp-drr"): {
+        "high_loss_pct": 0, "low_loss_pct": 58, "high_owd_ms": 26, "low_owd_ms": 43, "low_mbps": 22,
+    },
+    ("star", "runtime", "udp", "no"): {"high_loss_pct": 37, "high_owd_ms": 30},
+    ("star", "runtime", "udp", "strict"): {
+        "high_loss_pct": 0, "low_loss_pct": 63, "high_owd_ms": 10, "low_owd_ms": 31, "low_mbps": 19,
+    },
+    ("star", "runtime", "udp", "rlsp-drr"): {
+        "high_loss_pct": 0, "low_loss_pct": 58, "high_owd_ms": 33, "low_owd_ms": 50, "low_mbps": 22,
+    },
+    ("tree1", "runtime", "udp", "no"): {"high_owd_ms": 62, "low_owd_ms": 62},
+    ("tree1", "runtime", "udp", "strict"): {
+        "high_loss_pct": 0, "low_loss_pct": 63, "high_owd_ms": 20, "low_owd_ms": 60, "low_mbps": 9.7,
+    },
+    ("tree1", "runtime", "udp", "rlsp-drr"): {
+        "high_loss_pct": 0, "low_loss_pct": 58, "high_owd_ms": 71, "low_owd_ms": 106, "low_mbps": 11,
+    },
+    ("tree1", "proactive", "udp", "no"): {"high_owd_ms": 61, "low_owd_ms": 61},
+    ("tree1", "proactive", "udp", "strict"): {"high_loss_pct": 0, "high_owd_ms": 1, "low_owd_ms": 51},
+    ("tree1", "proactive", "udp", "rlsp-drr"): {"high_loss_pct": 0.8, "high_owd_ms": 53, "low_owd_ms": 89},
+    ("tree2", "runtime", "udp", "no"): {"high_owd_ms": 315, "low_owd_ms": 315},
+    ("tree2", "runtime", "udp", "strict"): {"high_loss_pct": 0, "high_owd_ms": 100, "low_owd_ms": 300},
+    ("tree2", "runtime", "udp", "rlsp-drr"): {
+        "high_loss_pct": 0, "high_owd_ms": 347, "low_owd_ms": 520, "high_mbps": 5.2, "low_mbps": 2.2,
+    },
+    ("tree2", "proactive", "udp", "no"): {"high_owd_ms": 313, "low_owd_ms": 303},
+    ("tree2", "proactive", "udp", "strict"): {"high_loss_pct": 0, "high_owd_ms": 4, "low_owd_ms": 227},
+    ("tree2", "proactive", "udp", "rlsp-drr"): {"high_loss_pct": 0.89, "high_owd_ms": 278, "low_owd_ms": 443},
+    ("star", "mpi", "tcp", "no"): {"mpi_1024_ms": 43.4},
+    ("star", "mpi", "tcp", "strict"): {"mpi_1024_ms": 0.59},
+    ("star", "mpi", "tcp", "rlsp-drr"): {"mpi_1024_ms": 39.3},
+    ("star", "mpi", "udp", "no"): {"mpi_1024_ms": 227},
+    ("star", "mpi", "udp", "strict"): {"mpi_1024_ms": 0.98},
+    ("star", "mpi", "udp", "rlsp-drr"): {"mpi_1024_ms": 192},
+    ("tree2", "mpi", "tcp", "no"): {"mpi_16384_ms": 1700},
+    ("tree2", "mpi", "tcp", "strict"): {"mpi_16384_ms": 50},
+    ("tree2", "mpi", "tcp", "rlsp-drr"): {"mpi_16384_ms": 1400},
+    ("tree2", "mpi", "udp", "no"): {"mpi_16384_ms": 3900},
+    ("tree2", "mpi", "udp", "strict"): {"mpi_16384_ms": 51},
+    ("tree2", "mpi", "udp", "rlsp-drr"): {"mpi_16384_ms": 2600},
+}  # fmt: skip
+
+
+def control_writes(case: str, alg: str, n_vswitches: int, m_classes: int = 3) -> int | None:
+    """Thesis 7.4: writes after set-up. runtime: strict N*M per change (two changes), the DRR
+    family N per change; proactive: strict N*(M-1) when the high class appears, DRR none."""
+    family = "strict" if alg == "strict" else ("no" if alg in ("no", "fifo") else "drr")
+    if family == "no" or case == "mpi":
+        return 0
+    if case == "runtime":
+        return 2 * n_vswitches * (m_classes if family == "strict" else 1)
+    if case == "proactive":
+        return n_vswitches * (m_classes - 1) if family == "strict" else 0
+    return None
