@@ -104,13 +104,16 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def _grid_from_args(args: argparse.Namespace):
     from lanes.consolidate.cv import Grid
-    from lanes.consolidate.packers import PACKERS
+    from lanes.consolidate.packers import ENGINES, PACKERS
 
     packers = tuple(p.strip() for p in args.packer.split(",") if p.strip())
     bad = [p for p in packers if p not in PACKERS]
     if bad or not packers:
         raise LanesError(f"--packer: unknown {bad or args.packer!r}; choose from {', '.join(PACKERS)}")
+    if args.engine not in ENGINES:
+        raise LanesError(f"--engine: choose from {', '.join(ENGINES)}")
     return Grid(
+        engine=args.engine,
         packers=packers,
         cores=tuple(int(c) for c in _numbers(args.cores, "--cores", integer=True)),
         thresholds=tuple(t / 100.0 for t in _numbers(args.thresholds, "--thresholds")),
@@ -129,16 +132,18 @@ def cmd_cv(args: argparse.Namespace) -> int:
         raise LanesError("--min-days must be >= 1")
     if args.step_s is not None and not args.step_s > 0:
         raise LanesError("--step-s must be positive")
+    from lanes.consolidate.paths import planetlab_dir
     from lanes.consolidate.run import run_cv_to_dir
 
+    data = Path(args.data) if args.data else planetlab_dir()
     run_cv_to_dir(
-        Path(args.data),
+        data,
         Path(args.out),
         grid,
         args.min_days,
         args.step_s,
         args.jobs,
-        args.title or Path(args.data).name,
+        args.title or data.name,
         plots=not args.no_plots,
     )
     return 0
@@ -146,8 +151,11 @@ def cmd_cv(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from lanes.consolidate.full_report import make_full_report
+    from lanes.consolidate.paths import planetlab_dir
 
-    make_full_report(Path(args.planetlab), Path(args.out), _grid_from_args(args), args.jobs, args.seed)
+    grid = _grid_from_args(args)
+    data = Path(args.planetlab) if args.planetlab else planetlab_dir()
+    make_full_report(data, Path(args.out), grid, args.jobs, args.seed)
     return 0
 
 
@@ -164,7 +172,12 @@ def _add_grid_args(p: argparse.ArgumentParser, packers: str, delay_thresholds: s
     p.add_argument(
         "--packer", default=packers, help="util, util-bf, delay, delay-bf, delay-corr (comma-separated)"
     )
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, default=None, help="folds run in parallel (default: CPU count)")
+    p.add_argument(
+        "--engine",
+        default="auto",
+        help="delay packers in Rust (native), numpy, or auto: Rust if this build has it (default)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -193,7 +206,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_synth)
 
     p = sub.add_parser("cv", help="leave-one-day-out cross-validation, tables and plots")
-    p.add_argument("--data", required=True, help="directory of day CSVs (vm,u000,... per row)")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="directory of day CSVs (vm,u000,... per row); default: the PlanetLab trace in "
+        "../shared/data/planetlab next to the repository, or $LANES_PLANETLAB",
+    )
     p.add_argument("--min-days", type=int, default=7, help="keep VMs present on at least this many days")
     p.add_argument("--step-s", type=float, default=None, help="seconds per sample (default: 86400 / samples)")
     p.add_argument("--out", required=True)
@@ -203,7 +221,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_cv)
 
     p = sub.add_parser("report", help="PlanetLab + synthetic (1- and 5-minute) runs and one report.md")
-    p.add_argument("--planetlab", default="../shared/data/planetlab")
+    p.add_argument(
+        "--planetlab",
+        default=None,
+        help="PlanetLab day CSVs (default: ../shared/data/planetlab next to the repository, or $LANES_PLANETLAB)",
+    )
     p.add_argument("--out", default="results/consolidate")
     p.add_argument("--seed", type=int, default=1)
     _add_grid_args(p, "util,util-bf,delay,delay-bf,delay-corr", "70,80,90,100")

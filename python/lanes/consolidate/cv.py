@@ -11,13 +11,20 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
 
 from lanes.consolidate.delay import bin_stats
-from lanes.consolidate.packers import DELAY_PACKERS, TrainSet, make_packer
+from lanes.consolidate.packers import (
+    CHOICE,
+    DELAY_PACKERS,
+    TrainSet,
+    make_packer,
+    native_pack_delay,
+    pack_delay_many,
+)
 from lanes.consolidate.trace import Trace
 
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -32,6 +39,7 @@ class Grid:
     thresholds: tuple[float, ...]  # fractions, 0.3 = 30 %
     limits: tuple[float, ...]  # accepted delay per bin, minutes per day
     delay_thresholds: tuple[float, ...] | None = None  # for delay packers; None: same as thresholds
+    engine: str = "auto"  # delay packers in Rust ("native"), numpy ("numpy") or Rust if built ("auto")
 
     def thresholds_for(self, packer: str) -> tuple[float, ...]:
         if packer in DELAY_PACKERS and self.delay_thresholds is not None:
@@ -71,12 +79,20 @@ def run_fold(trace: Trace, test: int, grid: Grid) -> FoldPoints:
         series=np.ascontiguousarray(trace.util[train_idx].transpose(1, 0, 2)),
         dt_min=trace.dt_min,
     )
-    packers = {p: make_packer(p) for p in grid.packers}
+    keys = grid.keys()
+    assigns: dict[Key, np.ndarray] = {}
+    # All delay packings of the fold in one call (the Rust packer reads the training set once).
+    delay_keys = [k for k in keys if k[0] in DELAY_PACKERS]
+    specs = [
+        (100.0 * cores * th, (lim or 0.0) * len(train_idx), CHOICE[p]) for p, cores, th, lim in delay_keys
+    ]
+    assigns.update(zip(delay_keys, pack_delay_many(train, specs, grid.engine)))
+    packers = {p: make_packer(p) for p in grid.packers if p not in DELAY_PACKERS}
     out: FoldPoints = {}
-    for key in grid.keys():  # noqa: SIM118 (Grid is not a dict)
-        p, cores, th, lim = key
+    for key in keys:
+        p, cores, th, _ = key
         capacity = 100.0 * cores
-        assign = packers[p](train, capacity, th, lim if lim is not None else 0.0)
+        assign = assigns[key] if key in assigns else packers[p](train, capacity, th, 0.0)
         n_bins, st = evaluate(assign, trace.util[test], capacity, trace.dt_min)
         out[key] = (n_bins, st.delay_min, st.fill_pct, st.delayed_pct, st.delay_when_delayed_min)
     return out
@@ -89,9 +105,18 @@ def _init_worker(trace: Trace, grid: Grid) -> None:
     _WORKER["trace"], _WORKER["grid"] = trace, grid
 
 
-def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
+def _timed_fold(trace: Trace, test: int, grid: Grid) -> tuple[int, FoldPoints, float]:
     t0 = time.perf_counter()
-    return test, run_fold(_WORKER["trace"], test, _WORKER["grid"]), time.perf_counter() - t0
+    return test, run_fold(trace, test, grid), time.perf_counter() - t0
+
+
+def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
+    return _timed_fold(_WORKER["trace"], test, _WORKER["grid"])
+
+
+def _native_in_use(grid: Grid) -> bool:
+    uses_delay = any(p in DELAY_PACKERS for p in grid.packers)
+    return uses_delay and grid.engine != "numpy" and native_pack_delay() is not None
 
 
 def _report(
@@ -105,7 +130,7 @@ def _report(
 def run_cv(
     trace: Trace, grid: Grid, jobs: int | None = None, progress: Callable[[str], None] | None = None
 ) -> dict[Key, list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
-    """All folds, in worker processes; returns key -> per-fold points, in test-day order."""
+    """All folds, in worker threads (Rust packer) or processes (numpy); key -> per-fold points by test day."""
     n_days = len(trace.days)
     if n_days < 2:
         raise ValueError("cross-validation needs at least two days")
@@ -117,6 +142,14 @@ def run_cv(
             t1 = time.perf_counter()
             results[test] = run_fold(trace, test, grid)
             _report(progress, len(results), n_days, trace.days[test], time.perf_counter() - t1, t0)
+    elif _native_in_use(grid):
+        # The Rust packer releases the GIL and is most of the work: threads share the trace for free.
+        with ThreadPoolExecutor(max_workers=jobs) as tpool:
+            futures = [tpool.submit(_timed_fold, trace, test, grid) for test in range(n_days)]
+            for fut in as_completed(futures):
+                test, points, secs = fut.result()
+                results[test] = points
+                _report(progress, len(results), n_days, trace.days[test], secs, t0)
     else:
         # The hot loop is many small numpy calls; BLAS threads in every worker only fight each other, and
         # thread counts are read when numpy is imported, hence fresh (spawned) workers with one thread each.
