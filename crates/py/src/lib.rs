@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod consolidate_bindings;
 mod fabric_bindings;
 mod sim_bindings;
 mod switch_bindings;
@@ -13,5 +14,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
+    consolidate_bindings::register(m)?;
     Ok(())
 }
