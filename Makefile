@@ -66,3 +66,11 @@ fmt:
 
 clean:
 	rm -rf $(STAMPS) target results
+
+# p4runtime-shell (a real P4Runtime client the tests use) in its own venv: its pins clash with ours.
+P4RT_SHELL_VENV := $(CURDIR)/.venv-p4rt-shell
+setup: $(STAMPS)/p4rt-shell
+$(STAMPS)/p4rt-shell: requirements-p4rt-shell.txt $(STAMPS)/apt
+	@test -x $(P4RT_SHELL_VENV)/bin/python || /usr/bin/python3 -m venv $(P4RT_SHELL_VENV)
+	$(P4RT_SHELL_VENV)/bin/pip install -q --disable-pip-version-check -r requirements-p4rt-shell.txt
+	@touch $@

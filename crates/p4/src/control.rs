@@ -449,3 +449,104 @@ fn keys_equal(a: &[MatchKey], b: &[MatchKey]) -> bool {
             _ => false,
         })
 }
+
+/// Additions for the P4Runtime server: entry lookup by key without copying the table, single
+/// entry reads, const default actions, direct meter reads and meter resets.
+impl Program {
+    /// The entry with exactly these keys (and priority, for ternary tables). `hint` (e.g. the
+    /// handle a controller-side index remembers) is checked first; otherwise the table is
+    /// scanned.
+    pub fn find_entry_hint(
+        &self,
+        t: TableId,
+        keys: &[MatchKey],
+        priority: i32,
+        hint: Option<EntryHandle>,
+    ) -> Result<Option<EntryHandle>, ApiError> {
+        let table = self.table(t)?;
+        let ternary = matches!(table.structure, crate::table::Structure::Ternary);
+        let same = |h: u32| {
+            table
+                .entry(h)
+                .is_some_and(|e| (!ternary || e.priority == priority) && keys_equal(&e.keys, keys))
+        };
+        if let Some(h) = hint {
+            if same(h.0) {
+                return Ok(Some(h));
+            }
+        }
+        Ok(table.handles().find(|h| same(*h)).map(EntryHandle))
+    }
+
+    /// One entry (without reading the others).
+    pub fn entry_view(&self, t: TableId, h: EntryHandle) -> Result<EntryView, ApiError> {
+        let table = self.table(t)?;
+        let e = table.entry(h.0).ok_or(ApiError::BadHandle(h.0))?;
+        Ok(EntryView {
+            handle: h,
+            keys: e.keys.clone(),
+            action: ActionId(e.action),
+            action_name: self.actions[e.action as usize].name.clone(),
+            params: self.params_bytes(e.action, &e.data),
+            priority: e.priority,
+            counter: e.counter,
+        })
+    }
+
+    /// Whether the table's default action may not be changed.
+    pub fn default_is_const(&self, t: TableId) -> Result<bool, ApiError> {
+        Ok(self.table(t)?.default_const)
+    }
+
+    /// Rates of an entry's direct meter (None if not configured).
+    pub fn direct_meter_get(
+        &self,
+        t: TableId,
+        h: EntryHandle,
+    ) -> Result<Option<MeterRates>, ApiError> {
+        let e = self.table(t)?.entry(h.0).ok_or(ApiError::BadHandle(h.0))?;
+        Ok(e.meter.rates())
+    }
+
+    /// Returns an entry's direct meter to its unconfigured state (every packet green).
+    pub fn direct_meter_reset(&mut self, t: TableId, h: EntryHandle) -> Result<(), ApiError> {
+        self.table(t)?;
+        let e = self.tables[t.0 as usize]
+            .entry_mut(h.0)
+            .ok_or(ApiError::BadHandle(h.0))?;
+        e.meter = crate::externs::Meter::default();
+        Ok(())
+    }
+
+    /// Returns a meter cell to its unconfigured state (every packet green).
+    pub fn meter_reset(&mut self, name: &str, index: u64) -> Result<(), ApiError> {
+        let i = *self
+            .ext
+            .meter_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        let m = &mut self.ext.meters[i as usize];
+        let size = m.cells.len() as u64;
+        match m.cells.get_mut(index as usize) {
+            Some(c) => {
+                *c = crate::externs::Meter::default();
+                Ok(())
+            }
+            None => Err(ApiError::IndexOutOfRange {
+                name: name.to_string(),
+                index,
+                size,
+            }),
+        }
+    }
+
+    /// Whether a meter (indexed or direct) counts packets rather than bytes.
+    pub fn meter_counts_packets(&self, name: &str) -> Result<bool, ApiError> {
+        let i = *self
+            .ext
+            .meter_by_name
+            .get(name)
+            .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        Ok(self.ext.meters[i as usize].packets)
+    }
+}

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod consolidate_bindings;
 mod fabric_bindings;
+mod p4rt_bindings;
 mod sim_bindings;
 mod switch_bindings;
 
@@ -14,6 +15,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
+    p4rt_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     Ok(())
 }

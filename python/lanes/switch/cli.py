@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
             raise LanesError(f"cannot listen on 127.0.0.1:{sa.thrift_port}: {e.strerror}") from None
         if not sa.no_grpc:
             servers.append(_start_p4runtime(sw, sa))
+            if hasattr(servers[-1], "wrap_command"):  # `lanes ctl p4runtime_stats`
+                servers[0].run_command = servers[-1].wrap_command(sw.command)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: stop.set())
         print(
