@@ -64,9 +64,11 @@ class CtlTables:
 def p4runtime_available() -> bool:
     try:
         import grpc  # noqa: F401
-        from p4.v1 import p4runtime_pb2  # noqa: F401
 
         from lanes.p4runtime import server  # noqa: F401
+        from lanes.p4runtime.proto import p4r
+
+        p4r.WriteRequest  # noqa: B018 - the protos load
     except Exception:  # noqa: BLE001 - missing or broken protobuf stack: fall back to the command port
         return False
     return True

@@ -38,7 +38,9 @@ class LabNet:
         queue_depth: int = 64,
         host_shaping: bool = True,
         grpc: bool = True,
+        switch_rt: int = 0,  # SCHED_FIFO priority of the switch processes, 0: normal
     ) -> None:
+        self.switch_rt = switch_rt
         self.topo = topo
         self.backend = backend
         self.out_dir = out_dir
@@ -74,6 +76,7 @@ class LabNet:
             "queue_depth": self.queue_depth,
             "log_dir": self.out_dir,
             "grpc": self.grpc,
+            "rt_prio": self.switch_rt,
         }
 
     def _build(self) -> None:

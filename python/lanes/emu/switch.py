@@ -52,9 +52,11 @@ class LanesSwitch(Switch):
         queue_depth: int = 64,
         log_dir: Path,
         grpc: bool = True,
+        rt_prio: int = 0,
         **params: object,
     ) -> None:
         super().__init__(name, **params)
+        self.rt_prio = rt_prio
         self.program = program
         self.scheduler = scheduler
         self.port_mbps = port_mbps
@@ -70,7 +72,12 @@ class LanesSwitch(Switch):
         return int(self.name.lstrip("s"))
 
     def command_line(self) -> list[str]:
-        cmd = [lanes_exe(), "switch", str(self.program), "--device-id", str(self.device_id)]
+        # on a small shared machine the data plane loses line rate whenever it waits for a core:
+        # a real-time class makes it the first to run, as the kernel's own forwarding (softirq) is
+        cmd = ["chrt", "-f", str(self.rt_prio)] if self.rt_prio else []
+        # with P4Runtime the controller pushes the program; otherwise it is loaded at start
+        program = ["--no-p4"] if self.grpc else [str(self.program)]
+        cmd += [lanes_exe(), "switch", *program, "--device-id", str(self.device_id)]
         for port, intf in sorted(self.intfs.items()):
             if port > 0:
                 cmd += ["-i", f"{port}@{intf.name}"]

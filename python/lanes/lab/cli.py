@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
     r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],
                    help="table writes over P4Runtime or the switch's command port")  # fmt: skip
+    r.add_argument("--switch-rt", type=int, default=20, metavar="PRIO",
+                   help="SCHED_FIFO priority of the lanes switch processes (0: normal scheduling)")  # fmt: skip
     r.add_argument("--out", type=Path, required=True, help="run directory")
     r.set_defaults(func=_run)
     rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
@@ -49,7 +51,7 @@ def _run(args: argparse.Namespace) -> int:
         Params(
             topo=args.topo, case=args.case, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
-            host_shaping=not args.no_host_shaping, control=args.control,
+            host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
         )
     )  # fmt: skip
     return 0

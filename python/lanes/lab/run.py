@@ -35,6 +35,7 @@ class Params:
     host_shaping: bool = True
     control: str = "auto"  # auto | p4runtime | ctl
     control_used: str = ""
+    switch_rt: int = 20
 
 
 def say(msg: str) -> None:
@@ -98,6 +99,7 @@ def run(p: Params) -> Path:
         with LabNet(
             topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
             queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
+            switch_rt=p.switch_rt,
         ) as net:  # fmt: skip
             try:
                 result = _experiment(p, topo, plan, net, procs, writes, use_grpc)
