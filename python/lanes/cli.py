@@ -13,6 +13,7 @@ SUBCOMMANDS = [
     "lanes.sim.cli",
     "lanes.switch.cli",
     "lanes.ctl",
+    "lanes.load_runtime",
     "lanes.consolidate.cli",
     "lanes.fabric.cli",
     "lanes.lab.cli",
