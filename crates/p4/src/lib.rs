@@ -64,6 +64,8 @@ mod program;
 mod queue_cfg;
 mod state;
 mod table;
+#[cfg(test)]
+mod testprog;
 
 pub use checksum::{crc16_arc, crc32, csum16};
 pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};

@@ -247,7 +247,13 @@ impl Parser {
             let mut default = None;
             for t in json::arr(s, "transitions", &ctx)? {
                 let next = next_of(t.get("next_state"), &ids, &ctx)?;
-                match json::opt_str(t, "type", &ctx)?.unwrap_or("hexstr") {
+                // p4c omits "type" and writes the default case as "value": "default"
+                let ty = match json::opt_str(t, "type", &ctx)? {
+                    Some(ty) => ty,
+                    None if json::opt_str(t, "value", &ctx)? == Some("default") => "default",
+                    None => "hexstr",
+                };
+                match ty {
                     "default" => {
                         if default.is_none() {
                             default = Some(next);
@@ -418,4 +424,34 @@ fn extract(
     st.valid[h as usize] = true;
     *cur += n;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testprog::{frame, load, skeleton};
+    use crate::DropReason;
+    use serde_json::json;
+
+    #[test]
+    fn default_transition_without_type_as_p4c_writes_it() {
+        // p4c: {"value": "default", "mask": null, "next_state": ...} with no "type"
+        let mut j = skeleton(json!([]));
+        j["parsers"][0]["parse_states"][0]["transition_key"] =
+            json!([{"type": "field", "value": ["ethernet", "etherType"]}]);
+        j["parsers"][0]["parse_states"][0]["transitions"] = json!([
+            {"value": "0x0800", "mask": null, "next_state": null},
+            {"value": "default", "mask": null, "next_state": "reject"}
+        ]);
+        let mut p = load(&j);
+        let mut st = p.new_state();
+        let mut out = Vec::new();
+        let (_, eg) = p.process(&mut st, &frame(0x0800, &[]), 1, 0, &mut out);
+        assert_eq!(eg.drop, None);
+        let (_, eg) = p.process(&mut st, &frame(0x86dd, &[]), 1, 0, &mut out);
+        assert_eq!(
+            eg.drop,
+            Some(DropReason::ParserError(2)),
+            "default goes to reject"
+        );
+    }
 }
