@@ -1,0 +1,122 @@
+"""Helpers of the P4Runtime tests: a `lanes switch` on 127.0.0.1 (no ports) and requests."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import grpc
+from lanes.p4runtime.client import Client
+from lanes.p4runtime.proto import p4r
+from lanes.p4runtime.server import load_p4info
+
+REPO = Path(__file__).resolve().parents[1]
+LANES = str(REPO / ".venv" / "bin" / "lanes")
+P4INFO = REPO / "p4" / "p4rt_test.p4info.txtpb"
+JSON = REPO / "p4" / "p4rt_test.json"
+
+# ids in p4/p4rt_test.p4info.txtpb
+L2_FWD, ACL = 33554435, 33554436
+NO_ACTION, DROP, SET_PORT, SEND_TO_CPU = 16777217, 16777218, 16777219, 16777220
+PORT_COUNTER, ACL_COUNTER, PORT_METER, ACL_METER, LAST_LEN = (
+    301989889,
+    318767105,
+    335544321,
+    352321537,
+    369098753,
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def loopback_switch(*extra: str, device_id: int = 0) -> Iterator[tuple[str, int]]:
+    """A switch without ports; yields (gRPC address, ctl port)."""
+    gport, cport = free_port(), free_port()
+    addr = f"127.0.0.1:{gport}"
+    cmd = [LANES, "switch", "--no-p4", "--device-id", str(device_id), "--thrift-port", str(cport), *extra]
+    p = subprocess.Popen(
+        [*cmd, "--", "--grpc-server-addr", addr], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        ch = grpc.insecure_channel(addr)
+        try:
+            grpc.channel_ready_future(ch).result(timeout=30)
+        finally:
+            ch.close()
+        yield addr, cport
+    finally:
+        p.terminate()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def primary(addr: str, election_id: int = 1, device_id: int = 0, push: bool = True) -> Client:
+    c = Client(addr, device_id=device_id, election_id=election_id)
+    a = c.arbitrate(election_id)
+    assert a.status.code == 0, a
+    if push:
+        c.set_pipeline(load_p4info(P4INFO), JSON.read_bytes())
+    return c
+
+
+def l2_entry(mac: int, port: int | None = 1) -> p4r.TableEntry:
+    te = p4r.TableEntry(table_id=L2_FWD)
+    te.match.add(field_id=1).exact.value = mac.to_bytes(max(6, (mac.bit_length() + 7) // 8), "big")
+    if port is not None:
+        te.action.action.action_id = SET_PORT
+        te.action.action.params.add(param_id=1, value=bytes([port]))
+    return te
+
+
+def acl_entry(
+    ethertype: int, mask: int, lo: int, hi: int, prio: int, port: int | None = None
+) -> p4r.TableEntry:
+    te = p4r.TableEntry(table_id=ACL, priority=prio)
+    fm = te.match.add(field_id=1)
+    fm.ternary.value = ethertype.to_bytes(2, "big")
+    fm.ternary.mask = mask.to_bytes(2, "big")
+    fm = te.match.add(field_id=2)
+    fm.range.low = lo.to_bytes(2, "big")
+    fm.range.high = hi.to_bytes(2, "big")
+    if port is None:
+        te.action.action.action_id = SEND_TO_CPU
+    else:
+        te.action.action.action_id = SET_PORT
+        te.action.action.params.add(param_id=1, value=bytes([port]))
+    return te
+
+
+def upd(kind: int, te: p4r.TableEntry) -> p4r.Update:
+    u = p4r.Update(type=kind)
+    u.entity.table_entry.CopyFrom(te)
+    return u
+
+
+def rpc_code(fn, *args) -> grpc.StatusCode:
+    """The status code a call fails with (OK if it does not)."""
+    try:
+        fn(*args)
+    except grpc.RpcError as e:
+        return e.code()
+    return grpc.StatusCode.OK
+
+
+def wait_for(pred, timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
