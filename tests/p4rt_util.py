@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
-from lanes.p4runtime.client import Client
+from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.proto import p4r
 from lanes.p4runtime.server import load_p4info
 
@@ -110,6 +110,18 @@ def rpc_code(fn, *args) -> grpc.StatusCode:
         fn(*args)
     except grpc.RpcError as e:
         return e.code()
+    return grpc.StatusCode.OK
+
+
+def write_code(client: Client, updates: list) -> grpc.StatusCode:
+    """The per-update status code of a one-update Write (OK if it succeeds)."""
+    try:
+        client.write(updates)
+    except grpc.RpcError as e:
+        errs = write_errors(e)
+        if e.code() != grpc.StatusCode.UNKNOWN or len(errs) != 1:
+            return e.code()
+        return next(c for c in grpc.StatusCode if c.value[0] == errs[0][0])
     return grpc.StatusCode.OK
 
 

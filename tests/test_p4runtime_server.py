@@ -37,6 +37,7 @@ from p4rt_util import (
     rpc_code,
     upd,
     wait_for,
+    write_code,
 )
 
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
@@ -138,9 +139,9 @@ def test_insert_modify_delete_and_per_update_errors(client: Client) -> None:
         2,
         4,
     ]
-    # a single failed update carries its own code
-    assert rpc_code(client.write, [upd(INSERT, l2_entry(1))]) == C.ALREADY_EXISTS
-    assert rpc_code(client.write, [upd(MODIFY, l2_entry(77))]) == C.NOT_FOUND
+    # one failed update: UNKNOWN with its own code in the details (write_code reads it)
+    assert write_code(client, [upd(INSERT, l2_entry(1))]) == C.ALREADY_EXISTS
+    assert write_code(client, [upd(MODIFY, l2_entry(77))]) == C.NOT_FOUND
 
 
 @pytest.mark.parametrize(
@@ -161,7 +162,7 @@ def test_insert_modify_delete_and_per_update_errors(client: Client) -> None:
 def test_malformed_entries_are_refused(client: Client, mutate) -> None:
     te = l2_entry(5, 2)
     mutate(te)
-    code = rpc_code(client.write, [upd(INSERT, te)])
+    code = write_code(client, [upd(INSERT, te)])
     expected = {12345: C.NOT_FOUND}.get(te.table_id, C.INVALID_ARGUMENT)
     if te.action.WhichOneof("type") == "action_profile_member_id":
         expected = C.UNIMPLEMENTED
@@ -170,14 +171,12 @@ def test_malformed_entries_are_refused(client: Client, mutate) -> None:
 
 
 def test_ternary_range_checks_priority_and_wildcard_reads(client: Client) -> None:
+    assert write_code(client, [upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=0))]) == C.INVALID_ARGUMENT
     assert (
-        rpc_code(client.write, [upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=0))]) == C.INVALID_ARGUMENT
-    )
-    assert (
-        rpc_code(client.write, [upd(INSERT, acl_entry(0x0801, 0xFF00, 1, 3, 1))]) == C.INVALID_ARGUMENT
+        write_code(client, [upd(INSERT, acl_entry(0x0801, 0xFF00, 1, 3, 1))]) == C.INVALID_ARGUMENT
     )  # v & ~m
     assert (
-        rpc_code(client.write, [upd(INSERT, acl_entry(0x0800, 0xFFFF, 5, 3, 1))]) == C.INVALID_ARGUMENT
+        write_code(client, [upd(INSERT, acl_entry(0x0800, 0xFFFF, 5, 3, 1))]) == C.INVALID_ARGUMENT
     )  # lo > hi
     client.write([upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=10, port=2))])
     client.write([upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=20, port=3))])  # same key, other priority
@@ -200,7 +199,7 @@ def test_ternary_range_checks_priority_and_wildcard_reads(client: Client) -> Non
 def test_default_action_modify_and_reset(client: Client) -> None:
     te = p4r.TableEntry(table_id=L2_FWD, is_default_action=True)
     te.action.action.action_id = DROP
-    assert rpc_code(client.write, [upd(INSERT, te)]) == C.INVALID_ARGUMENT
+    assert write_code(client, [upd(INSERT, te)]) == C.INVALID_ARGUMENT
     client.write([upd(MODIFY, te)])
     got = read_table(client, L2_FWD, is_default_action=True)
     assert len(got) == 1 and got[0].is_default_action and got[0].action.action.action_id == DROP
@@ -214,9 +213,7 @@ def test_default_action_modify_and_reset(client: Client) -> None:
 
 def test_table_full_is_resource_exhausted(client: Client) -> None:
     client.write([upd(INSERT, acl_entry(i, 0xFFFF, 0, 511, prio=1)) for i in range(256)])
-    assert (
-        rpc_code(client.write, [upd(INSERT, acl_entry(999, 0xFFFF, 0, 511, prio=1))]) == C.RESOURCE_EXHAUSTED
-    )
+    assert write_code(client, [upd(INSERT, acl_entry(999, 0xFFFF, 0, 511, prio=1))]) == C.RESOURCE_EXHAUSTED
     assert len(read_table(client, ACL)) == 256
 
 
@@ -226,9 +223,7 @@ def test_counters_direct_counters_registers_meters(client: Client) -> None:
     ce = p4r.CounterEntry(counter_id=PORT_COUNTER)
     ce.index.index = 3
     ce.data.packet_count, ce.data.byte_count = 5, 640
-    assert (
-        rpc_code(client.write, [p4r.Update(type=INSERT, entity=ent(counter_entry=ce))]) == C.INVALID_ARGUMENT
-    )
+    assert write_code(client, [p4r.Update(type=INSERT, entity=ent(counter_entry=ce))]) == C.INVALID_ARGUMENT
     client.write([p4r.Update(type=MODIFY, entity=ent(counter_entry=ce))])
     one = client.read(
         [ent(counter_entry=p4r.CounterEntry(counter_id=PORT_COUNTER, index=p4r.Index(index=3)))]
@@ -261,10 +256,7 @@ def test_counters_direct_counters_registers_meters(client: Client) -> None:
     got = client.read([ent(register_entry=p4r.RegisterEntry(register_id=LAST_LEN, index=p4r.Index(index=7)))])
     assert int.from_bytes(got[0].register_entry.data.bitstring, "big") == 123456
     re_.data.bitstring = (1 << 32).to_bytes(5, "big")
-    assert (
-        rpc_code(client.write, [p4r.Update(type=MODIFY, entity=ent(register_entry=re_))])
-        == C.INVALID_ARGUMENT
-    )
+    assert write_code(client, [p4r.Update(type=MODIFY, entity=ent(register_entry=re_))]) == C.INVALID_ARGUMENT
     # meters: indexed and direct
     me = p4r.MeterEntry(meter_id=PORT_METER, index=p4r.Index(index=1))
     me.config.cir, me.config.cburst, me.config.pir, me.config.pburst = 100, 10, 200, 20
@@ -284,7 +276,7 @@ def test_counters_direct_counters_registers_meters(client: Client) -> None:
 def test_write_counts_in_ctl_stats(switch: tuple[str, int], client: Client) -> None:
     before = json.loads(ctl(switch[1], "p4runtime_stats"))
     client.write([upd(INSERT, l2_entry(m)) for m in range(10)])
-    assert rpc_code(client.write, [upd(INSERT, l2_entry(1))]) == C.ALREADY_EXISTS
+    assert write_code(client, [upd(INSERT, l2_entry(1))]) == C.ALREADY_EXISTS
     after = json.loads(ctl(switch[1], "p4runtime_stats"))
     assert after["updates_accepted"] - before["updates_accepted"] == 10
     assert after["updates_failed"] - before["updates_failed"] == 1
@@ -306,7 +298,7 @@ def test_arbitration_primary_backup_and_permissions() -> None:
             backup = b.arbitrate(5)
             assert backup.status.code == C.ALREADY_EXISTS.value[0]
             assert (backup.election_id.high, backup.election_id.low) == (0, 10)
-            assert rpc_code(b.write, [upd(INSERT, l2_entry(1))]) == C.PERMISSION_DENIED
+            assert write_code(b, [upd(INSERT, l2_entry(1))]) == C.PERMISSION_DENIED
             assert rpc_code(b.set_pipeline, info, raw) == C.PERMISSION_DENIED
             a.write([upd(INSERT, l2_entry(1))])
             assert len(b.read([p4r.Entity(table_entry=p4r.TableEntry())])) == 1  # anyone may read
@@ -314,7 +306,7 @@ def test_arbitration_primary_backup_and_permissions() -> None:
             assert c.arbitrate(20).status.code == C.OK.value[0]
             demoted = a.next_message("arbitration")
             assert demoted.status.code == C.ALREADY_EXISTS.value[0] and demoted.election_id.low == 20
-            assert rpc_code(a.write, [upd(INSERT, l2_entry(2))]) == C.PERMISSION_DENIED
+            assert write_code(a, [upd(INSERT, l2_entry(2))]) == C.PERMISSION_DENIED
             c.write([upd(INSERT, l2_entry(2))])
             # the primary leaves: backups learn there is no primary (NOT_FOUND, highest id 20)
             c.close()
@@ -336,7 +328,7 @@ def test_arbitration_stream_errors() -> None:
                 b.arbitrate(7)  # election id already used in this role
             with pytest.raises(ConnectionError, match="NOT_FOUND"):
                 wrong.arbitrate(1)
-            assert rpc_code(wrong.write, [upd(INSERT, l2_entry(1))]) == C.NOT_FOUND
+            assert write_code(wrong, [upd(INSERT, l2_entry(1))]) == C.NOT_FOUND
             # a second role has its own primary
             r = Client(addr, role="sdn")
             try:

@@ -181,14 +181,10 @@ class P4RuntimeService:
 
     def _abort_write(self, context: grpc.ServicerContext, results: list) -> None:
         failed = [(c, m) for c, m in results if c != grpc.StatusCode.OK]
+        # as the spec says (and PI, p4runtime-shell expect): UNKNOWN, one p4.v1.Error per update
         status = rpc.Status()
-        if len(results) == 1:
-            code, msg = failed[0]
-        else:
-            code, msg = (
-                grpc.StatusCode.UNKNOWN,
-                f"{len(failed)} of {len(results)} updates failed: {failed[0][1]}",
-            )
+        code = grpc.StatusCode.UNKNOWN
+        msg = f"{len(failed)} of {len(results)} update(s) failed: {failed[0][0].name}: {failed[0][1]}"
         status.code = code.value[0]
         status.message = msg
         for c, m in results:
