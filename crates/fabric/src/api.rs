@@ -12,7 +12,7 @@ use crate::gen::Pgft;
 use crate::lft::{self, blocks_for, Lfts};
 use crate::model::Fabric;
 use crate::topo::Topo;
-use crate::{balance, check, engines, netlist};
+use crate::{balance, check, engines, migrate, netlist, nodeorder, vswitch};
 
 pub fn read_text(path: &str) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| err(format!("cannot read {path}: {e}")))
@@ -26,6 +26,14 @@ pub fn write_text(path: &str, text: &str) -> Result<()> {
         }
     }
     std::fs::write(path, text).map_err(|e| err(format!("cannot write {path}: {e}")))
+}
+
+/// Streams an opensm-lfts.dump to `path`.
+pub fn write_dump_file(path: &str, f: &Fabric, lfts: &Lfts) -> Result<()> {
+    write_text(path, "")?;
+    let file = std::fs::File::create(path).map_err(|e| err(format!("cannot write {path}: {e}")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    lft::write_dump_to(&mut w, f, lfts).map_err(|e| err(format!("cannot write {path}: {e}")))
 }
 
 pub fn load_fabric(path: &str) -> Result<Fabric> {
@@ -113,11 +121,50 @@ pub fn summary(t: &Pgft) -> Value {
     })
 }
 
+/// vSwitch options of a spec: {"vfs": N, "vms": [VMs per hypervisor, cycled]}.
+fn vswitch_spec(v: &Value) -> Result<Option<(u32, Vec<u32>)>> {
+    let Some(vfs) = v.get("vfs").and_then(Value::as_u64) else {
+        if v.get("vms").is_some() {
+            bail!("vms (VMs per hypervisor) needs vfs");
+        }
+        return Ok(None);
+    };
+    let counts = if v.get("vms").is_some() {
+        u32_list(v, "vms")?
+    } else {
+        Vec::new()
+    };
+    Ok(Some((vfs.min(1000) as u32, counts)))
+}
+
 pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     let t = spec_to_pgft(spec)?;
+    let v: Value = serde_json::from_str(spec).map_err(|e| err(format!("bad spec: {e}")))?;
+    let vs = vswitch_spec(&v)?;
     let mut s = summary(&t);
+    if out.is_none() && vs.is_none() {
+        return Ok(s.to_string());
+    }
+    let mut f = t.build()?;
+    if let Some((vfs, counts)) = vs {
+        f = vswitch::expand(&f, vfs, &counts)?;
+        let topo = Topo::new(&f)?;
+        let hvs = topo
+            .leaves
+            .iter()
+            .filter(|&&l| vswitch::is_vswitch(&topo, l))
+            .count();
+        let lids = f.num_lids();
+        s["vswitch"] = json!({
+            "hypervisors": hvs,
+            "vfs_per_hypervisor": vfs,
+            "vms": f.num_hcas() - hvs,
+            "lids": lids,
+            "switches_with_vswitches": f.num_switches(),
+            "lft_blocks_per_switch": blocks_for(f.max_lid() as usize),
+        });
+    }
     if let Some(out) = out {
-        let f = t.build()?;
         write_text(out, &netlist::write(&f))?;
         s["netlist"] = json!(out);
     }
@@ -136,7 +183,7 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     let t = Topo::new(&f)?;
     let (lfts, stats) = engines::run(&f, &t, engine, &o)?;
     let start = Instant::now();
-    write_text(out, &lft::write_dump(&f, &lfts))?;
+    write_dump_file(out, &f, &lfts)?;
     let mut v = serde_json::to_value(&stats).map_err(|e| err(e.to_string()))?;
     v["write_seconds"] = json!(start.elapsed().as_secs_f64());
     v["out"] = json!(out);
@@ -205,6 +252,78 @@ pub fn eval_files(net: &str, dump: &str, opts: &str) -> Result<String> {
     crate::patterns::phases(&eo.pattern, 2, &mut crate::patterns::Rng::new(0))?;
     let r = crate::eval::evaluate(&f, &t, &d.lfts, &eo)?;
     serde_json::to_string(&r).map_err(|e| err(e.to_string()))
+}
+
+/// Writes the netlist again with the LIDs ibsim should give (ours, or those of a dump), so that
+/// OpenSM under ibsim uses exactly the LIDs our tables were computed for.
+pub fn normalize(net: &str, lids_from: Option<&str>, out: &str) -> Result<String> {
+    let f = load_with_lids(net, lids_from)?;
+    write_text(out, &netlist::write(&f))?;
+    let ports: usize = f.nodes.iter().map(|n| n.nports as usize + 1).sum();
+    Ok(json!({
+        "nodes": f.nodes.len(),
+        "switches": f.num_switches(),
+        "ports": ports,
+        "lids": f.num_lids(),
+        "out": out,
+    })
+    .to_string())
+}
+
+fn opt_str<'a>(o: &'a Value, key: &str) -> Result<&'a str> {
+    o.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| err(format!("missing {key:?}")))
+}
+
+/// VM migration by LID swap or copy. `opts`: {"vm", "to", "mode": "swap"|"copy", "out_net",
+/// "out", "compare": bool (also re-route the new fabric with vswitch-ftree and count its SMPs)}.
+pub fn migrate_files(net: &str, dump: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let f = load_with_lids(net, Some(dump))?;
+    let old = load_lfts(dump)?.lfts;
+    let mode = match o.get("mode").and_then(Value::as_str).unwrap_or("swap") {
+        "swap" => migrate::Mode::Swap,
+        "copy" => migrate::Mode::Copy,
+        m => bail!("unknown mode {m:?} (swap, copy)"),
+    };
+    let (g, new, m) = migrate::migrate(&f, &old, opt_str(&o, "vm")?, opt_str(&o, "to")?, mode)?;
+    let mut v = serde_json::to_value(&m).map_err(|e| err(e.to_string()))?;
+    let t = Topo::new(&g)?;
+    let r = check::check(&g, &t, &new)?;
+    v["check"] = serde_json::to_value(&r).map_err(|e| err(e.to_string()))?;
+    if o.get("compare").and_then(Value::as_bool).unwrap_or(true) {
+        let (rerouted, _) = vswitch::route(&g, &t, None)?;
+        let d = lft::diff(&old, &rerouted)?;
+        v["reroute_vswitch_ftree"] = serde_json::to_value(&d).map_err(|e| err(e.to_string()))?;
+    }
+    if let Some(p) = o.get("out_net").and_then(Value::as_str) {
+        write_text(p, &netlist::write(&g))?;
+        v["out_net"] = json!(p);
+    }
+    if let Some(p) = o.get("out").and_then(Value::as_str) {
+        write_dump_file(p, &g, &new)?;
+        v["out"] = json!(p);
+    }
+    Ok(v.to_string())
+}
+
+/// Paper IV node-order study. `opts`: {"pattern", "placement", "runs", "seed"}.
+pub fn order_study(net: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let f = load_fabric(net)?;
+    let t = Topo::new(&f)?;
+    let s = nodeorder::study(
+        &f,
+        &t,
+        o.get("pattern").and_then(Value::as_str).unwrap_or("bruck"),
+        o.get("placement")
+            .and_then(Value::as_str)
+            .unwrap_or("leaf-blocks"),
+        o.get("runs").and_then(Value::as_u64).unwrap_or(100) as usize,
+        o.get("seed").and_then(Value::as_u64).unwrap_or(1),
+    )?;
+    serde_json::to_string(&s).map_err(|e| err(e.to_string()))
 }
 
 #[cfg(test)]

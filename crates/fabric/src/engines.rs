@@ -11,9 +11,15 @@ use crate::metabase::Metabase;
 use crate::model::Fabric;
 use crate::order::{noftree_slots, positions, sorted_slots};
 use crate::topo::Topo;
-use crate::{api, slimupdate};
+use crate::{api, slimupdate, vswitch};
 
-pub const ENGINES: &[&str] = &["ftree", "noftree", "mfattree", "slimupdate"];
+pub const ENGINES: &[&str] = &[
+    "ftree",
+    "noftree",
+    "mfattree",
+    "slimupdate",
+    "vswitch-ftree",
+];
 
 fn order(f: &Fabric, t: &Topo, opts: &Value) -> Result<Option<Vec<usize>>> {
     match opts.get("order") {
@@ -62,6 +68,18 @@ pub fn run(f: &Fabric, t: &Topo, engine: &str, opts: &Value) -> Result<(Lfts, St
                 None => None,
             };
             slimupdate::route(f, t, old.as_ref())
+        }
+        "vswitch-ftree" => {
+            let vms: Option<Vec<String>> = match opts.get("vms") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|x| x.as_str().unwrap_or("").to_string())
+                        .collect(),
+                ),
+                Some(_) => bail!("vms: expected a list of VM node names"),
+            };
+            vswitch::route(f, t, vms.as_deref())
         }
         _ => Err(err(format!(
             "unknown engine {engine:?} (available: {})",

@@ -44,30 +44,51 @@ pub struct EvalResult {
     pub seconds: f64,
 }
 
-struct Routes<'a> {
-    t: &'a Topo,
-    tables: Vec<&'a SwitchLft>,
-    /// Per compute node: (leaf switch, LID).
-    nodes: Vec<(u32, u16)>,
-    nch: usize,
+/// Where routes come from: the out port of switch `s` towards compute node `dst` (an index into
+/// the evaluation's node list).
+pub trait PortLookup: Sync {
+    fn port(&self, s: u32, dst: usize) -> u8;
 }
 
-impl Routes<'_> {
+/// Routes from LFTs: `lids[dst]` is the LID of compute node `dst`.
+pub struct TableLookup<'a> {
+    pub tables: Vec<&'a SwitchLft>,
+    pub lids: Vec<u16>,
+}
+
+impl PortLookup for TableLookup<'_> {
+    fn port(&self, s: u32, dst: usize) -> u8 {
+        self.tables[s as usize].port(self.lids[dst])
+    }
+}
+
+/// Channels of the fabric: every switch port plus one injection channel per compute node.
+pub struct Channels<'a> {
+    pub t: &'a Topo,
+    /// Leaf switch of each compute node.
+    pub leaf: Vec<u32>,
+}
+
+impl Channels<'_> {
+    pub fn count(&self) -> usize {
+        self.t.num_switches() * self.t.stride + self.leaf.len()
+    }
+
     /// Channels of the route src -> dst (injection channel first); false when it does not arrive.
-    fn path(&self, src: usize, dst: usize, out: &mut Vec<u32>) -> bool {
+    pub fn path(&self, r: &impl PortLookup, src: usize, dst: usize, out: &mut Vec<u32>) -> bool {
         out.clear();
         let t = self.t;
         let switch_channels = t.num_switches() * t.stride;
         out.push((switch_channels + src) as u32);
-        let (mut x, lid) = (self.nodes[src].0, self.nodes[dst].1);
+        let mut x = self.leaf[src];
         for _ in 0..=2 * t.nlevels + 1 {
-            let p = self.tables[x as usize].port(lid);
+            let p = r.port(x, dst);
             if p == NO_PATH || p == 0 {
                 return false;
             }
             out.push((x as usize * t.stride + p as usize) as u32);
             if t.dir(x, p) == Dir::Hca {
-                return x == self.nodes[dst].0;
+                return x == self.leaf[dst];
             }
             x = t.remote_sw[x as usize * t.stride + p as usize];
             if x == NONE {
@@ -76,12 +97,62 @@ impl Routes<'_> {
         }
         false
     }
+
+    /// One run: ranks placed by `place` (rank -> node index), the pattern's phases one after the
+    /// other. Returns (effective bandwidth = mean of 1 / max congestion over all flows, largest
+    /// congestion, routes that did not arrive). `load` and `paths` are work space.
+    pub fn score(
+        &self,
+        r: &impl PortLookup,
+        phases: &[crate::patterns::Phase],
+        place: &[usize],
+        load: &mut Vec<u32>,
+        paths: &mut Vec<Vec<u32>>,
+    ) -> (f64, u32, usize) {
+        load.clear();
+        load.resize(self.count(), 0);
+        let (mut sum_bw, mut flows, mut maxc, mut broken) = (0.0f64, 0usize, 0u32, 0usize);
+        for phase in phases {
+            paths.resize_with(phase.len().max(paths.len()), Vec::new);
+            for (k, &(a, b)) in phase.iter().enumerate() {
+                if !self.path(r, place[a as usize], place[b as usize], &mut paths[k]) {
+                    broken += 1;
+                    paths[k].clear();
+                }
+                for &c in &paths[k] {
+                    load[c as usize] += 1;
+                }
+            }
+            for p in &paths[..phase.len()] {
+                if p.is_empty() {
+                    continue;
+                }
+                let c = p.iter().map(|&c| load[c as usize]).max().unwrap_or(1);
+                maxc = maxc.max(c);
+                sum_bw += 1.0 / f64::from(c);
+                flows += 1;
+            }
+            for p in &paths[..phase.len()] {
+                for &c in p {
+                    load[c as usize] = 0;
+                }
+            }
+        }
+        let bw = if flows == 0 {
+            0.0
+        } else {
+            sum_bw / flows as f64
+        };
+        (bw, maxc, broken)
+    }
 }
 
 #[derive(Default)]
 struct Acc {
     bw: Vec<(usize, f64, f64)>,
     broken: usize,
+    load: Vec<u32>,
+    paths: Vec<Vec<u32>>,
 }
 
 pub fn evaluate(f: &Fabric, t: &Topo, lfts: &Lfts, o: &EvalOptions) -> Result<EvalResult> {
@@ -124,11 +195,13 @@ pub fn evaluate(f: &Fabric, t: &Topo, lfts: &Lfts, o: &EvalOptions) -> Result<Ev
             Some(v)
         }
     };
-    let routes = Routes {
-        t,
+    let lookup = TableLookup {
         tables,
-        nodes: nodes.iter().map(|&(l, lid, _)| (l, lid)).collect(),
-        nch: t.num_switches() * t.stride + n,
+        lids: nodes.iter().map(|&(_, lid, _)| lid).collect(),
+    };
+    let ch = Channels {
+        t,
+        leaf: nodes.iter().map(|&(l, _, _)| l).collect(),
     };
     let done = AtomicUsize::new(0);
     let last = std::sync::Mutex::new(Instant::now());
@@ -145,40 +218,8 @@ pub fn evaluate(f: &Fabric, t: &Topo, lfts: &Lfts, o: &EvalOptions) -> Result<Ev
         let Ok(ph) = phases(&o.pattern, n, &mut rng) else {
             return;
         };
-        let mut load = vec![0u32; routes.nch];
-        let mut paths: Vec<Vec<u32>> = Vec::new();
-        let (mut sum_bw, mut flows, mut maxc) = (0.0f64, 0usize, 0u32);
-        for phase in &ph {
-            paths.resize_with(phase.len(), Vec::new);
-            for (k, &(a, b)) in phase.iter().enumerate() {
-                if !routes.path(place[a as usize], place[b as usize], &mut paths[k]) {
-                    acc.broken += 1;
-                    paths[k].clear();
-                }
-                for &c in &paths[k] {
-                    load[c as usize] += 1;
-                }
-            }
-            for p in &paths[..phase.len()] {
-                if p.is_empty() {
-                    continue;
-                }
-                let c = p.iter().map(|&c| load[c as usize]).max().unwrap_or(1);
-                maxc = maxc.max(c);
-                sum_bw += 1.0 / f64::from(c);
-                flows += 1;
-            }
-            for p in &paths[..phase.len()] {
-                for &c in p {
-                    load[c as usize] = 0;
-                }
-            }
-        }
-        let bw = if flows == 0 {
-            0.0
-        } else {
-            sum_bw / flows as f64
-        };
+        let (bw, maxc, broken) = ch.score(&lookup, &ph, &place, &mut acc.load, &mut acc.paths);
+        acc.broken += broken;
         acc.bw.push((run, bw, f64::from(maxc)));
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
         if o.progress {

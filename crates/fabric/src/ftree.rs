@@ -33,6 +33,9 @@ pub struct Stats {
     /// Named phases of the engine, if it has several.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phase_seconds: Vec<(String, f64)>,
+    /// Engine-specific figures (e.g. vswitch-ftree's hypervisor and VM counts).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Port-usage counters, one per directed link end, plus per port group.
@@ -76,7 +79,15 @@ fn argmin(len: usize, load: impl Fn(usize) -> u32) -> usize {
 }
 
 /// Routes one destination (or a dummy when `col` is None) from `leaf`, where it sits behind `port`.
-pub fn route_one(t: &Topo, c: &mut Counters, leaf: u32, port: u8, mut col: Option<&mut [u8]>) {
+/// Every port the route takes has its counter raised by `w` (1 for ftree; vswitch-ftree weights).
+pub fn route_one(
+    t: &Topo,
+    c: &mut Counters,
+    leaf: u32,
+    port: u8,
+    mut col: Option<&mut [u8]>,
+    w: u32,
+) {
     let st = t.stride;
     if let Some(col) = col.as_deref_mut() {
         col[leaf as usize] = port;
@@ -97,8 +108,8 @@ pub fn route_one(t: &Topo, c: &mut Counters, leaf: u32, port: u8, mut col: Optio
                         c.port_up[x as usize * st + g.ports[i] as usize]
                     });
                     col[ch] = g.rports[k];
-                    c.port_up[x as usize * st + g.ports[k] as usize] += 1;
-                    c.group[g.id as usize] += 1;
+                    c.port_up[x as usize * st + g.ports[k] as usize] += w;
+                    c.group[g.id as usize] += w;
                     stack.push(g.remote);
                 }
             }
@@ -119,8 +130,8 @@ pub fn route_one(t: &Topo, c: &mut Counters, leaf: u32, port: u8, mut col: Optio
         let k = argmin(g.ports.len(), |i| {
             c.port_down[cur as usize * st + g.ports[i] as usize]
         });
-        c.port_down[cur as usize * st + g.ports[k] as usize] += 1;
-        c.group[g.id as usize] += 1;
+        c.port_down[cur as usize * st + g.ports[k] as usize] += w;
+        c.group[g.id as usize] += w;
         if let Some(col) = col.as_deref_mut() {
             if col[g.remote as usize] != NO_PATH {
                 break; // not a fat tree above this point; fill completes it
@@ -231,10 +242,10 @@ pub fn route_slots(f: &Fabric, t: &Topo, slots: &Slots, engine: &str) -> Result<
             match *slot {
                 Some((port, hca)) => {
                     let lid = f.nodes[hca as usize].lid;
-                    route_one(t, &mut c, leaf, port, Some(cols.col(lid)));
+                    route_one(t, &mut c, leaf, port, Some(cols.col(lid)), 1);
                 }
                 None => {
-                    route_one(t, &mut c, leaf, 0, None);
+                    route_one(t, &mut c, leaf, 0, None, 1);
                     dummies += 1;
                 }
             }
@@ -249,6 +260,7 @@ pub fn route_slots(f: &Fabric, t: &Topo, slots: &Slots, engine: &str) -> Result<
         dummy_routes: dummies,
         seconds: start.elapsed().as_secs_f64(),
         phase_seconds: Vec::new(),
+        extra: Default::default(),
     };
     Ok((lfts, stats))
 }

@@ -1,7 +1,7 @@
 //! Linear forwarding tables and OpenSM's opensm-lfts.dump format (what `-U` loads back).
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde::Serialize;
 
@@ -66,19 +66,47 @@ pub fn blocks_for(max_lid: usize) -> usize {
 
 /// Writes the tables in opensm-lfts.dump format. Destinations are described from the fabric.
 pub fn write_dump(f: &Fabric, lfts: &Lfts) -> String {
-    let mut by_lid: HashMap<u16, usize> = HashMap::new();
-    for (i, n) in f.nodes.iter().enumerate() {
-        if n.lid != 0 {
-            by_lid.insert(n.lid, i);
-        }
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_dump_to(&mut out, f, lfts);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Streams the dump to `w` (a 16,384-node fabric's dump is over a gigabyte): each destination's
+/// line text is formatted once and copied for every switch.
+pub fn write_dump_to(w: &mut impl std::io::Write, f: &Fabric, lfts: &Lfts) -> std::io::Result<()> {
+    let width = lfts
+        .switches
+        .iter()
+        .map(|s| s.ports.len())
+        .max()
+        .unwrap_or(0);
+    let mut prefix: Vec<String> = Vec::with_capacity(width);
+    let mut suffix: Vec<String> = vec!["\n".to_string(); width];
+    for lid in 0..width {
+        prefix.push(format!("0x{lid:04x} "));
     }
-    let mut out = String::with_capacity(
-        lfts.switches.len() * lfts.switches.first().map_or(0, |s| s.ports.len()) * 60,
-    );
+    for n in &f.nodes {
+        let lid = n.lid as usize;
+        if lid == 0 || lid >= width {
+            continue;
+        }
+        let kind = if n.kind == Kind::Switch {
+            "Switch"
+        } else {
+            "Channel Adapter"
+        };
+        suffix[lid] = format!(
+            " # {kind} portguid 0x{:016x}: '{}'\n",
+            n.port_guid(),
+            n.name
+        );
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     for s in &lfts.switches {
         let top = s.ports.len().saturating_sub(1);
         let _ = writeln!(
-            out,
+            buf,
             "Unicast lids [0x0-0x{top:x}] of switch Lid {} guid 0x{:016x} ('{}'):",
             s.lid, s.guid, s.name
         );
@@ -88,29 +116,18 @@ pub fn write_dump(f: &Fabric, lfts: &Lfts) -> String {
                 continue;
             }
             count += 1;
-            match by_lid.get(&(lid as u16)) {
-                Some(&n) => {
-                    let node = &f.nodes[n];
-                    let kind = if node.kind == Kind::Switch {
-                        "Switch"
-                    } else {
-                        "Channel Adapter"
-                    };
-                    let _ = writeln!(
-                        out,
-                        "0x{lid:04x} {port:03} # {kind} portguid 0x{:016x}: '{}'",
-                        node.port_guid(),
-                        node.name
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "0x{lid:04x} {port:03}");
-                }
+            buf.extend_from_slice(prefix[lid].as_bytes());
+            buf.extend_from_slice(&[b'0' + port / 100, b'0' + port / 10 % 10, b'0' + port % 10]);
+            buf.extend_from_slice(suffix[lid].as_bytes());
+            if buf.len() > (1 << 20) - 256 {
+                w.write_all(&buf)?;
+                buf.clear();
             }
         }
-        let _ = writeln!(out, "{count} lids dumped");
+        let _ = writeln!(buf, "{count} lids dumped");
     }
-    out
+    w.write_all(&buf)?;
+    w.flush()
 }
 
 /// What a dump holds: the tables and, from the comments, port GUID -> LID.

@@ -6,6 +6,7 @@
 //! - [`topo`]: the fat-tree view (levels, port groups) the engines use.
 //! - [`ftree`]: OpenSM-style fat-tree routing.
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
+//! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy.
 
 pub mod align;
 pub mod api;
@@ -19,11 +20,14 @@ pub mod ftree;
 pub mod gen;
 pub mod lft;
 pub mod metabase;
+pub mod migrate;
 pub mod model;
 pub mod netlist;
+pub mod nodeorder;
 pub mod order;
 pub mod patterns;
 pub mod slimupdate;
 pub mod topo;
+pub mod vswitch;
 
 pub use error::{FabricError, Result};

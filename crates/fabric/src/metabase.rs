@@ -32,7 +32,7 @@ impl Metabase {
             for j in 0..m {
                 let k = (li * m + j) * nsw;
                 // Port 0 stands for "the node's port", filled in phase II.
-                route_one(t, &mut c, leaf, 0, Some(&mut data[k..k + nsw]));
+                route_one(t, &mut c, leaf, 0, Some(&mut data[k..k + nsw]), 1);
             }
         }
         Metabase {
@@ -72,6 +72,7 @@ impl Metabase {
             dummy_routes: 0,
             seconds: self.seconds + start.elapsed().as_secs_f64(),
             phase_seconds: vec![("metabase".into(), self.seconds), ("assign".into(), phase2)],
+            extra: Default::default(),
         };
         (lfts, stats)
     }

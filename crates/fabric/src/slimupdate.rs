@@ -253,6 +253,7 @@ pub fn route(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> 
         dummy_routes: dummies,
         seconds: start.elapsed().as_secs_f64(),
         phase_seconds: Vec::new(),
+        extra: Default::default(),
     };
     Ok((lfts, stats))
 }

@@ -58,6 +58,33 @@ fn fabric_eval(py: Python<'_>, net: &str, dump: &str, opts: &str) -> PyResult<St
         .map_err(py_err)
 }
 
+/// Rewrites a netlist with the LIDs ibsim should use (ours or a dump's). Returns JSON.
+#[pyfunction]
+#[pyo3(signature = (net, out, lids_from=None))]
+fn fabric_normalize(
+    py: Python<'_>,
+    net: &str,
+    out: &str,
+    lids_from: Option<&str>,
+) -> PyResult<String> {
+    py.allow_threads(|| api::normalize(net, lids_from, out))
+        .map_err(py_err)
+}
+
+/// VM migration by LID swap/copy with SMP counts. Returns JSON.
+#[pyfunction]
+fn fabric_migrate(py: Python<'_>, net: &str, dump: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| api::migrate_files(net, dump, opts))
+        .map_err(py_err)
+}
+
+/// Paper IV node-order study: ftree vs SlimUpdate by node order. Returns JSON.
+#[pyfunction]
+fn fabric_order_study(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| api::order_study(net, opts))
+        .map_err(py_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_gen, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_route, m)?)?;
@@ -65,5 +92,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_balance, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_diff, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_eval, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_migrate, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_order_study, m)?)?;
     Ok(())
 }
