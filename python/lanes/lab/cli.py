@@ -22,6 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--proto", default="udp", help="udp | tcp")
     r.add_argument("--link-mbps", type=float, default=100.0, help="link rate (tree2: ToR-aggregation x2)")
     r.add_argument("--duration", type=float, default=20.0, help="seconds (phases scale with it)")
+    r.add_argument("--high-load", type=float, default=50.0, metavar="PCT",
+                   help="UDP rate of the high class in %% of the link (thesis: 50)")  # fmt: skip
+    r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
+                   help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
     r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
     r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],
@@ -45,6 +49,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if os.geteuid() != 0:
         raise LanesError("lanes lab run needs root (Mininet)")
+    if not (0 < args.high_load <= 1000 and 0 < args.low_load <= 1000):
+        raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
     run(
@@ -52,6 +58,7 @@ def _run(args: argparse.Namespace) -> int:
             topo=args.topo, case=args.case, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
+            high_load_pct=args.high_load, low_load_pct=args.low_load,
         )
     )  # fmt: skip
     return 0

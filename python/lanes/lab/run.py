@@ -36,6 +36,8 @@ class Params:
     control: str = "auto"  # auto | p4runtime | ctl
     control_used: str = ""
     switch_rt: int = 20
+    high_load_pct: float = 50.0  # UDP sending rate of the high class, % of the link
+    low_load_pct: float = 50.0  # of each medium and low class (thesis: 50 % each)
 
 
 def say(msg: str) -> None:
@@ -118,6 +120,10 @@ def run(p: Params) -> Path:
     return p.out
 
 
+def _udp_mbps(p: Params, cls: str) -> float:
+    return (p.high_load_pct if cls == "high" else p.low_load_pct) / 100.0 * p.link_mbps
+
+
 def _raise_interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
@@ -185,16 +191,25 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     time.sleep(1.0)
     ctl_ports = {s: net.switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
     pids = {s: net.switch(s).proc.pid for s in topo.switches} if plan.family != "htb" else {}
-    t0 = time.monotonic()
+    # clients are started now and send from their start time on (iperf --txstart-time), so the
+    # intervals they report line up with the phases to the millisecond
+    lead = 1.0 + 0.1 * len(plan.flows)
+    t0, epoch0 = time.monotonic() + lead, time.time() + lead
+    starts: dict[str, float] = {}
+    clients: list[subprocess.Popen] = []
+    for fr in plan.flows:
+        length = (fr.end_s - fr.start_s) if fr.end_s is not None else 24 * 3600
+        cmd = traffic.client_cmd(p.proto, topo.hosts[fr.flow.dst].ip, ports[fr.flow.key], length,
+                                 _udp_mbps(p, fr.flow.cls), txstart=epoch0 + fr.start_s)  # fmt: skip
+        log = p.out / f"client_{fr.flow.src}_{fr.flow.dst}.txt"
+        clients.append(procs.start(net.host(fr.flow.src), cmd, log))
+        starts[fr.flow.key] = fr.start_s
     mon = Monitor(p.out, t0, ctl_ports, pids)
     mon.start()
-    events: list[tuple[float, int, object]] = [(fr.start_s, 0, fr) for fr in plan.flows]
-    events += [(w.t_s, 1, w) for w in plan.writes]
+    events: list[tuple[float, int, object]] = [(w.t_s, 1, w) for w in plan.writes]
     if plan.mpi_start_s is not None:
         events.append((plan.mpi_start_s, 2, None))
     events.sort(key=lambda e: (e[0], e[1]))
-    starts: dict[str, float] = {}
-    clients: list[subprocess.Popen] = []
     mpi_proc = None
     mpi_done_at: float | None = None
     next_progress = 0.0
@@ -204,15 +219,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             now = time.monotonic() - t0
             while events and events[0][0] <= now:
                 _, kind, obj = events.pop(0)
-                if kind == 0:
-                    fr = obj  # type: ignore[assignment]
-                    length = (fr.end_s - fr.start_s) if fr.end_s is not None else 24 * 3600
-                    cmd = traffic.client_cmd(p.proto, topo.hosts[fr.flow.dst].ip, ports[fr.flow.key],
-                                             length, 0.5 * p.link_mbps)  # fmt: skip
-                    log = p.out / f"client_{fr.flow.src}_{fr.flow.dst}.txt"
-                    clients.append(procs.start(net.host(fr.flow.src), cmd, log))
-                    starts[fr.flow.key] = round(time.monotonic() - t0, 3)
-                elif kind == 1:
+                if kind == 1:
                     _write(topo, net, plan, tables, writes, obj, round(now, 3))  # type: ignore[arg-type]
                 else:
                     from lanes.lab import mpi
@@ -235,7 +242,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
                     raise LanesError(f"the MPI ping-pong did not finish within {mpi.TIMEOUT_S} s")
             elif now >= plan.duration_s + 0.5 and not events:
                 break
-            if now >= next_progress:
+            if now >= next_progress >= 0:
                 next_progress += 5.0
                 _progress(p, plan, now, writes)
             time.sleep(0.05)

@@ -37,7 +37,8 @@ def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[d
 
 
 def _phase_stats(rows: list[dict], a: float, b: float, proto: str) -> dict | None:
-    settle = min(2.0, 0.1 * (b - a))
+    # leave out the seconds right after a phase change (queues drain, TCP adapts)
+    settle = min(2.0, max(1.0, 0.1 * (b - a)), 0.5 * (b - a))
     sel = [r for r in rows if r["t"] - 1.0 >= a + settle - 0.25 and r["t"] <= b + 0.25]
     if not sel:
         return None

@@ -38,9 +38,13 @@ def server_cmd(proto: str, port: int) -> list[str]:
     return cmd + (["-u"] if proto == "udp" else [])
 
 
-def client_cmd(proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float) -> list[str]:
+def client_cmd(
+    proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float, txstart: float | None = None
+) -> list[str]:
     cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "-i", "1", "--trip-times"]
     cmd += ["-t", f"{seconds:.0f}"]
+    if txstart is not None:
+        cmd += ["--txstart-time", f"{txstart:.6f}"]
     if proto == "udp":
         cmd += ["-u", "-b", f"{udp_mbps:g}M", "-l", str(UDP_LEN)]
     return cmd
