@@ -40,7 +40,8 @@ def _read_series(path: str) -> np.ndarray:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LanesError(f"{path}: cannot read: {e}") from None
-    vals = []
+    vals: list[float] = []
+    header_seen = False
     for lineno, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip().rstrip(",")
         if not line:
@@ -48,6 +49,9 @@ def _read_series(path: str) -> np.ndarray:
         try:
             v = float(line)
         except ValueError:
+            if not vals and not header_seen:  # a CSV header such as "util_pct"
+                header_seen = True
+                continue
             raise LanesError(f"{path}:{lineno}: not a number: {line!r}") from None
         if not np.isfinite(v) or v < 0:
             raise LanesError(f"{path}:{lineno}: utilisation must be finite and >= 0")
@@ -85,7 +89,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     if args.days < 2 or args.vms < 1:
         raise LanesError("--days must be >= 2 and --vms >= 1")
-    trace = generate(SynthParams(days=args.days, vms=args.vms, seed=args.seed))
+    if args.jobs_per_day < 0:
+        raise LanesError("--jobs-per-day must be >= 0")
+    trace = generate(
+        SynthParams(days=args.days, vms=args.vms, seed=args.seed, jobs_per_day=args.jobs_per_day)
+    )
     if args.average > 1:
         try:
             trace = resample(trace, args.average)
@@ -202,6 +210,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--average", type=int, default=1, help="average groups of N 1-minute samples (5: PlanetLab-like)"
+    )
+    p.add_argument(
+        "--jobs-per-day",
+        type=float,
+        default=0.0,
+        help="unplanned batch jobs per VM per day, at random times (default 0: days repeat up to noise)",
     )
     p.set_defaults(func=cmd_synth)
 

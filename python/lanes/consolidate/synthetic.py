@@ -23,13 +23,17 @@ class SynthParams:
     vms: int = 405
     samples_per_day: int = 1440
     busy_share: float = 0.04  # share of heavily used VMs
+    busy_level: tuple[float, float] = (0.3, 0.7)  # their load in working hours, share of their vCores
+    busy_off: float = 0.15  # their load outside working hours, share of the working-hours level
+    work_start_h: tuple[float, float] = (7.0, 10.0)  # working hours start (hour of day) ...
+    work_hours: tuple[float, float] = (6.0, 10.0)  # ... and last this long
     cm_period: int = 5  # minutes between configuration-management runs
     cm_in_step: float = 0.8  # share of VMs whose runs start on the common schedule
     cm_burst_median: float = 12.0  # burst height, percent of one core (log-normal across VMs)
     idle_pct: tuple[float, float] = (0.5, 3.0)  # idle load range per vCore
     cron_share: float = 0.2  # share of VMs with a daily job at a fixed time (backups, reports)
     cron_minutes: tuple[int, int] = (20, 60)
-    jobs_per_day: float = 0.1  # mean unplanned batch jobs per VM per day
+    jobs_per_day: float = 0.0  # mean unplanned batch jobs per VM per day (unforeseeable from training days)
     job_minutes: tuple[int, int] = (10, 60)
     seed: int = 1
 
@@ -52,12 +56,21 @@ def generate(p: SynthParams = SynthParams()) -> Trace:
     on = ((minute[None, :] / per_min - phase[:, None]) % p.cm_period) < 1.0  # (n, t)
     util += (on * burst[:, None])[None, :, :] * rng.uniform(0.7, 1.3, size=(d, n, 1))
 
-    # Busy VMs: a daily cycle around a per-VM level, varying by day, with minute-scale noise.
-    level = rng.uniform(0.3, 0.8, size=n) * vcores * 100.0
-    cycle = 0.75 + 0.25 * np.sin(2 * np.pi * (minute / t - rng.random(n)[:, None]))  # (n, t)
-    day_scale = rng.uniform(0.8, 1.2, size=(d, n, 1))
+    # Busy VMs: several vCores, busy in working hours (start and length fixed per VM, a few minutes'
+    # jitter per day) at a per-VM level, a low background otherwise, minute-scale noise. Their averages
+    # hide that they peak together, which is what utilisation packing cannot see.
+    busy_vc = rng.choice([2, 4, 8], size=n, p=[0.4, 0.4, 0.2])
+    vcores = np.where(busy, np.maximum(vcores, busy_vc), vcores)
+    level = rng.uniform(*p.busy_level, size=n) * vcores * 100.0
+    work_start = rng.uniform(*p.work_start_h, size=n) * 60.0
+    work_len = rng.uniform(*p.work_hours, size=n) * 60.0
+    jitter = rng.normal(0.0, 10.0, size=(d, n, 1))
+    rel = minute[None, None, :] / per_min - work_start[None, :, None] - jitter  # minutes into working hours
+    working = (rel >= 0) & (rel < work_len[None, :, None])
+    shape = np.where(working, 1.0, p.busy_off)
+    day_scale = rng.uniform(0.85, 1.15, size=(d, n, 1))
     noise = rng.normal(1.0, 0.15, size=(d, n, t))
-    util += busy[None, :, None] * level[None, :, None] * cycle[None] * day_scale * noise
+    util += busy[None, :, None] * level[None, :, None] * shape * day_scale * noise
 
     # Daily jobs at a fixed time of day (a few common cron slots), same every day give or take minutes:
     # invisible in averages, foreseeable from the training days.
