@@ -191,6 +191,10 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     time.sleep(1.0)
     ctl_ports = {s: net.switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
     pids = {s: net.switch(s).proc.pid for s in topo.switches} if plan.family != "htb" else {}
+    udp0 = {
+        n: traffic.udp_counters(net.host(n).cmd("cat /proc/net/snmp"))
+        for n in {fr.flow.dst for fr in plan.flows}
+    }
     # clients are started now and send from their start time on (iperf --txstart-time), so the
     # intervals they report line up with the phases to the millisecond
     lead = 1.0 + 0.1 * len(plan.flows)
@@ -251,6 +255,10 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     procs.stop(clients)
     time.sleep(1.0)
     procs.stop()
+    receivers = {}
+    for name in sorted({fr.flow.dst for fr in plan.flows}):
+        after = traffic.udp_counters(net.host(name).cmd("cat /proc/net/snmp"))
+        receivers[name] = {k: after.get(k, 0) - udp0[name].get(k, 0) for k in ("InDatagrams", "RcvbufErrors")}
     for t in tables.values():
         t.close()
     mpi_result = None
@@ -259,7 +267,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
 
         mpi_result = mpi.collect(p.out)
     (p.out / "writes.json").write_text(json.dumps(writes.entries))
-    return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result}
+    return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result,
+            "receivers": receivers}  # fmt: skip
 
 
 def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,

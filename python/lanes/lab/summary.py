@@ -142,6 +142,8 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "control_channel": "tc" if plan.family == "htb" else ("p4runtime" if p.control_used == "p4runtime" else "ctl"),
         "idle_owd_ms": {k: round(v, 4) for k, v in result["idle_owd_ms"].items()},
         "cpu_pct": _cpu(out),
+        # datagrams the receiving hosts' own sockets dropped (not the network's loss)
+        "receiver_udp": result.get("receivers", {}),
         "queues": _telemetry(out),
     }  # fmt: skip
     if result.get("mpi") is not None:

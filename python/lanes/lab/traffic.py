@@ -35,7 +35,16 @@ class Interval:
 
 def server_cmd(proto: str, port: int) -> list[str]:
     cmd = ["stdbuf", "-oL", "iperf", "-s", "-e", "-i", "1", "-p", str(port)]
-    return cmd + (["-u"] if proto == "udp" else [])
+    # a large socket buffer, so a receiver that waits for a core does not drop datagrams itself
+    return cmd + (["-u", "-w", "4M"] if proto == "udp" else [])
+
+
+def udp_counters(snmp: str) -> dict[str, int]:
+    """The Udp: line pair of /proc/net/snmp as a dict (InDatagrams, RcvbufErrors, ...)."""
+    rows = [ln.split()[1:] for ln in snmp.splitlines() if ln.startswith("Udp:")]
+    if len(rows) < 2:
+        return {}
+    return {k: int(v) for k, v in zip(rows[0], rows[1], strict=False)}
 
 
 def client_cmd(
