@@ -29,7 +29,12 @@ table_add src_ip_prio set_priority 10.0.1.4/32 => 7 7500000 7000
 
 
 def start(
-    star: Star, tmp: Path, scheduler: str, program: str = "tm_basic", commands: str = TM_BASIC_COMMANDS
+    star: Star,
+    tmp: Path,
+    scheduler: str,
+    program: str = "tm_basic",
+    commands: str = TM_BASIC_COMMANDS,
+    extra: tuple[str, ...] = (),
 ) -> None:
     cmds = tmp / "commands.txt"
     cmds.write_text(commands)
@@ -43,6 +48,7 @@ def start(
         "1Gbps",
         "--commands",
         str(cmds),
+        *extra,
         log=tmp / "switch.log",
     )
 
@@ -124,13 +130,19 @@ def iperf_udp(star: Star, tmp: Path, senders: dict[int, float], seconds: int) ->
 
 def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
     with Star(4) as star:
-        start(star, tmp_path, "rlsp-drr")
+        # Deep queues: a sender descheduled on a busy machine catches up in a burst, which a
+        # 64-packet queue would drop; the shares are the point here, not burst absorption.
+        start(star, tmp_path, "rlsp-drr", extra=("--queue-depth", "512"))
         r = iperf_udp(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4)
         queues = star.ctl("show_queues 4")
     # high class: all of its 50 Mb/s, no loss; the low classes split the other 50 equally.
     # iperf3 counts UDP payload: 1400 of 1442 bytes on the wire, so 100 Mb/s of frames is 97 Mb/s.
     wire = 1442 / 1400
-    assert r[1]["lost_pct"] < 0.5, r
+    # the switch dropped none of the high class (iperf's own loss figure also counts what a
+    # descheduled receiver's socket dropped on a busy machine, so it is only checked loosely)
+    high = re.search(r"^4 7 (?:\S+ ){7}(\d+)$", queues, re.MULTILINE)
+    assert high and high.group(1) == "0", queues
+    assert r[1]["lost_pct"] < 2, (r, queues)
     assert abs(r[1]["mbps"] * wire - 50) < 2.5, r
     low = [r[2]["mbps"] * wire, r[3]["mbps"] * wire]
     assert abs(low[0] - low[1]) < 0.05 * 25, r

@@ -239,6 +239,26 @@ impl Dataplane {
         self.free.push(slot);
     }
 
+    /// Copy a received frame (its real length may exceed the bytes given if it was truncated)
+    /// into a packet buffer and run ingress on it.
+    pub fn ingress_frame(&mut self, frame: &[u8], real_len: usize, in_port: u32, now: u64) {
+        let Some(slot) = self.take_slot() else {
+            return;
+        };
+        let n = frame.len().min(MAX_FRAME);
+        self.slots[slot as usize].frame[..n].copy_from_slice(&frame[..n]);
+        self.ingress(slot, real_len, in_port, now);
+    }
+
+    /// Frames `service` handed to `tx` that the kernel then refused: count them as errors.
+    pub fn tx_failed(&mut self, port_num: u32, pkts: u64, bytes: u64) {
+        if let Some(p) = self.port_mut(port_num) {
+            p.counters.tx_pkts -= pkts.min(p.counters.tx_pkts);
+            p.counters.tx_bytes -= bytes.min(p.counters.tx_bytes);
+            p.counters.tx_errors += pkts;
+        }
+    }
+
     /// A frame of `len` bytes sits in `slot`, received on `in_port` at `now`: run ingress and
     /// queue it, or count the drop and free the slot.
     pub fn ingress(&mut self, slot: u32, len: usize, in_port: u32, now: u64) {

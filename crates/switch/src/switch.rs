@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+use crate::dataplane::MAX_FRAME;
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
 use crate::pcap::PcapWriter;
-use crate::sys::{self, Epoll, PacketSocket, Timer, Waker};
+use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Timer, Waker};
 
 #[derive(Clone, Debug)]
 pub struct PortSpec {
@@ -40,8 +41,13 @@ pub struct Switch {
 
 const WAKER: u64 = u64::MAX;
 const TIMER: u64 = u64::MAX - 1;
-/// Frames taken from one socket per loop turn, so one busy port cannot starve the others.
+/// Frames taken from one socket per loop turn (one recvmmsg), so one busy port cannot starve
+/// the others.
 const RX_BATCH: usize = 64;
+/// Bytes per receive cell: a frame longer than this arrives truncated and is dropped as oversize.
+const RX_STRIDE: usize = MAX_FRAME;
+/// A send due within this many nanoseconds is waited for by polling rather than a timer.
+const SPIN_NS: u64 = 20_000;
 
 struct Io {
     sockets: Vec<(u32, PacketSocket)>,
@@ -134,6 +140,13 @@ fn wall_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// A TX batch for one socket: frames copied out of the egress buffer, sent with one sendmmsg.
+#[derive(Default)]
+struct TxBatch {
+    buf: Vec<u8>,
+    frames: Vec<(usize, usize)>,
+}
+
 fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
     sys::set_timer_slack_ns(1);
     let epoll = Epoll::new()?;
@@ -145,13 +158,28 @@ fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
     }
     let mut events = Vec::with_capacity(64);
     let mut readable = vec![false; io.sockets.len()];
+    let mut scratch = MsgScratch::new(RX_BATCH);
+    let mut rx_buf = vec![0u8; RX_BATCH * RX_STRIDE];
+    let mut rx_lens = [0usize; RX_BATCH];
+    let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
+    let mut more_rx = false;
     let result = loop {
         if shared.stop.load(Ordering::SeqCst) {
             break Ok(());
         }
-        let deadline = lock(shared).next_deadline(sys::now_ns());
-        timer.set(deadline)?;
-        if let Err(e) = epoll.wait(&mut events, -1) {
+        let now = sys::now_ns();
+        // Due now or very soon, or frames still waiting: poll instead of sleeping, since a
+        // timer wake-up costs more than the wait (this only spins while there is traffic).
+        let timeout = match lock(shared).next_deadline(now) {
+            _ if more_rx => 0,
+            Some(d) if d <= now + SPIN_NS => 0,
+            Some(d) => {
+                timer.set(Some(d))?;
+                -1
+            }
+            None => -1,
+        };
+        if let Err(e) = epoll.wait(&mut events, timeout) {
             break Err(e);
         }
         for ev in &events {
@@ -163,26 +191,24 @@ fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
         }
         let mut dp = lock(shared);
         let now = sys::now_ns();
+        more_rx = false;
         for (i, (num, sock)) in io.sockets.iter().enumerate() {
             if !std::mem::take(&mut readable[i]) {
                 continue;
             }
-            for _ in 0..RX_BATCH {
-                let Some(slot) = dp.take_slot() else { break };
-                match sock.recv(dp.slot_buf(slot)) {
-                    Ok(Some(len)) => {
-                        if let Some((pin, _)) = io.pcap[i].as_mut() {
-                            let n = len.min(dp.slot_buf(slot).len());
-                            let _ = pin.write(wall_ns(), &dp.slot_buf(slot)[..n]);
-                        }
-                        dp.ingress(slot, len, *num, now);
-                    }
-                    Ok(None) | Err(_) => {
-                        dp.release_slot(slot);
-                        break;
-                    }
+            let got = sock
+                .recv_many(&mut rx_buf, RX_STRIDE, &mut rx_lens, &mut scratch)
+                .unwrap_or(0);
+            for (k, &len) in rx_lens[..got].iter().enumerate() {
+                let cell = &rx_buf[k * RX_STRIDE..(k + 1) * RX_STRIDE];
+                let frame = &cell[..len.min(RX_STRIDE)];
+                if let Some((pin, _)) = io.pcap[i].as_mut() {
+                    let _ = pin.write(wall_ns(), frame);
                 }
+                dp.ingress_frame(frame, len, *num, now);
             }
+            // a full batch: more may be waiting (epoll is level-triggered, but polling is cheaper)
+            more_rx |= got == RX_BATCH;
         }
         let Io {
             sockets,
@@ -194,8 +220,29 @@ fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
             if let Some((_, pout)) = pcap[i].as_mut() {
                 let _ = pout.write(wall_ns(), frame);
             }
-            sockets[i].1.send(frame).unwrap_or(false)
+            let b = &mut tx[i];
+            b.frames.push((b.buf.len(), frame.len()));
+            b.buf.extend_from_slice(frame);
+            true
         });
+        for (i, b) in tx.iter_mut().enumerate() {
+            if b.frames.is_empty() {
+                continue;
+            }
+            // sendmmsg stops at the first frame the kernel refuses: count it, go on after it
+            let mut rest = &b.frames[..];
+            while !rest.is_empty() {
+                match sockets[i].1.send_many(&b.buf, rest, &mut scratch) {
+                    Ok(n) if n > 0 => rest = &rest[n..],
+                    _ => {
+                        dp.tx_failed(sockets[i].0, 1, rest[0].1 as u64);
+                        rest = &rest[1..];
+                    }
+                }
+            }
+            b.frames.clear();
+            b.buf.clear();
+        }
     };
     for (pin, pout) in io.pcap.iter_mut().flatten() {
         pin.flush()?;

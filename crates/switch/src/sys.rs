@@ -103,7 +103,11 @@ impl PacketSocket {
         setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
         setsockopt(raw, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32)?;
         setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &1i32)?;
-        setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &(4i32 << 20))?;
+        // A deep receive buffer rides out moments when the loop is not scheduled (shared
+        // cores); FORCE needs CAP_NET_ADMIN, which a switch has, else take what rmem_max allows.
+        if setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &(32i32 << 20)).is_err() {
+            setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &(4i32 << 20))?;
+        }
         let sock = PacketSocket { fd };
         sock.drain();
         Ok(sock)
@@ -138,29 +142,115 @@ impl PacketSocket {
         Ok(Some(n as usize))
     }
 
-    /// Send one frame; false if the kernel refused it for now (buffer full).
-    pub fn send(&self, frame: &[u8]) -> io::Result<bool> {
-        // SAFETY: send reads frame.len() bytes from a slice we borrow.
-        let n = unsafe {
-            libc::send(
+    /// Receive up to `lens.len()` frames with one recvmmsg: frame k goes into
+    /// `buf[k * stride..(k + 1) * stride]` and its real length (which may exceed `stride`, then the
+    /// frame was truncated) into `lens[k]`. Returns how many arrived; 0 when nothing is waiting.
+    pub fn recv_many(
+        &self,
+        buf: &mut [u8],
+        stride: usize,
+        lens: &mut [usize],
+        scratch: &mut MsgScratch,
+    ) -> io::Result<usize> {
+        let n = lens.len().min(buf.len() / stride);
+        scratch.iov.clear();
+        for cell in buf.chunks_exact_mut(stride).take(n) {
+            scratch.iov.push(libc::iovec {
+                iov_base: cell.as_mut_ptr() as *mut libc::c_void,
+                iov_len: stride,
+            });
+        }
+        scratch.point_msgs_at_iovs();
+        // SAFETY: n message headers, each pointing at one iovec over a distinct `stride`-byte
+        // cell of `buf`, which we borrow mutably for the whole call.
+        let got = unsafe {
+            libc::recvmmsg(
                 self.fd.as_raw_fd(),
-                frame.as_ptr() as *const libc::c_void,
-                frame.len(),
-                libc::MSG_DONTWAIT,
+                scratch.msgs.as_mut_ptr(),
+                n as u32,
+                libc::MSG_TRUNC | libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
             )
         };
-        if n < 0 {
+        if got < 0 {
             let e = io::Error::last_os_error();
             return match e.kind() {
-                io::ErrorKind::WouldBlock => Ok(false),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
                 _ => Err(e),
             };
         }
-        Ok(true)
+        for (len, m) in lens.iter_mut().zip(&scratch.msgs[..got as usize]) {
+            *len = m.msg_len as usize;
+        }
+        Ok(got as usize)
+    }
+
+    /// Send the frames `buf[off..off + len]` with one sendmmsg. Returns how many the kernel took
+    /// (fewer when its buffer is full).
+    pub fn send_many(
+        &self,
+        buf: &[u8],
+        frames: &[(usize, usize)],
+        scratch: &mut MsgScratch,
+    ) -> io::Result<usize> {
+        scratch.iov.clear();
+        for &(off, len) in frames {
+            let f = &buf[off..off + len];
+            scratch.iov.push(libc::iovec {
+                iov_base: f.as_ptr() as *mut libc::c_void,
+                iov_len: f.len(),
+            });
+        }
+        scratch.point_msgs_at_iovs();
+        // SAFETY: one message header per frame, each pointing at one iovec over a slice of
+        // `buf`, which we borrow for the whole call; sendmmsg only reads them.
+        let sent = unsafe {
+            libc::sendmmsg(
+                self.fd.as_raw_fd(),
+                scratch.msgs.as_mut_ptr(),
+                frames.len() as u32,
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if sent < 0 {
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+                _ => Err(e),
+            };
+        }
+        Ok(sent as usize)
     }
 
     pub fn raw(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+}
+
+/// Message headers and iovecs for recvmmsg/sendmmsg, reused between calls. Holds raw pointers
+/// only for the duration of one call; they are rebuilt every time.
+pub struct MsgScratch {
+    iov: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+impl MsgScratch {
+    pub fn new(batch: usize) -> MsgScratch {
+        MsgScratch {
+            iov: Vec::with_capacity(batch),
+            msgs: Vec::with_capacity(batch),
+        }
+    }
+
+    fn point_msgs_at_iovs(&mut self) {
+        self.msgs.clear();
+        for v in &mut self.iov {
+            // SAFETY: mmsghdr is plain data; all-zero is a valid empty header.
+            let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
+            m.msg_hdr.msg_iov = v as *mut libc::iovec;
+            m.msg_hdr.msg_iovlen = 1;
+            self.msgs.push(m);
+        }
     }
 }
 
