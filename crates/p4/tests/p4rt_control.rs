@@ -48,10 +48,7 @@ fn find_entry_by_key_with_and_without_hint() {
         Some(h10)
     );
     let v = p.entry_view(t, h20).unwrap();
-    assert_eq!(
-        (v.priority, v.params.clone()),
-        (20, vec![vec![3u8, 0][..1].to_vec()])
-    );
+    assert_eq!((v.priority, v.params.clone()), (20, vec![vec![0u8, 3]]));
     assert!(p.entry_view(t, EntryHandle(99)).is_err());
 }
 
