@@ -370,3 +370,30 @@ def test_load_runtime_json(tmp_path) -> None:
             check=False,
         )
         assert r.returncode == 2 and "needs parameter(s) dstAddr" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_switch_runtime_json_option(tmp_path) -> None:
+    rt = REPO / "p4" / "tm_basic.runtime.json"
+    with loopback_switch("--runtime-json", str(rt)) as (addr, cport):
+        assert "0x0a000102/32 => MyIngress.ipv4_forward 0x000000000102 0x0002" in ctl(
+            cport, "table_dump ipv4_lpm"
+        )
+        c = Client(addr)
+        try:
+            cfg = c.get_pipeline().config
+            assert cfg.p4info == load_p4info(REPO / "p4" / "tm_basic.p4info.txtpb")
+            assert len(c.read([p4r.Entity(table_entry=p4r.TableEntry())])) == 4
+        finally:
+            c.close()
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps({"p4info": str(rt.parent / "tm_basic.p4info.txtpb"), "table_entries": [{"table": "x"}]})
+    )
+    r = subprocess.run(
+        [LANES, "switch", "--no-p4", "--runtime-json", str(bad), "--", "--grpc-server-addr", "127.0.0.1:0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert r.returncode == 2 and r.stderr.strip().endswith("table_entries[0]: no table 'x' in the P4Info"), r.stderr

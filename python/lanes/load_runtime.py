@@ -51,7 +51,10 @@ def run(args: argparse.Namespace) -> int:
         raise LanesError(f"{args.file}: no 'p4info' (needed to resolve names)")
     info = load_p4info(rt.p4info)
     names = runtime_json.Names(info)
-    updates = [runtime_json.to_update(names, e, i) for i, e in enumerate(rt.entries)]
+    try:
+        updates = [runtime_json.to_update(names, e, i) for i, e in enumerate(rt.entries)]
+    except LanesError as e:
+        raise LanesError(f"{rt.path}: {e}") from None
     client = Client(args.grpc_addr, args.device_id, args.election_id)
     try:
         try:

@@ -114,24 +114,32 @@ class Names:
 
 def to_update(names: Names, e: dict, n: int) -> Any:
     """One table_entries item as a P4Runtime Update (INSERT, or MODIFY of the default entry)."""
-    where = f"table_entries[{n}]"
+    try:
+        return _to_update(names, e)
+    except LanesError as x:
+        raise LanesError(f"table_entries[{n}]: {x}") from None
+    except (TypeError, ValueError) as x:
+        raise LanesError(f"table_entries[{n}]: {x}") from None
+
+
+def _to_update(names: Names, e: dict) -> Any:
     if "table" not in e:
-        raise LanesError(f"{where}: no 'table'")
+        raise LanesError("no 'table'")
     t = names.table(e["table"])
     te = p4r.TableEntry(table_id=t.preamble.id)
     default = bool(e.get("default_action", False))
     fields = {f.name: f for f in t.match_fields}
     match = e.get("match") or {}
     if not isinstance(match, dict):
-        raise LanesError(f"{where}: 'match' must be an object")
+        raise LanesError("'match' must be an object")
     if default and match:
-        raise LanesError(f"{where}: a default action has no match")
+        raise LanesError("a default action has no match")
     for fname, val in match.items():
         f = fields.get(fname)
         if f is None:
-            raise LanesError(f"{where}: table {t.preamble.name} has no match field '{fname}'")
+            raise LanesError(f"table {t.preamble.name} has no match field '{fname}'")
         fm = te.match.add(field_id=f.id)
-        what = f"{where} field {fname}"
+        what = f"field {fname}"
         mt = f.match_type
         if mt == p4i.MatchField.EXACT:
             fm.exact.value = encode(val, f.bitwidth, what)
@@ -154,7 +162,7 @@ def to_update(names: Names, e: dict, n: int) -> Any:
     if "priority" in e:
         te.priority = int(e["priority"])
     if "action_name" not in e:
-        raise LanesError(f"{where}: no 'action_name'")
+        raise LanesError("no 'action_name'")
     a = names.action(e["action_name"])
     act = te.action.action
     act.action_id = a.preamble.id
@@ -163,11 +171,11 @@ def to_update(names: Names, e: dict, n: int) -> Any:
     for pname, val in params.items():
         p = known.get(pname)
         if p is None:
-            raise LanesError(f"{where}: action {a.preamble.name} has no parameter '{pname}'")
-        act.params.add(param_id=p.id, value=encode(val, p.bitwidth, f"{where} parameter {pname}"))
+            raise LanesError(f"action {a.preamble.name} has no parameter '{pname}'")
+        act.params.add(param_id=p.id, value=encode(val, p.bitwidth, f"parameter {pname}"))
     missing = set(known) - set(params)
     if missing:
-        raise LanesError(f"{where}: action {a.preamble.name} needs parameter(s) {', '.join(sorted(missing))}")
+        raise LanesError(f"action {a.preamble.name} needs parameter(s) {', '.join(sorted(missing))}")
     u = p4r.Update(type=p4r.Update.MODIFY if default else p4r.Update.INSERT)
     if default:
         te.is_default_action = True

@@ -416,4 +416,41 @@ def start_server(sw: Any, sa: Any) -> P4RuntimeServer:
             except (P4RTError, LanesError) as e:
                 msg = e.message if isinstance(e, P4RTError) else str(e)
                 print(f"lanes switch: ignoring {side}: {msg}", file=sys.stderr)
+    runtime = getattr(sa, "runtime_json", None)
+    if runtime is not None:
+        try:
+            apply_runtime_json(srv.service, Path(runtime))
+        except BaseException:
+            srv.stop()
+            raise
     return srv
+
+
+def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
+    """`lanes switch --runtime-json FILE`: the file's pipeline (if it names p4info and bmv2_json)
+    and table entries, applied in-process as the switch starts; any refused entry is an error."""
+    from lanes.p4runtime import runtime_json
+
+    rt = runtime_json.load(path)
+    if rt.p4info is None:
+        raise LanesError(f"{path}: no 'p4info' (needed to resolve names)")
+    info = load_p4info(rt.p4info)
+    names = runtime_json.Names(info)
+    try:
+        updates = [runtime_json.to_update(names, e, i) for i, e in enumerate(rt.entries)]
+    except LanesError as e:
+        raise LanesError(f"{rt.path}: {e}") from None
+    with service.lock:
+        try:
+            if rt.bmv2_json is not None:
+                text = rt.bmv2_json.read_text()
+                service._commit(pipeline_mod.build_from(info, text, text.encode()))
+            elif service.pipeline is None:
+                raise LanesError(f"{path}: no 'bmv2_json' and no program with a P4Info is running")
+        except P4RTError as e:
+            raise LanesError(f"{path}: pipeline refused: {e.message}") from None
+        assert service.entities is not None
+        results = service.entities.write(updates)
+    for i, (code, msg) in enumerate(results):
+        if code != grpc.StatusCode.OK:
+            raise LanesError(f"{path}: table_entries[{i}]: {code.name}: {msg}")

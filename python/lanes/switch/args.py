@@ -30,6 +30,7 @@ class SwitchArgs:
     queue_depth: int = 64
     buffer_bytes: int | None = None
     commands: Path | None = None
+    runtime_json: Path | None = None
     grpc_addr: str = "127.0.0.1:9559"
     cpu_port: int | None = None
     priority_queues: int = 8
@@ -91,6 +92,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queue-depth", type=int, default=64, help="packets per queue")
     p.add_argument("--buffer-bytes", type=int, help="buffer shared by each port's queues")
     p.add_argument("--commands", type=Path, help="simple_switch_CLI commands to run at start")
+    p.add_argument(
+        "--runtime-json", type=Path, help="P4 tutorials runtime.json to apply at start (P4Runtime)"
+    )
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
 
 
@@ -139,6 +143,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         queue_depth=a.queue_depth,
         buffer_bytes=a.buffer_bytes,
         commands=a.commands,
+        runtime_json=a.runtime_json,
         grpc_addr=t.grpc_server_addr,
         cpu_port=t.cpu_port,
         priority_queues=t.priority_queues,
