@@ -5,7 +5,7 @@ use crate::checksum::Calculation;
 use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
-use crate::layout::{FieldRef, Layout};
+use crate::layout::{FieldLoc, FieldRef, Layout};
 use crate::state::{put, PacketState, StdFields};
 use crate::Stats;
 use serde_json::Value;
@@ -30,6 +30,17 @@ pub enum Op {
     },
     SetValid(u32),
     SetInvalid(u32),
+    /// `hdr.$valid$ = expr` (p4c writes validity this way, e.g. after a lookahead).
+    SetValidity(u32, Expr),
+    /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
+    /// (header, first word) in order, each `words` long.
+    StackShift {
+        stack: u32,
+        elems: Box<[(u32, u32)]>,
+        words: u32,
+        n: u32,
+        push: bool,
+    },
     CopyHeader {
         dst: u32,
         src: u32,
@@ -112,7 +123,6 @@ fn refused(op: &str) -> Option<&'static str> {
         "resubmit" | "resubmit_ex" => "resubmit is not supported yet",
         "generate_digest" => "digests are not supported yet",
         "truncate" => "truncate is not supported yet",
-        "push" | "pop" => "header stack push/pop is not supported yet",
         _ => return None,
     })
 }
@@ -176,6 +186,11 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
             src_word,
             words,
         });
+    }
+    if dst_ty == "field" {
+        if let FieldLoc::Valid(h) = l.resolve(json::get(dst, "value", ctx)?, ctx)? {
+            return Ok(Op::SetValidity(h, expr::compile(src, s, ctx)?));
+        }
     }
     let d = field_operand(dst, l, ctx)?;
     if !d.is_wide() {
@@ -270,6 +285,34 @@ pub fn compile_primitive(
             Op::MarkToDrop
         }
         "exit" => Op::Exit,
+        "push" | "pop" => {
+            want(2)?;
+            if json::str_(&ps[0], "type", ctx)? != "header_stack" {
+                return err(ctx, "expected a header_stack operand");
+            }
+            let name = json::as_str(json::get(&ps[0], "value", ctx)?, ctx)?;
+            let Some(&stack) = l.stack_by_name.get(name) else {
+                return err(ctx, format!("unknown header stack \"{name}\""));
+            };
+            if json::str_(&ps[1], "type", ctx)? != "hexstr" {
+                return err(ctx, "push/pop count must be a constant");
+            }
+            let n = json::hex_u64(json::as_str(json::get(&ps[1], "value", ctx)?, ctx)?, ctx)?;
+            let mut elems = Vec::new();
+            let mut words = 0;
+            for h in &l.stacks[stack as usize].headers {
+                let fs = &l.headers[*h as usize].fields;
+                words = fs.iter().map(|f| words_for(f.width)).sum();
+                elems.push((*h, fs.first().map_or(0, |f| f.word)));
+            }
+            Op::StackShift {
+                stack,
+                elems: elems.into_boxed_slice(),
+                words,
+                n: u32::try_from(n).unwrap_or(u32::MAX),
+                push: op == "push",
+            }
+        }
         "no_op" | "log_msg" => Op::Jump(idx as u32 + 1),
         "count" => {
             want(2)?;
@@ -413,6 +456,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 Env {
                     w: &st.w,
                     valid: &st.valid,
+                    stack_next: &st.stack_next,
                     params,
                     look,
                 }
@@ -438,6 +482,17 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             }
             Op::SetValid(h) => st.valid[*h as usize] = true,
             Op::SetInvalid(h) => st.valid[*h as usize] = false,
+            Op::SetValidity(h, e) => {
+                let v = e.eval(&env!());
+                st.valid[*h as usize] = v != 0;
+            }
+            Op::StackShift {
+                stack,
+                elems,
+                words,
+                n,
+                push,
+            } => shift_stack(st, *stack, elems, *words as usize, *n as usize, *push),
             Op::CopyHeader {
                 dst,
                 src,
@@ -529,5 +584,174 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 }
             }
         }
+    }
+}
+
+/// push_front / pop_front as bmv2: elements move by `n`, the `n` freed ones become invalid,
+/// the stack's next index moves with them (within 0..=size). No allocation.
+fn shift_stack(
+    st: &mut PacketState,
+    stack: u32,
+    elems: &[(u32, u32)],
+    words: usize,
+    n: usize,
+    push: bool,
+) {
+    let size = elems.len();
+    let n = n.min(size);
+    let copy = |st: &mut PacketState, to: usize, from: usize| {
+        let ((dh, dw), (sh, sw)) = (elems[to], elems[from]);
+        st.valid[dh as usize] = st.valid[sh as usize];
+        st.w.copy_within(sw as usize..sw as usize + words, dw as usize);
+    };
+    let next = st.stack_next[stack as usize] as usize;
+    let (freed, next) = if push {
+        for i in (n..size).rev() {
+            copy(st, i, i - n);
+        }
+        (0..n, (next + n).min(size))
+    } else {
+        for i in 0..size - n {
+            copy(st, i, i + n);
+        }
+        (size - n..size, next.saturating_sub(n))
+    };
+    for (h, _) in &elems[freed] {
+        st.valid[*h as usize] = false;
+    }
+    st.stack_next[stack as usize] = next as u32;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testprog::{frame, load, run_action, skeleton};
+    use serde_json::{json, Value};
+
+    /// Ethernet, then a stack `s` of three 8-bit elements parsed until an element with the top
+    /// bit set (`s.last.v`, a stack_field transition key); `prims` run in ingress.
+    fn stack_program(prims: Value) -> Value {
+        let mut j = skeleton(json!([]));
+        j["header_types"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "e_t", "id": 3, "fields": [["v", 8, false]]}));
+        let hs = j["headers"].as_array_mut().unwrap();
+        for i in 0..3 {
+            hs.push(
+                json!({"name": format!("s[{i}]"), "id": 3 + i, "header_type": "e_t",
+                "metadata": false}),
+            );
+        }
+        j["header_stacks"] = json!([{"name": "s", "id": 0, "header_type": "e_t", "size": 3,
+            "header_ids": [3, 4, 5]}]);
+        j["parsers"][0]["parse_states"] = json!([
+            {"name": "start", "id": 0,
+             "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "ethernet"}]}],
+             "transition_key": [{"type": "field", "value": ["ethernet", "etherType"]}],
+             "transitions": [{"value": "0x1234", "mask": null, "next_state": "parse_s"},
+                             {"value": "default", "mask": null, "next_state": null}]},
+            {"name": "parse_s", "id": 1,
+             "parser_ops": [{"op": "extract", "parameters": [{"type": "stack", "value": "s"}]}],
+             "transition_key": [{"type": "stack_field", "value": ["s", "v"]}],
+             "transitions": [{"value": "0x80", "mask": "0x80", "next_state": null},
+                             {"value": "default", "mask": null, "next_state": "parse_s"}]}
+        ]);
+        j["deparsers"][0]["order"] = json!(["ethernet", "s[0]", "s[1]", "s[2]"]);
+        run_action(
+            &mut j,
+            json!([{"name": "a", "id": 0, "runtime_data": [], "primitives": prims}]),
+            0,
+        );
+        j
+    }
+
+    fn last_to_egress_spec() -> Value {
+        json!({"op": "assign", "parameters": [
+            {"type": "field", "value": ["standard_metadata", "egress_spec"]},
+            {"type": "expression", "value": {"type": "stack_field", "value": ["s", "v"]}}]})
+    }
+
+    #[test]
+    fn push_front_shifts_and_moves_last() {
+        let mut p = load(&stack_program(json!([
+            {"op": "push", "parameters": [{"type": "header_stack", "value": "s"},
+                                          {"type": "hexstr", "value": "0x1"}]},
+            {"op": "add_header", "parameters": [{"type": "header", "value": "s[0]"}]},
+            {"op": "assign", "parameters": [{"type": "field", "value": ["s[0]", "v"]},
+                                            {"type": "hexstr", "value": "0x77"}]},
+            last_to_egress_spec()
+        ])));
+        let mut st = p.new_state();
+        let mut out = Vec::new();
+        let (ig, eg) = p.process(&mut st, &frame(0x1234, &[0x01, 0x82, 0xaa]), 1, 0, &mut out);
+        assert_eq!(eg.drop, None);
+        // s = [1, 0x82] -> push -> [0x77, 1, 0x82]; last is s[2]
+        assert_eq!(&out[14..], &[0x77, 0x01, 0x82, 0xaa]);
+        assert_eq!(ig.egress_spec, 0x82);
+    }
+
+    #[test]
+    fn pop_front_shifts_invalidates_and_moves_last() {
+        let mut p = load(&stack_program(json!([
+            {"op": "pop", "parameters": [{"type": "header_stack", "value": "s"},
+                                         {"type": "hexstr", "value": "0x1"}]},
+            last_to_egress_spec()
+        ])));
+        let mut st = p.new_state();
+        let mut out = Vec::new();
+        let (ig, eg) = p.process(
+            &mut st,
+            &frame(0x1234, &[0x01, 0x02, 0x83, 0xaa]),
+            1,
+            0,
+            &mut out,
+        );
+        assert_eq!(eg.drop, None);
+        // s = [1, 2, 0x83] -> pop -> [2, 0x83, invalid]; last is s[1]
+        assert_eq!(&out[14..], &[0x02, 0x83, 0xaa]);
+        assert_eq!(ig.egress_spec, 0x83);
+        // popping more than the stack holds empties it
+        let mut p = load(&stack_program(json!([
+            {"op": "pop", "parameters": [{"type": "header_stack", "value": "s"},
+                                         {"type": "hexstr", "value": "0x9"}]},
+            last_to_egress_spec()
+        ])));
+        let (ig, _) = p.process(&mut st, &frame(0x1234, &[0x01, 0x82, 0xaa]), 1, 0, &mut out);
+        assert_eq!(&out[14..], &[0xaa]);
+        assert_eq!(ig.egress_spec, 0);
+    }
+
+    #[test]
+    fn assigning_valid_bit_sets_validity() {
+        // p4c writes `hdr.m.$valid$ = expr` (e.g. a header read by lookahead)
+        let mut j = skeleton(json!([]));
+        j["header_types"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "m_t", "id": 3, "fields": [["v", 8, false]]}));
+        j["headers"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "m", "id": 3, "header_type": "m_t", "metadata": false}));
+        j["parsers"][0]["parse_states"][0]["parser_ops"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"op": "set", "parameters": [
+                {"type": "field", "value": ["m", "$valid$"]},
+                {"type": "expression", "value": {"op": "&",
+                    "left": {"type": "lookahead", "value": [0, 8]},
+                    "right": {"type": "hexstr", "value": "0x01"}}}]}));
+        j["deparsers"][0]["order"] = json!(["ethernet", "m"]);
+        let mut p = load(&j);
+        let mut st = p.new_state();
+        let mut out = Vec::new();
+        p.process(&mut st, &frame(0x0800, &[0x01]), 1, 0, &mut out);
+        assert_eq!(
+            &out[14..],
+            &[0x00, 0x01],
+            "m valid: emitted (zero) before the payload"
+        );
+        p.process(&mut st, &frame(0x0800, &[0x02]), 1, 0, &mut out);
+        assert_eq!(&out[14..], &[0x02], "m invalid: not emitted");
     }
 }

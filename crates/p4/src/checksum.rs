@@ -250,6 +250,7 @@ impl Checksum {
                 e.eval(&Env {
                     w: &st.w,
                     valid: &st.valid,
+                    stack_next: &st.stack_next,
                     params: &[],
                     look: &[],
                 }) != 0

@@ -46,6 +46,11 @@ pub enum Expr {
         bit_off: u32,
         width: u32,
     },
+    /// A field of a stack's last element (`stack.last.field`): its word in every element.
+    StackLast {
+        stack: u32,
+        words: Box<[u32]>,
+    },
     Not(Box<Expr>),
     BitNot(Box<Expr>),
     D2b(Box<Expr>),
@@ -60,6 +65,8 @@ pub struct Env<'a> {
     pub params: &'a [u64],
     /// Unparsed packet bytes from the parser cursor (empty outside the parser).
     pub look: &'a [u8],
+    /// Next index of every header stack (`last` is one before it).
+    pub stack_next: &'a [u32],
 }
 
 /// What an expression may refer to where it is compiled.
@@ -133,6 +140,16 @@ pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
                 bit_off: off as u32,
                 width: w as u32,
             })
+        }
+        "stack_field" => {
+            let (stack, words, width) = s.layout.stack_field(val, ctx)?;
+            if width > 64 {
+                return err(
+                    ctx,
+                    format!("arithmetic on a {width}-bit field not supported (max 64)"),
+                );
+            }
+            Ok(Expr::StackLast { stack, words })
         }
         "expression" => compile_op(val, s, ctx),
         other => err(
@@ -222,6 +239,13 @@ impl Expr {
                     0 // callers check the packet is long enough before evaluating
                 } else {
                     crate::bits::read_bits(e.look, *bit_off as usize, *width)
+                }
+            }
+            Expr::StackLast { stack, words } => {
+                // bmv2 refuses `last` of an empty stack; we read 0
+                match e.stack_next.get(*stack as usize).copied().unwrap_or(0) {
+                    0 => 0,
+                    n => words.get(n as usize - 1).map_or(0, |w| e.w[*w as usize]),
                 }
             }
             Expr::Not(a) => u64::from(a.eval(e) == 0),
@@ -317,6 +341,7 @@ mod tests {
             valid: &[true],
             params: &[],
             look: &[],
+            stack_next: &[],
         })
     }
 

@@ -214,6 +214,36 @@ impl Layout {
         }
     }
 
+    /// Resolves a `stack_field` value `[stack, field]`: the stack, the field's first word in
+    /// every element (in order) and the field's width.
+    pub fn stack_field(&self, v: &Value, ctx: &str) -> R<(u32, Box<[u32]>, u32)> {
+        let parts = v.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let (Some(s), Some(f)) = (
+            parts.first().and_then(Value::as_str),
+            parts.get(1).and_then(Value::as_str),
+        ) else {
+            return err(ctx, "stack field reference must be [stack, field]");
+        };
+        let Some(&si) = self.stack_by_name.get(s) else {
+            return err(ctx, format!("unknown header stack \"{s}\""));
+        };
+        let mut words = Vec::new();
+        let mut width = 0;
+        for h in &self.stacks[si as usize].headers {
+            match self.field_opt(&self.headers[*h as usize].name, f) {
+                Some(r) => {
+                    words.push(r.word);
+                    width = r.width;
+                }
+                None => return err(ctx, format!("unknown field \"{s}.{f}\"")),
+            }
+        }
+        if words.is_empty() {
+            return err(ctx, format!("header stack \"{s}\" is empty"));
+        }
+        Ok((si, words.into_boxed_slice(), width))
+    }
+
     /// Like [`resolve`](Self::resolve) but refuses `$valid$` (for assignment targets).
     pub fn resolve_field(&self, v: &Value, ctx: &str) -> R<FieldRef> {
         match self.resolve(v, ctx)? {

@@ -62,12 +62,23 @@ enum POp {
     Prim(Op),
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum KeyPart {
-    Field { word: u32, bytes: u32 },
+    Field {
+        word: u32,
+        bytes: u32,
+    },
     Valid,
     ValidOf(u32),
-    Lookahead { bit_off: u32, width: u32 },
+    Lookahead {
+        bit_off: u32,
+        width: u32,
+    },
+    /// A value computed from the state (a stack's last element's field).
+    Expr {
+        e: Expr,
+        bytes: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,6 +234,13 @@ impl Parser {
                             let _ = KeyPart::Valid;
                         }
                     },
+                    "stack_field" => {
+                        let e = expr::compile(kv, &scope, &ctx)?;
+                        let (_, _, width) = l.stack_field(val, &ctx)?;
+                        let bytes = width.div_ceil(8);
+                        key_bytes += bytes;
+                        key.push(KeyPart::Expr { e, bytes });
+                    }
                     "lookahead" => {
                         let e = expr::compile(kv, &scope, &ctx)?;
                         let Expr::Lookahead { bit_off, width } = e else {
@@ -318,15 +336,25 @@ impl Parser {
             }
             let mut k: u128 = 0;
             for part in &s.key {
-                match *part {
+                match part {
                     KeyPart::Field { word, bytes } => {
-                        k = (k << (8 * bytes)) | u128::from(st.w[word as usize]);
+                        k = (k << (8 * bytes)) | u128::from(st.w[*word as usize]);
                     }
-                    KeyPart::ValidOf(h) => k = (k << 8) | u128::from(st.valid[h as usize]),
+                    KeyPart::ValidOf(h) => k = (k << 8) | u128::from(st.valid[*h as usize]),
                     KeyPart::Valid => {}
                     KeyPart::Lookahead { bit_off, width } => {
-                        let v = crate::bits::read_bits(rest, bit_off as usize, width);
+                        let v = crate::bits::read_bits(rest, *bit_off as usize, *width);
                         k = (k << (8 * width.div_ceil(8))) | u128::from(v);
+                    }
+                    KeyPart::Expr { e, bytes } => {
+                        let env = Env {
+                            w: &st.w,
+                            valid: &st.valid,
+                            params: &[],
+                            look: &[],
+                            stack_next: &st.stack_next,
+                        };
+                        k = (k << (8 * bytes)) | u128::from(e.eval(&env));
                     }
                 }
             }
@@ -370,6 +398,7 @@ impl Parser {
                     let env = Env {
                         w: &st.w,
                         valid: &st.valid,
+                        stack_next: &st.stack_next,
                         params: &[],
                         look: &pkt[*cur..],
                     };
@@ -381,6 +410,7 @@ impl Parser {
                     let env = Env {
                         w: &st.w,
                         valid: &st.valid,
+                        stack_next: &st.stack_next,
                         params: &[],
                         look: &[],
                     };

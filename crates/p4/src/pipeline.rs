@@ -405,6 +405,7 @@ impl Control {
                     let env = Env {
                         w: &st.w,
                         valid: &st.valid,
+                        stack_next: &st.stack_next,
                         params: &[],
                         look: &[],
                     };
