@@ -148,3 +148,15 @@ def test_cv_missing_data_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert rc != 0 and len(err.strip().splitlines()) == 1 and "PlanetLab data not found" in err
     rc, _, err = run(capsys, "consolidate", "cv", "--data", str(tmp_path), "--packer", "worst", "--out", "x")
     assert rc != 0 and "--packer" in err
+
+
+def test_number_lists_as_the_issue_writes_them() -> None:
+    from lanes.consolidate.cli import _numbers
+    from lanes.errors import LanesError
+
+    assert _numbers("30,40,...,100", "t") == [30, 40, 50, 60, 70, 80, 90, 100]
+    assert _numbers("30:100:10", "t") == _numbers("30,40,...,100", "t")
+    assert _numbers("1,10,100,1000", "t") == [1, 10, 100, 1000]
+    for bad in ("30,...,100", "0,10", "12,x"):
+        with pytest.raises(LanesError):
+            _numbers(bad, "t")

@@ -14,20 +14,30 @@ DEFAULT_THRESHOLDS = "30,40,50,60,70,80,90,100"
 
 
 def _numbers(text: str, what: str, integer: bool = False) -> list[float]:
-    """Comma-separated positive numbers; `a:b:s` expands to a, a+s, ..., b."""
+    """Comma-separated positive numbers; `a:b:s` expands to a, a+s, ..., b, and so does `a,a+s,...,b`."""
     out: list[float] = []
-    for part in text.split(","):
-        part = part.strip()
+    parts = [p.strip() for p in text.split(",")]
+    for i, part in enumerate(parts):
         try:
-            if ":" in part:
+            if part in ("...", "…"):
+                if len(out) < 2 or i + 1 >= len(parts):
+                    raise ValueError
+                step, end = out[-1] - out[-2], float(parts[i + 1])
+                if step <= 0 or end <= out[-1]:
+                    raise ValueError
+                last = out[-1]
+                out.extend([last + k * step for k in range(1, round((end - last) / step))])  # then `end`
+            elif ":" in part:
                 a, b, s = (float(x) for x in part.split(":"))
                 if s <= 0 or b < a:
                     raise ValueError
-                out.extend(a + i * s for i in range(round((b - a) / s) + 1))
+                out.extend(a + k * s for k in range(round((b - a) / s) + 1))
             else:
                 out.append(float(part))
         except ValueError:
-            raise LanesError(f"{what}: cannot read {part!r} (expected numbers like 12,16,32)") from None
+            raise LanesError(
+                f"{what}: cannot read {part!r} (expected numbers like 12,16,32, 30:100:10 or 30,40,...,100)"
+            ) from None
     if not out or any(not np.isfinite(v) or v <= 0 for v in out):
         raise LanesError(f"{what}: expected positive numbers, got {text!r}")
     if integer and any(v != int(v) for v in out):
