@@ -33,8 +33,7 @@ fuzz_target!(|data: &[u8]| {
     for _ in 0..(inp.u8() % 8 + 1) {
         mutate(&mut doc, pool, &mut inp);
     }
-    let text = doc.to_string();
-    match Program::load(&text) {
+    match Program::load_value(&doc) {
         Ok(mut p) => {
             let names = P4Names::from_program(&p);
             let count = inp.u8() as usize % 6;

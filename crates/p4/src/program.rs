@@ -114,13 +114,18 @@ impl Program {
     pub fn load(text: &str) -> Result<Program, LoadError> {
         let root: Value = serde_json::from_str(text)
             .map_err(|e| LoadError::new("JSON", format!("not valid JSON: {e}")))?;
+        Program::load_value(&root)
+    }
+
+    /// Like [`Program::load`], from JSON already parsed.
+    pub fn load_value(root: &Value) -> Result<Program, LoadError> {
         if !root.is_object() {
             return err("top level", "expected a JSON object");
         }
-        refuse_nonempty(&root, "parse_vsets", "parser value sets")?;
-        refuse_nonempty(&root, "learn_lists", "digests (learn lists)")?;
-        refuse_nonempty(&root, "extern_instances", "extern instances")?;
-        let layout = Layout::load(&root)?;
+        refuse_nonempty(root, "parse_vsets", "parser value sets")?;
+        refuse_nonempty(root, "learn_lists", "digests (learn lists)")?;
+        refuse_nonempty(root, "extern_instances", "extern instances")?;
+        let layout = Layout::load(root)?;
         let std = StdFields::resolve(&layout);
         if std.egress_spec.is_none() {
             return err(
@@ -128,17 +133,17 @@ impl Program {
                 "no standard_metadata.egress_spec: not a v1model program",
             );
         }
-        let (codes, errors) = ErrorCodes::load(&root)?;
-        let ext = Externs::load(&root, &layout)?;
-        let (calcs, calc_by_name) = checksum::load_calculations(&root, &layout)?;
-        let checksums = checksum::load_checksums(&root, &layout, &calc_by_name)?;
+        let (codes, errors) = ErrorCodes::load(root)?;
+        let ext = Externs::load(root, &layout)?;
+        let (calcs, calc_by_name) = checksum::load_calculations(root, &layout)?;
+        let checksums = checksum::load_checksums(root, &layout, &calc_by_name)?;
         let names = Names {
             layout: &layout,
             externs: &ext,
             calcs: &calc_by_name,
             std: &std,
         };
-        let actions = action::load_actions(&root, &names)?;
+        let actions = action::load_actions(root, &names)?;
         let mut action_by_id = HashMap::new();
         for (i, a) in actions.iter().enumerate() {
             if action_by_id.insert(a.id, i as u32).is_some() {
@@ -148,7 +153,7 @@ impl Program {
                 );
             }
         }
-        let parser = Parser::load(&root, &names)?;
+        let parser = Parser::load(root, &names)?;
         let ctx = Ctx {
             layout: &layout,
             actions: &actions,
@@ -158,7 +163,7 @@ impl Program {
         let mut tables = Vec::new();
         let mut ingress = None;
         let mut egress = None;
-        for (i, p) in json::arr(&root, "pipelines", "top level")?
+        for (i, p) in json::arr(root, "pipelines", "top level")?
             .iter()
             .enumerate()
         {
@@ -192,7 +197,7 @@ impl Program {
                 }
             }
         }
-        let deparsers = json::arr(&root, "deparsers", "top level")?;
+        let deparsers = json::arr(root, "deparsers", "top level")?;
         if deparsers.len() != 1 {
             return err(
                 "deparsers",

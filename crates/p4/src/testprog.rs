@@ -52,6 +52,7 @@ pub fn load(j: &Value) -> Program {
     Program::load(&j.to_string()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+#[allow(dead_code)]
 pub fn load_err(j: &Value) -> String {
     Program::load(&j.to_string()).unwrap_err().to_string()
 }
