@@ -178,7 +178,9 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
             )
         time.sleep(1.5)
         loaded = ping_rtts(star, 1, 4, 300)
-    assert len(idle) >= 45 and len(loaded) >= 250, (len(idle), len(loaded))
+    # FIFO drops pings with the load (about a sixth of them here); the high class loses none
+    need = 290 if scheduler == "rlsp-drr" else 150
+    assert len(idle) >= 45 and len(loaded) >= need, (len(idle), len(loaded))
     p99 = statistics.quantiles(loaded, n=100)[98]
     print(
         f"{scheduler}: idle p50 {statistics.median(idle):.3f} ms, loaded p50 {statistics.median(loaded):.3f} "
