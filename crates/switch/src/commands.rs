@@ -335,11 +335,34 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
     Ok(out.trim_end().to_string())
 }
 
+/// A counter, register or meter by full name or unique suffix (`port_counter` for
+/// `MyIngress.port_counter`), as simple_switch_CLI resolves names.
+fn extern_name(p: &Program, name: &str) -> Result<String, String> {
+    if p.extern_size(name).is_ok() {
+        return Ok(name.to_string());
+    }
+    let n = P4Names::from_program(p);
+    let suffix = format!(".{name}");
+    let hits: Vec<&str> = [&n.counters, &n.registers, &n.meters]
+        .into_iter()
+        .flatten()
+        .map(|x| x.name.as_str())
+        .filter(|x| x.ends_with(&suffix))
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => Err(format!("no counter, register or meter named '{name}'")),
+        _ => Err(format!("name '{name}' is ambiguous")),
+    }
+}
+
 fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index] = args else {
         return Err("counter_read NAME INDEX".into());
     };
-    let c = program(dp)?
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    let c = p
         .counter_read(name, num(index)?)
         .map_err(|e| e.to_string())?;
     Ok(format!(
@@ -353,6 +376,7 @@ fn counter_reset(dp: &mut Dataplane, args: &[&str]) -> R {
         return Err("counter_reset NAME".into());
     };
     let p = program(dp)?;
+    let name = &extern_name(p, name)?;
     let size = p.extern_size(name).map_err(|e| e.to_string())?;
     for i in 0..size {
         p.counter_write(name, i, Default::default())
@@ -365,7 +389,9 @@ fn register_read(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index] = args else {
         return Err("register_read NAME INDEX".into());
     };
-    let v = program(dp)?
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    let v = p
         .register_read(name, num(index)?)
         .map_err(|e| e.to_string())?;
     Ok(format!("{name}[{index}]= {v}"))
@@ -375,8 +401,9 @@ fn register_write(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index, value] = args else {
         return Err("register_write NAME INDEX VALUE".into());
     };
-    program(dp)?
-        .register_write(name, num(index)?, num(value)?)
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    p.register_write(name, num(index)?, num(value)?)
         .map_err(|e| e.to_string())?;
     Ok(String::new())
 }
@@ -545,5 +572,25 @@ mod tests {
         assert_eq!(parse_rate_bps("100Mbps").unwrap(), 100e6);
         assert_eq!(parse_rate_bps("2.5e9").unwrap(), 2.5e9);
         assert!(parse_rate_bps("fast").is_err());
+    }
+
+    #[test]
+    fn extern_names_by_unique_suffix() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
+        let mut dp = Dataplane::new(Default::default());
+        dp.set_program(Program::load(&std::fs::read_to_string(path).unwrap()).unwrap());
+        execute(&mut dp, "register_write last_len 3 77").unwrap();
+        assert_eq!(
+            execute(&mut dp, "register_read MyIngress.last_len 3").unwrap(),
+            "MyIngress.last_len[3]= 77"
+        );
+        assert_eq!(
+            execute(&mut dp, "counter_read port_counter 1").unwrap(),
+            "MyIngress.port_counter[1]= (packets=0, bytes=0)"
+        );
+        execute(&mut dp, "counter_reset port_counter").unwrap();
+        assert!(execute(&mut dp, "counter_read nothing 1")
+            .unwrap_err()
+            .contains("no counter, register or meter named 'nothing'"));
     }
 }
