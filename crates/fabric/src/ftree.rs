@@ -237,6 +237,7 @@ pub fn route_slots(f: &Fabric, t: &Topo, slots: &Slots, engine: &str) -> Result<
     let mut cols = Columns::new(nlids, t.num_switches());
     let mut c = Counters::new(t);
     let mut dummies = 0;
+    let mut scratch = vec![NO_PATH; t.num_switches()];
     for (li, &leaf) in t.leaves.iter().enumerate() {
         for slot in &slots[li] {
             match *slot {
@@ -245,7 +246,11 @@ pub fn route_slots(f: &Fabric, t: &Topo, slots: &Slots, engine: &str) -> Result<
                     route_one(t, &mut c, leaf, port, Some(cols.col(lid)), 1);
                 }
                 None => {
-                    route_one(t, &mut c, leaf, 0, None, 1);
+                    // A dummy moves the counters of its whole route, the links that other
+                    // switches would take up towards it included (OpenSM does the same), but
+                    // writes no table: its column is scratch space, cleared afterwards.
+                    route_one(t, &mut c, leaf, 0, Some(&mut scratch), 1);
+                    scratch.fill(NO_PATH);
                     dummies += 1;
                 }
             }

@@ -21,7 +21,11 @@ pub fn write(f: &Fabric) -> String {
         f.num_switches(),
         f.num_hcas()
     );
-    for (i, n) in f.nodes.iter().enumerate() {
+    // Switches first: ibsim attaches the SM to the first node, and OpenSM keeps the netlist's LIDs
+    // (ibsim's initial port LIDs) only when its own port is a switch's port 0.
+    let order = f.switches().chain(f.hcas()).map(|(i, _)| i as usize);
+    for i in order {
+        let n = &f.nodes[i];
         out.push('\n');
         match n.kind {
             Kind::Switch => {
@@ -45,16 +49,21 @@ pub fn write(f: &Fabric) -> String {
                 } else {
                     format!("({:x})", n.guid + u64::from(p))
                 };
+                // ibnetdiscover style: a CA port line names its own LID first (ibsim sets the
+                // port's LID from it), a switch port line the remote's.
+                let comment = if n.is_switch() {
+                    format!("lid {} 4xQDR", rn.lid)
+                } else {
+                    format!("lid {} lmc 0 \"{}\" lid {} 4xQDR", n.lid, rn.name, rn.lid)
+                };
                 let _ = writeln!(
                     out,
-                    "[{p}]{pg}\t\"{}\"[{}]\t# lid {} 4xQDR",
+                    "[{p}]{pg}\t\"{}\"[{}]\t# {comment}",
                     node_id(f, r.node),
                     r.port,
-                    rn.lid
                 );
             }
         }
-        let _ = i;
     }
     out
 }

@@ -1,4 +1,4 @@
-"""`lanes fabric gen|route|check|balance|diff|eval|opensm`."""
+"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from typing import Any
 
 from lanes.errors import LanesError
 from lanes.fabric import native
+
+PATTERNS = ["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"]
 
 
 def _ints(text: str) -> list[int]:
@@ -47,6 +49,10 @@ def _spec(args: argparse.Namespace) -> dict[str, Any]:
         spec["name"] = args.name
     if args.radix is not None:
         spec["radix"] = args.radix
+    if args.vfs is not None:
+        spec["vfs"] = args.vfs
+    if args.vms is not None:
+        spec["vms"] = args.vms
     return spec
 
 
@@ -65,6 +71,16 @@ def cmd_gen(args: argparse.Namespace) -> int:
                 f"{r['spanning_trees_disjoint']} disjoint"
             ),
         ]
+        + (
+            [
+                (
+                    f"vSwitch: {r['vswitch']['hypervisors']} hypervisors, {r['vswitch']['vms']} VMs, "
+                    f"{r['vswitch']['lids']} LIDs, {r['vswitch']['lft_blocks_per_switch']} LFT blocks/switch"
+                )
+            ]
+            if "vswitch" in r
+            else []
+        )
         + ([f"netlist: {args.out}"] if args.out else []),
     )
     return 0
@@ -89,8 +105,9 @@ def cmd_route(args: argparse.Namespace) -> int:
     order = _read_order(args.order)
     if order is not None:
         opts["order"] = order
-    if args.vms:
-        opts["vms"] = args.vms
+    vms = _read_order(args.vms)
+    if vms is not None:
+        opts["vms"] = vms
     print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
     r = native.route(args.net, args.engine, args.out, opts)
     lines = [
@@ -191,6 +208,8 @@ def cmd_opensm(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         lfts=args.lfts,
         traces=args.traces,
+        compare=args.compare,
+        trace_nodes=args.trace_node,
     )
     lines = [
         f"opensm {r['engine']}: rc {r['rc']}, routing {r.get('routing_seconds')} s, dump {r.get('lfts_dump')}"
@@ -200,8 +219,52 @@ def cmd_opensm(args: argparse.Namespace) -> int:
     if "traces" in r:
         ok = sum(1 for t in r["traces"] if t["ok"])
         lines.append(f"ibtracert: {ok}/{len(r['traces'])} sample routes match the LFTs")
+    ours = r.get("ours")
+    if ours and "balance_equal" in ours:
+        lines.append(
+            f"lanes {ours['engine']}: routing {ours['routing_seconds']} s, "
+            f"balance equal to OpenSM's: {ours['balance_equal']}"
+        )
     _emit(r, args.json, lines)
-    return 0 if r["rc"] == 0 else 1
+    bad = r["rc"] != 0 or (ours is not None and not ours.get("balance_equal", False))
+    return 1 if bad else 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    opts: dict[str, Any] = {"vm": args.vm, "to": args.to, "mode": args.mode, "compare": not args.no_compare}
+    if args.out_net:
+        opts["out_net"] = args.out_net
+    if args.out:
+        opts["out"] = args.out
+    r = native.migrate(args.net, args.dump, opts)
+    lines = [
+        (
+            f"LID {r['mode']}: {r['vm']} {r['from_hypervisor']} -> {r['to_hypervisor']}: {r['smps']} SMPs to "
+            f"{r['switches_updated']} of {r['physical_switches']} switches (bound {r['max_smps']}, full "
+            f"reconfiguration {r['full_reconfiguration_smps']}), {r['vswitch_smps']} to the hypervisors"
+        ),
+        f"deadlock free: {r['check']['deadlock_free']}, unreachable {r['check']['unreachable']}",
+    ]
+    if "reroute_vswitch_ftree" in r:
+        d = r["reroute_vswitch_ftree"]
+        lines.append(f"re-routing with vswitch-ftree instead: {d['blocks']} SMPs to {d['switches']} switches")
+    _emit(r, args.json, lines)
+    return 0 if r["check"]["deadlock_free"] else 1
+
+
+def cmd_order_study(args: argparse.Namespace) -> int:
+    opts = {"pattern": args.pattern, "placement": args.placement, "runs": args.runs, "seed": args.seed}
+    print(f"fabric: {args.runs} {args.placement} placements, {args.pattern} ...", file=sys.stderr)
+    r = native.order_study(args.net, opts)
+    lines = [
+        (
+            f"{r['pattern']} ({r['placement']}, {r['runs']} runs, {r['nodes']} nodes): effective bandwidth "
+            f"ftree {r['ftree']['bandwidth_mean']:.3f}, SlimUpdate by node order "
+            f"{r['slimupdate_by_order']['bandwidth_mean']:.3f}"
+        )
+    ]
+    _emit(r, args.json, lines)
+    return 0
 
 
 def register(subparsers: Any) -> None:
@@ -218,6 +281,10 @@ def register(subparsers: Any) -> None:
     g.add_argument("--n", type=int)
     g.add_argument("--name", help="thesis tree k-n-o-half|full, e.g. 18-3-1-full")
     g.add_argument("--radix", type=int, help="ports per switch in the netlist")
+    g.add_argument(
+        "--vfs", type=int, help="make every compute node a hypervisor (vSwitch) with this many VFs"
+    )
+    g.add_argument("--vms", type=_ints, help="VMs per hypervisor, cycled (default: all VFs), e.g. 4,1,1,1")
     g.add_argument("--out", help="netlist file to write")
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_gen)
@@ -229,7 +296,7 @@ def register(subparsers: Any) -> None:
     r.add_argument("--lids-from", help="take LIDs from this opensm-lfts.dump (e.g. OpenSM's)")
     r.add_argument("--order", help="node order file (names, whitespace separated) for noftree")
     r.add_argument("--old", help="previous LFTs (slimupdate)")
-    r.add_argument("--vms", help="VMs per hypervisor file (vswitch-ftree)")
+    r.add_argument("--vms", help="file naming the running VMs (vswitch-ftree; default: every VF HCA)")
     r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_route)
@@ -258,16 +325,7 @@ def register(subparsers: Any) -> None:
     e.add_argument(
         "--pattern",
         default="bisect",
-        choices=[
-            "bisect",
-            "shift",
-            "all-to-all",
-            "bruck",
-            "recdbl",
-            "2-neighbor",
-            "4-neighbor",
-            "6-neighbor",
-        ],
+        choices=PATTERNS,
     )
     e.add_argument("--runs", type=int, default=100)
     e.add_argument("--seed", type=int, default=1)
@@ -283,5 +341,32 @@ def register(subparsers: Any) -> None:
     o.add_argument("--out", required=True, help="directory for dumps and logs")
     o.add_argument("--timeout", type=float, default=600.0)
     o.add_argument("--traces", type=int, default=8, help="sample routes to check with ibtracert")
+    o.add_argument(
+        "--trace-node", action="append", help="also trace routes to this compute node (repeatable)"
+    )
+    o.add_argument(
+        "--compare", action="store_true", help="also route with our engine of the same name, compare balance"
+    )
     o.add_argument("--json", action="store_true")
     o.set_defaults(func=cmd_opensm)
+
+    m = sub.add_parser("migrate", help="move a VM by LID swap or copy; SMP counts (Paper II Alg. 1)")
+    m.add_argument("net")
+    m.add_argument("dump", help="current LFTs (opensm-lfts.dump)")
+    m.add_argument("--vm", required=True, help="VM node name")
+    m.add_argument("--to", required=True, help="swap: an idle VF node name; copy: a hypervisor switch name")
+    m.add_argument("--mode", choices=["swap", "copy"], default="swap")
+    m.add_argument("--out-net", help="netlist with the VM moved")
+    m.add_argument("--out", help="new LFTs")
+    m.add_argument("--no-compare", action="store_true", help="skip counting a full vswitch-ftree re-route")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=cmd_migrate)
+
+    s = sub.add_parser("order-study", help="Paper IV node orders: ftree vs SlimUpdate by node order")
+    s.add_argument("net")
+    s.add_argument("--pattern", default="bruck", choices=PATTERNS)
+    s.add_argument("--placement", choices=["leaf-blocks", "random"], default="leaf-blocks")
+    s.add_argument("--runs", type=int, default=100)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_order_study)

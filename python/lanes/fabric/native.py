@@ -45,3 +45,15 @@ def diff(old: str, new: str) -> dict[str, Any]:
 
 def evaluate(net: str, dump: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_eval", net, dump, json.dumps(opts))
+
+
+def normalize(net: str, out: str, lids_from: str | None = None) -> dict[str, Any]:
+    return _call("fabric_normalize", net, out, lids_from)
+
+
+def migrate(net: str, dump: str, opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_migrate", net, dump, json.dumps(opts))
+
+
+def order_study(net: str, opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_order_study", net, json.dumps(opts))

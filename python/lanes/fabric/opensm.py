@@ -34,24 +34,6 @@ def _tool(name: str) -> str:
     return shutil.which(name) or str(Path("/usr/sbin", name))
 
 
-def netlist_size(net: str) -> tuple[int, int, int]:
-    """(nodes, switches, ports) declared in a netlist."""
-    nodes = switches = ports = 0
-    try:
-        with open(net, encoding="utf-8") as fh:
-            for line in fh:
-                m = re.match(r"\s*(Switch|Hca|Ca)\s+(\d+)", line)
-                if m:
-                    nodes += 1
-                    switches += m.group(1) == "Switch"
-                    ports += int(m.group(2)) + 1
-    except OSError as e:
-        raise LanesError(f"cannot read {net}: {e.strerror}") from e
-    if nodes == 0:
-        raise LanesError(f"{net}: no nodes in netlist")
-    return nodes, switches, ports
-
-
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.terminate()
@@ -157,6 +139,8 @@ def run(
     timeout: float = 600.0,
     lfts: str | None = None,
     traces: int = 8,
+    compare: bool = False,
+    trace_nodes: list[str] | None = None,
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -167,11 +151,22 @@ def run(
             raise LanesError(f"cannot read {lfts}")
     elif engine == "file":
         raise LanesError("engine file needs --lfts")
-    nodes, switches, ports = netlist_size(net)
     outdir = Path(out).resolve()
     outdir.mkdir(parents=True, exist_ok=True)
-    for old in outdir.glob("opensm-*.dump"):
-        old.unlink()
+    # Old dumps, and OpenSM's guid2lid cache, which would override the netlist's LIDs.
+    for old in [
+        *outdir.glob("opensm-*.dump"),
+        outdir / "guid2lid",
+        outdir / "guid2mkey",
+        outdir / "neighbors",
+    ]:
+        old.unlink(missing_ok=True)
+    # ibsim takes LIDs from the netlist: give it ours (or those of the tables to load), so OpenSM's
+    # LIDs are the ones our tables were computed for and dumps compare entry by entry.
+    user_net = net
+    net = str(outdir / "fabric.net")
+    norm = native.normalize(user_net, net, str(Path(lfts).resolve()) if lfts else None)
+    nodes, switches, ports = norm["nodes"], norm["switches"], norm["ports"]
     sock = f"lanes-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ, IBSIM_SOCKNAME=sock)
     sim_env = dict(env, LD_PRELOAD=UMAD2SIM, OSM_CACHE_DIR=str(outdir), OSM_TMP_DIR=str(outdir))
@@ -197,7 +192,7 @@ def run(
         stderr=subprocess.STDOUT,
         env=env,
     )
-    result: dict[str, Any] = {"engine": engine, "netlist": net, "out": str(outdir), "ibsim_socket": sock}
+    result: dict[str, Any] = {"engine": engine, "netlist": user_net, "out": str(outdir), "ibsim_socket": sock}
     try:
         deadline = time.monotonic() + min(timeout, 120)
         while b"Network simulator ready" not in (outdir / "ibsim.log").read_bytes():
@@ -257,22 +252,61 @@ def run(
         if lfts is not None:
             d = native.diff(lfts, str(dump))
             result["loaded_vs_ours"] = d
+        result["lids_match"] = _lids_match(net, dump)
+        if compare and lfts is None:
+            result["ours"] = _compare(net, engine, outdir, result["balance"])
         if traces > 0:
-            result["traces"] = _traces(dump, traces, sim_env, outdir)
+            result["traces"] = _traces(dump, traces, sim_env, outdir, trace_nodes or [])
     finally:
         _stop(ibsim)
         ibsim_log.close()
     return result
 
 
-def _traces(dump: Path, count: int, env: dict[str, str], outdir: Path) -> list[dict[str, Any]]:
-    lids = sorted(parse_dump_lids(dump).values())
+def _lids_match(net: str, dump: Path) -> bool:
+    """True when OpenSM gave every compute node the LID the netlist names (ours)."""
+    want: dict[str, int] = {}
+    with open(net, encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r'\[\d+\]\s+"([^"]+)"\[\d+\]\s+# lid (\d+)', line)
+            if m:
+                want[m.group(1)] = int(m.group(2))
+    got = parse_dump_lids(dump)
+    return bool(got) and all(want.get(name) == lid for name, lid in got.items())
+
+
+def _compare(net: str, engine: str, outdir: Path, theirs: dict[str, Any]) -> dict[str, Any]:
+    """Routes the same fabric with our engine of the same name and compares the balance."""
+    if engine not in ("ftree",):
+        return {"error": f"no lanes engine to compare with OpenSM's {engine}"}
+    mine = str(outdir / "lanes-lfts.dump")
+    r = native.route(net, engine, mine, {"check": False})
+    b = native.balance(net, mine)
+    return {
+        "engine": engine,
+        "lfts_dump": mine,
+        "routing_seconds": round(r["seconds"], 6),
+        "balance": b,
+        "balance_equal": b["levels"] == theirs["levels"] and b["broken_routes"] == theirs["broken_routes"],
+    }
+
+
+def _traces(
+    dump: Path, count: int, env: dict[str, str], outdir: Path, nodes: list[str]
+) -> list[dict[str, Any]]:
+    by_name = parse_dump_lids(dump)
+    lids = sorted(by_name.values())
     tables = parse_lfts(dump)
     if len(lids) < 2:
         return []
     n = len(lids)
-    # Deterministic spread of (source, destination) pairs over the node list.
+    # Deterministic spread of (source, destination) pairs over the node list, plus routes from a
+    # few sources to each named node (e.g. a VM that just moved).
     pairs = [(lids[(i * 7919) % n], lids[(i * 7919 + n // 2 + i) % n]) for i in range(count)]
+    for name in nodes:
+        if name not in by_name:
+            raise LanesError(f"trace: {name!r} is not a compute node of the dump")
+        pairs += [(lids[(i * 104729) % n], by_name[name]) for i in range(4)]
     out = []
     for src, dst in pairs:
         if src == dst:
