@@ -73,3 +73,27 @@ def test_bad_inputs_are_one_line_errors(tmp_path: Path, capsys) -> None:
     assert "multi-port" in capsys.readouterr().err
     assert main(["fabric", "diff", str(tmp_path / "none.dump"), str(tmp_path / "none.dump")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_order_study_shapes_of_paper_iv(tmp_path: Path, capsys) -> None:
+    net = str(tmp_path / "k.net")
+    assert main(["fabric", "gen", "kary", "--k", "6", "--n", "3", "--out", net]) == 0
+    capsys.readouterr()
+    rc, r = run_json(capsys, "fabric", "order-study", net, "--pattern", "bruck", "--runs", "20")
+    assert rc == 0 and r["broken_routes"] == 0 and r["nodes"] == 216
+    assert r["slimupdate_by_order"]["bandwidth_min"] == 1.0
+    assert r["ftree"]["bandwidth_mean"] < 0.9
+
+
+def test_vswitch_gen_and_errors(tmp_path: Path, capsys) -> None:
+    net = str(tmp_path / "v.net")
+    rc, r = run_json(
+        capsys, "fabric", "gen", "kary", "--k", "2", "--n", "2", "--vfs", "2", "--vms", "1,2", "--out", net
+    )
+    assert rc == 0 and r["vswitch"]["hypervisors"] == 4 and r["vswitch"]["vms"] == 6
+    assert main(["fabric", "gen", "kary", "--k", "2", "--n", "2", "--vfs", "2", "--vms", "3"]) == 2
+    assert "do not fit" in capsys.readouterr().err
+    dump = str(tmp_path / "v.dump")
+    assert main(["fabric", "route", net, "--engine", "vswitch-ftree", "--out", dump]) == 0
+    assert main(["fabric", "migrate", net, dump, "--vm", "hv-0-vm-0", "--to", "nowhere"]) == 2
+    assert "unknown destination" in capsys.readouterr().err
