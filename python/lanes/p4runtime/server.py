@@ -278,7 +278,7 @@ class P4RuntimeService:
                     for c in targets:
                         c.send(msg)
                     self.stats["packet_ins"] += 1
-            time.sleep(0.001 if self.arb.has_clients() else 0.02)
+            time.sleep(0.002 if self.arb.has_clients() else 0.05)
 
     def command(self, line: str) -> str | None:
         """`lanes ctl` commands of the P4Runtime server; None if `line` is not one of them."""
