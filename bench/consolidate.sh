@@ -6,16 +6,18 @@ set -eu
 out=${1:-/tmp/lanes-bench-consolidate}
 lanes=${LANES:-.venv/bin/lanes}
 grid="--min-days 7 --cores 12,16,32 --thresholds 30,40,50,60,70,80,90,100 --delay-limits 1,10,100,1000"
+echo "command: $lanes consolidate cv $grid --packer ... --out ..."
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 run() {
     name=$1
     shift
-    start=$(date +%s.%N)
+    args="$*"
     # shellcheck disable=SC2086
-    $lanes consolidate cv $grid "$@" --out "$out/$name" 2>"$out.$name.log"
-    end=$(date +%s.%N)
+    /usr/bin/time -f 'TIME %e %U %S' $lanes consolidate cv $grid "$@" --out "$out/$name" 2>"$out.$name.log"
     cv=$(sed -n 's/^cv: done in \([0-9.]*\) s.*/\1/p' "$out.$name.log")
-    printf '%-40s cross-validation %6s s, whole command %6.1f s\n' "$name ($*)" "$cv" "$(echo "$end - $start" | bc)"
+    set -- $(sed -n 's/^TIME //p' "$out.$name.log")
+    printf '%-20s cross-validation %6s s; whole command %6s s wall, %5.1f s CPU  (%s)\n' "$name" "$cv" "$1" \
+        "$(echo "$2 + $3" | bc)" "$args"
 }
 mkdir -p "$out"
 run paper-packers --packer util,delay --no-plots

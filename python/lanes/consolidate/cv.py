@@ -114,7 +114,7 @@ def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
     return _timed_fold(_WORKER["trace"], test, _WORKER["grid"])
 
 
-def _native_in_use(grid: Grid) -> bool:
+def native_in_use(grid: Grid) -> bool:
     uses_delay = any(p in DELAY_PACKERS for p in grid.packers)
     return uses_delay and grid.engine != "numpy" and native_pack_delay() is not None
 
@@ -142,7 +142,7 @@ def run_cv(
             t1 = time.perf_counter()
             results[test] = run_fold(trace, test, grid)
             _report(progress, len(results), n_days, trace.days[test], time.perf_counter() - t1, t0)
-    elif _native_in_use(grid):
+    elif native_in_use(grid):
         # The Rust packer releases the GIL and is most of the work: threads share the trace for free.
         with ThreadPoolExecutor(max_workers=jobs) as tpool:
             futures = [tpool.submit(_timed_fold, trace, test, grid) for test in range(n_days)]

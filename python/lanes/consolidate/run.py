@@ -8,6 +8,7 @@ from pathlib import Path
 from lanes.consolidate import cv, report
 from lanes.consolidate.cv import Grid
 from lanes.consolidate.loader import load_trace
+from lanes.consolidate.packers import DELAY_PACKERS
 from lanes.errors import LanesError
 
 
@@ -28,9 +29,14 @@ def run_cv_to_dir(
         raise LanesError(f"{data}: cross-validation needs at least two days")
     if not trace.vms:
         raise LanesError(f"{data}: no VM is present on {min_days} or more days")
+    engine = "Rust" if cv.native_in_use(grid) else "numpy"
+    if engine == "numpy" and grid.engine == "auto" and any(p in DELAY_PACKERS for p in grid.packers):
+        cv.stderr_progress(
+            "cv: this build of lanes._native has no Rust delay packer; numpy is several times slower"
+        )
     cv.stderr_progress(
         f"cv: {data}: {len(trace.days)} days, {len(trace.vms)} VMs, {trace.step_s:g} s samples, "
-        f"{len(grid.keys())} packings per fold"
+        f"{len(grid.keys())} packings per fold, delay packers in {engine}"
     )
     merged = cv.run_cv(trace, grid, jobs=jobs, progress=cv.stderr_progress)
     rows = cv.summarise(merged, len(trace.days))
@@ -50,6 +56,7 @@ def run_cv_to_dir(
         if grid.delay_thresholds
         else None,
         "elapsed_s": elapsed,
+        "engine": engine,
     }
     try:
         out.mkdir(parents=True, exist_ok=True)
