@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pool, message_factory
-from google.rpc import status_pb2
 
 _P4_MODULES = [
     "p4.config.v1.p4types_pb2",
@@ -28,7 +27,7 @@ def _serialized_descriptor(module: str) -> bytes:
     """The FileDescriptorProto bytes a generated module embeds (old or new protoc style)."""
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
-        raise ImportError(f"{module} not found: install the 'p4runtime' package")
+        raise ImportError(f"{module} not found: install the 'p4runtime' package (and its dependencies)")
     tree = ast.parse(Path(spec.origin).read_text())
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -45,7 +44,9 @@ def _serialized_descriptor(module: str) -> bytes:
 def _build_pool() -> descriptor_pool.DescriptorPool:
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(any_pb2.DESCRIPTOR.serialized_pb)
-    pool.AddSerializedFile(status_pb2.DESCRIPTOR.serialized_pb)
+    # read, not imported: importing google.rpc.status_pb2 would register it in the default pool,
+    # where finsy's own copy of status.proto then clashes with it
+    pool.AddSerializedFile(_serialized_descriptor("google.rpc.status_pb2"))
     for m in _P4_MODULES:
         pool.AddSerializedFile(_serialized_descriptor(m))
     return pool
