@@ -396,4 +396,27 @@ def test_switch_runtime_json_option(tmp_path) -> None:
         timeout=60,
         check=False,
     )
-    assert r.returncode == 2 and r.stderr.strip().endswith("table_entries[0]: no table 'x' in the P4Info"), r.stderr
+    assert r.returncode == 2 and r.stderr.strip().endswith("table_entries[0]: no table 'x' in the P4Info"), (
+        r.stderr
+    )
+
+
+def test_reconcile_refuses_what_cannot_move(client: Client) -> None:
+    client.write([upd(INSERT, l2_entry(0xB))])
+    tm_info = load_p4info(REPO / "p4" / "tm_basic.p4info.txtpb")
+    tm_json = (REPO / "p4" / "tm_basic.json").read_bytes()
+    # l2_fwd has an entry and tm_basic has no such table: refused, the running pipeline stays
+    assert rpc_code(client.set_pipeline, tm_info, tm_json, SetReq.RECONCILE_AND_COMMIT) == C.INVALID_ARGUMENT
+    assert len(read_table(client, L2_FWD)) == 1
+    assert client.get_pipeline(GetReq.P4INFO_AND_COOKIE).config.p4info == load_p4info(P4INFO)
+
+
+def test_program_given_at_start_uses_its_p4info_file() -> None:
+    with loopback_switch(str(JSON)) as (addr, cport):  # p4/p4rt_test.json + p4rt_test.p4info.txtpb
+        c = primary(addr, push=False)
+        try:
+            assert c.get_pipeline(GetReq.P4INFO_AND_COOKIE).config.p4info == load_p4info(P4INFO)
+            c.write([upd(INSERT, l2_entry(0x42, 3))])
+            assert "0x000000000042 => MyIngress.set_port 0x0003" in ctl(cport, "table_dump l2_fwd")
+        finally:
+            c.close()
