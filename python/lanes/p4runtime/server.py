@@ -288,6 +288,8 @@ class P4RuntimeService:
             return json.dumps(self.stats)
         return None
 
+    HELP = " | p4runtime_stats (P4Runtime write counts, JSON)"
+
 
 def _stream_error(code: grpc.StatusCode, msg: str, po: Any = None) -> Any:
     m = p4r.StreamMessageResponse()
@@ -318,7 +320,10 @@ class P4RuntimeServer:
 
         def command(line: str) -> str:
             out = self.service.command(line)
-            return run(line) if out is None else out
+            if out is not None:
+                return out
+            out = run(line)
+            return out + self.service.HELP if line.strip() == "help" else out
 
         return command
 
