@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lanes.p4runtime.entities import canonical
 from lanes.p4runtime.errors import invalid
 from lanes.p4runtime.pipeline import PacketMeta
 from lanes.p4runtime.proto import p4r
+from lanes.p4runtime.values import canonical
 
 
 def packet_in(meta: PacketMeta | None, frame: bytes) -> Any:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from lanes.errors import LanesError
-from lanes.p4runtime.entities import canonical
 from lanes.p4runtime.proto import p4i, p4r
+from lanes.p4runtime.values import canonical
 
 _MAC = re.compile(r"^[0-9a-fA-F]{2}([:-][0-9a-fA-F]{2}){5}$")
 

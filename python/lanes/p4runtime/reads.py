@@ -1,0 +1,221 @@
+"""Entity reads: table entries (wildcards, partial matches, default entries, direct counters
+and meters), counters, registers and meters, from the data plane into P4Runtime messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from lanes import _native
+from lanes.p4runtime.errors import P4RTError, invalid, not_found, unimplemented
+from lanes.p4runtime.pipeline import Pipeline, TableSpec
+from lanes.p4runtime.proto import p4r
+from lanes.p4runtime.values import (
+    K_ANY,
+    K_EXACT,
+    K_LPM,
+    K_OPTIONAL,
+    K_RANGE,
+    K_TERNARY,
+    canonical,
+    config_out,
+    native_error,
+    value_of,
+)
+
+
+class EntityReads:
+    """The read half of Entities (which provides sw, pl, index, match() and _index())."""
+
+    sw: Any
+    pl: Pipeline
+    index: dict
+
+    def match(self, spec: TableSpec, te: Any) -> tuple[list, tuple]:
+        raise NotImplementedError
+
+    def _index(self, e: Any, size: int, name: str) -> int | None:
+        raise NotImplementedError
+
+    def read(self, entity: Any) -> Iterator[Any]:
+        which = entity.WhichOneof("entity")
+        try:
+            if which == "table_entry":
+                yield from self._read_tables(entity.table_entry)
+            elif which == "counter_entry":
+                yield from self._read_counters(entity.counter_entry)
+            elif which == "register_entry":
+                yield from self._read_registers(entity.register_entry)
+            elif which == "meter_entry":
+                yield from self._read_meters(entity.meter_entry)
+            elif which == "direct_counter_entry":
+                for te in self._read_tables(entity.direct_counter_entry.table_entry, counters=True):
+                    if self.pl.tables[te.table_id].direct_counter is None:
+                        continue
+                    d = te.counter_data
+                    te.ClearField("counter_data")
+                    yield p4r.Entity(direct_counter_entry=p4r.DirectCounterEntry(table_entry=te, data=d))
+            elif which == "direct_meter_entry":
+                for te in self._read_tables(entity.direct_meter_entry.table_entry, meters=True):
+                    if self.pl.tables[te.table_id].direct_meter is None:
+                        continue
+                    cfg = te.meter_config
+                    te.ClearField("meter_config")
+                    yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
+            elif which is None:
+                raise invalid("read of an empty entity")
+            else:
+                raise unimplemented(f"reading {which} is not supported by this switch")
+        except _native.P4rtError as x:
+            raise native_error(x) from None
+
+    def _read_tables(self, want: Any, counters: bool = False, meters: bool = False) -> Iterator[Any]:
+        if want.table_id:
+            spec = self.pl.tables.get(want.table_id)
+            if spec is None:
+                raise not_found(f"no table with id {want.table_id}")
+            specs = [spec]
+        else:
+            specs = list(self.pl.tables.values())
+        with_counter = counters or want.HasField("counter_data")
+        with_meter = meters or want.HasField("meter_config")
+        for spec in specs:
+            if want.is_default_action:
+                d = _native.p4rt_table_default(self.sw, spec.index)
+                if d is not None:
+                    te = p4r.TableEntry(table_id=spec.id, is_default_action=True)
+                    self._set_action(te, spec, *d)
+                    yield p4r.Entity(table_entry=te) if not (counters or meters) else te
+                continue
+            filt = self._filter(spec, want) if want.table_id else {}
+            for h, keys, a, params, prio, (pk, by), rates in _native.p4rt_table_read(self.sw, spec.index):
+                if want.priority and prio != want.priority:
+                    continue
+                canon = tuple(_canon_out(k) for k in keys)
+                if any(canon[pos] != c for pos, c in filt.items()):
+                    continue
+                te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
+                for k, key in zip(spec.keys, keys, strict=True):
+                    _field_out(te, k, key)
+                self._set_action(te, spec, a, params)
+                meta = self.index.get((spec.id, canon, te.priority))
+                if meta is not None and meta[1]:
+                    te.metadata = meta[1]
+                if with_counter:
+                    te.counter_data.packet_count = pk
+                    te.counter_data.byte_count = by
+                if with_meter:
+                    te.meter_config.CopyFrom(config_out(rates))
+                yield te if (counters or meters) else p4r.Entity(table_entry=te)
+
+    def _filter(self, spec: TableSpec, want: Any) -> dict[int, tuple]:
+        """Positions and canonical values of the match fields a read names."""
+        if not len(want.match):
+            return {}
+        out = {}
+        for fm in want.match:
+            pos = spec.key_pos.get(fm.field_id)
+            if pos is None:
+                raise invalid(f"table {spec.name}: no match field with id {fm.field_id}")
+            probe = p4r.TableEntry(table_id=spec.id)
+            probe.match.add().CopyFrom(fm)
+            # reuse the write-side checks on a one-field copy (others become don't-care)
+            try:
+                _, canon = self.match(spec, probe)
+            except P4RTError:
+                if spec.keys[pos].kind == "exact":  # other exact fields missing: check this one alone
+                    canon = [None] * len(spec.keys)
+                    canon[pos] = (K_EXACT, value_of(fm.exact.value, spec.keys[pos].bitwidth, "match"), 0, 0)
+                else:
+                    raise
+            out[pos] = canon[pos]
+        return out
+
+    def _set_action(self, te: Any, spec: TableSpec, a: int, params: list[bytes]) -> None:
+        aid = spec.action_ids.get(a)
+        if aid is None:
+            return
+        act = te.action.action
+        act.action_id = aid
+        aspec = self.pl.actions[aid]
+        for pid, (pos, _) in sorted(aspec.params.items()):
+            p = act.params.add()
+            p.param_id = pid
+            p.value = canonical(int.from_bytes(params[pos], "big"))
+
+    def _read_counters(self, want: Any) -> Iterator[Any]:
+        cs = self._pick(self.pl.counters, want.counter_id, "counter")
+        for c in cs:
+            idx = self._index(want, c.size, c.name)
+            for i, pk, by in _native.p4rt_counter_read(self.sw, c.name, idx):
+                e = p4r.CounterEntry(counter_id=c.id)
+                e.index.index = i
+                e.data.packet_count = pk
+                e.data.byte_count = by
+                yield p4r.Entity(counter_entry=e)
+
+    def _read_registers(self, want: Any) -> Iterator[Any]:
+        for r in self._pick(self.pl.registers, want.register_id, "register"):
+            idx = self._index(want, r.size, r.name)
+            for i, v in _native.p4rt_register_read(self.sw, r.name, idx):
+                e = p4r.RegisterEntry(register_id=r.id)
+                e.index.index = i
+                e.data.bitstring = canonical(v)
+                yield p4r.Entity(register_entry=e)
+
+    def _read_meters(self, want: Any) -> Iterator[Any]:
+        for m in self._pick(self.pl.meters, want.meter_id, "meter"):
+            idx = self._index(want, m.size, m.name)
+            for i, rates in _native.p4rt_meter_read(self.sw, m.name, idx):
+                e = p4r.MeterEntry(meter_id=m.id)
+                e.index.index = i
+                if rates is not None:
+                    e.config.CopyFrom(config_out(rates))
+                yield p4r.Entity(meter_entry=e)
+
+    @staticmethod
+    def _pick(items: dict, ident: int, what: str) -> list:
+        if not ident:
+            return list(items.values())
+        x = items.get(ident)
+        if x is None:
+            raise not_found(f"no {what} with id {ident}")
+        return [x]
+
+
+def _canon_out(key: tuple) -> tuple[int, int, int, int]:
+    kind, a, b, plen = key
+    av = int.from_bytes(a, "big") if a else 0
+    bv = int.from_bytes(b, "big") if b else 0
+    if kind == K_EXACT or kind == K_OPTIONAL:
+        return (kind, av, 0, 0)
+    if kind == K_LPM:
+        return (kind, av, 0, plen)
+    if kind == K_ANY:
+        return (kind, 0, 0, 0)
+    return (kind, av, bv, 0)
+
+
+def _field_out(te: Any, k: Any, key: tuple) -> None:
+    kind, a, b, plen = key
+    av = int.from_bytes(a, "big") if a else 0
+    bv = int.from_bytes(b, "big") if b else 0
+    if kind == K_EXACT:
+        te.match.add(field_id=k.id).exact.value = canonical(av)
+    elif kind == K_LPM:
+        if plen:
+            fm = te.match.add(field_id=k.id)
+            fm.lpm.value = canonical(av)
+            fm.lpm.prefix_len = plen
+    elif kind == K_TERNARY:
+        if bv:
+            fm = te.match.add(field_id=k.id)
+            fm.ternary.value = canonical(av)
+            fm.ternary.mask = canonical(bv)
+    elif kind == K_RANGE:
+        if av != 0 or bv != (1 << k.bitwidth) - 1:
+            fm = te.match.add(field_id=k.id)
+            fm.range.low = canonical(av)
+            fm.range.high = canonical(bv)
+    elif kind == K_OPTIONAL:
+        te.match.add(field_id=k.id).optional.value = canonical(av)

@@ -1,0 +1,63 @@
+"""Values and constants shared by entity writes and reads: canonical byte strings, native key
+kinds and table operations, conversion of data-plane errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from lanes.p4runtime.errors import P4RTError, code_from_number, invalid
+from lanes.p4runtime.proto import p4i, p4r
+
+INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
+TABLE_ONLY, DEFAULT_ONLY = p4i.ActionRef.TABLE_ONLY, p4i.ActionRef.DEFAULT_ONLY
+# native key kinds (crates/py/src/p4rt_bindings.rs)
+K_EXACT, K_LPM, K_TERNARY, K_RANGE, K_OPTIONAL, K_ANY = 0, 1, 2, 3, 4, 5
+OP_INSERT, OP_MODIFY, OP_DELETE, OP_DEFAULT, OP_COUNTER, OP_METER = 0, 1, 2, 3, 4, 5
+OK = grpc.StatusCode.OK
+
+Key = tuple[int, bytes, bytes, int]
+Canon = tuple[tuple[int, int, int, int], ...]
+
+
+def to_bytes(v: int, bitwidth: int) -> bytes:
+    return v.to_bytes(max(1, (bitwidth + 7) // 8), "big")
+
+
+def canonical(v: int) -> bytes:
+    """P4Runtime's canonical binary string: no leading zero bytes, at least one byte."""
+    return v.to_bytes(max(1, (v.bit_length() + 7) // 8), "big")
+
+
+def value_of(b: bytes, bitwidth: int, what: str) -> int:
+    if not b:
+        raise invalid(f"{what}: empty value")
+    v = int.from_bytes(b, "big")
+    if v >> bitwidth:
+        raise invalid(f"{what}: value {b.hex()} does not fit in {bitwidth} bits")
+    return v
+
+
+def native_error(e: Exception) -> P4RTError:
+    code, msg = e.args
+    return P4RTError(code_from_number(code), msg)
+
+
+def meter_rates(cfg: Any) -> tuple[float, int, float, int] | None:
+    """MeterConfig -> (cir, cburst, pir, pburst); None for an empty config (reset to default)."""
+    vals = (cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
+    if any(v < 0 for v in vals):
+        raise invalid("meter config values must not be negative")
+    if not any(vals):
+        return None
+    if cfg.pir < cfg.cir:
+        raise invalid("meter config: pir below cir")
+    return (float(cfg.cir), int(cfg.cburst), float(cfg.pir), int(cfg.pburst))
+
+
+def config_out(rates: tuple | None) -> Any:
+    if rates is None:
+        return p4r.MeterConfig()
+    cir, cbs, pir, pbs = rates
+    return p4r.MeterConfig(cir=int(cir), cburst=int(cbs), pir=int(pir), pburst=int(pbs))
