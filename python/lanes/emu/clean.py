@@ -50,8 +50,8 @@ def clean() -> int:
             continue
         for pid in st.get("switch_pids", []):
             removed += _kill(pid, "lanes")
-        for pid in st.get("host_pids", []):
-            removed += _kill(pid, "")
+        for pid, name in st.get("host_pids", []):
+            removed += _kill(pid, name)
         for pid in st.get("shell_pids", []):
             removed += _kill(pid, "mininet:")
         for name in [*st.get("bridges", []), *st.get("root_ifaces", [])]:

@@ -50,6 +50,7 @@ class LabNet:
         self.host_shaping = host_shaping
         self.grpc = grpc
         self.net: Mininet | None = None
+        self.tracked: list[tuple[int, str]] = []  # processes started in hosts: (pid, name)
         self.state_file = STATE_DIR / f"{os.getpid()}.json"
 
     def __enter__(self) -> Self:
@@ -124,6 +125,11 @@ class LabNet:
         assert self.net is not None
         return self.net[name]
 
+    def track(self, pid: int, name: str) -> None:
+        """Record a process started inside a host, for `lanes lab clean`."""
+        self.tracked.append((pid, name))
+        self._write_state()
+
     def _write_state(self) -> None:
         if self.net is None:
             return
@@ -134,6 +140,7 @@ class LabNet:
             "switch_pids": [s.proc.pid for s in self.net.switches if getattr(s, "proc", None) is not None],
             "root_ifaces": [i.name for s in self.net.switches for p, i in s.intfs.items() if p > 0],
             "bridges": [s.bridge for s in self.net.switches if hasattr(s, "bridge")],
+            "host_pids": self.tracked,
         }
         self.state_file.write_text(json.dumps(state))
 

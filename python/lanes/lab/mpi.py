@@ -48,10 +48,7 @@ def start(net, topo, out: Path, procs) -> subprocess.Popen:
         "-iface", dev, "-hosts", f"{topo.hosts[a].ip},{topo.hosts[b].ip}", "-n", "2", "-ppn", "1",
         str(binary(out)), str(MAX_BYTES), str(ITERATIONS),
     ]  # fmt: skip
-    with open(out / "mpi.txt", "w") as f:
-        p = ha.popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
-    procs.procs.append(p)
-    return p
+    return procs.start(ha, cmd, out / "mpi.txt", env=env)
 
 
 def finished(out: Path) -> bool:

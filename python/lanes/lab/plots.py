@@ -4,12 +4,15 @@ UDP loss and one-way latency over time, MPI ping-pong latency per message size."
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+with warnings.catch_warnings():  # Debian's and pip's matplotlib side by side warn about Axes3D
+    warnings.simplefilter("ignore")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
 COLORS = {"high": "tab:red", "medium": "tab:blue", "low": "tab:green", "other": "tab:gray"}
 

@@ -49,11 +49,14 @@ class Procs:
 
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen] = []
+        self.net: LabNet | None = None
 
-    def start(self, node: object, cmd: list[str], log: Path) -> subprocess.Popen:
+    def start(self, node: object, cmd: list[str], log: Path, **kw: object) -> subprocess.Popen:
         with open(log, "w") as f:
-            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT)  # type: ignore[attr-defined]
+            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT, **kw)  # type: ignore[attr-defined]
         self.procs.append(p)
+        if self.net is not None:
+            self.net.track(p.pid, next((Path(c).name for c in cmd if "iperf" in c or "mpi" in c), cmd[0]))
         return p
 
     def stop(self, procs: list[subprocess.Popen] | None = None, grace: float = 5.0) -> None:
@@ -103,6 +106,7 @@ def run(p: Params) -> Path:
             queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
             switch_rt=p.switch_rt,
         ) as net:  # fmt: skip
+            procs.net = net
             try:
                 result = _experiment(p, topo, plan, net, procs, writes, use_grpc)
             finally:
@@ -176,6 +180,26 @@ def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
     return out
 
 
+def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:
+    """The ping-pong on the idle network first: the floor the loaded runs compare with."""
+    from lanes.lab import mpi
+
+    say("MPI ping-pong on the idle network")
+    proc = mpi.start(net, topo, p.out, procs)
+    deadline = time.monotonic() + mpi.TIMEOUT_S
+    done_at = None
+    while proc.poll() is None and time.monotonic() < deadline:
+        if done_at is None and mpi.finished(p.out):
+            done_at = time.monotonic()
+        if done_at is not None and time.monotonic() - done_at > 10:
+            break
+        time.sleep(0.1)
+    procs.stop([proc])
+    idle = mpi.collect(p.out)["latency_us"]
+    (p.out / "mpi.txt").rename(p.out / "mpi_idle.txt")
+    return idle
+
+
 def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs: Procs,
                 writes: control.WriteLog, use_grpc: bool) -> dict:  # fmt: skip
     tables = _tables(p, topo, plan, net, writes, use_grpc)
@@ -191,6 +215,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     time.sleep(1.0)
     ctl_ports = {s: net.switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
     pids = {s: net.switch(s).proc.pid for s in topo.switches} if plan.family != "htb" else {}
+    mpi_idle = _mpi_idle(p, topo, net, procs) if plan.mpi_start_s is not None else None
     udp0 = {
         n: traffic.udp_counters(net.host(n).cmd("cat /proc/net/snmp"))
         for n in {fr.flow.dst for fr in plan.flows}
@@ -266,6 +291,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
         from lanes.lab import mpi
 
         mpi_result = mpi.collect(p.out)
+        if mpi_idle:
+            mpi_result["idle_latency_us"] = mpi_idle
     (p.out / "writes.json").write_text(json.dumps(writes.entries))
     return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result,
             "receivers": receivers}  # fmt: skip
