@@ -93,7 +93,12 @@ def report(paths: list[Path], out: Path) -> Path:
     for r in runs:
         s = json.loads((r / "summary.json").read_text())
         q = s["params"]
-        groups.setdefault((q["topo"], q["case"], q["proto"], q["link_mbps"]), []).append((r, s))
+        load = ""
+        if q["proto"] == "udp" and (q.get("high_load_pct", 50), q.get("low_load_pct", 50)) != (50, 50):
+            load = f"UDP load high {q['high_load_pct']:g} %, others {q['low_load_pct']:g} %"
+        if q.get("queue_depth", 64) != 64:
+            load += f"{', ' if load else ''}queues of {q['queue_depth']} packets"
+        groups.setdefault((q["topo"], q["case"], q["proto"], q["link_mbps"], load), []).append((r, s))
     intro = (
         "Values are ours; in parentheses the thesis's published figure for the same topology, case, "
         "protocol and algorithm (thesis link rates: star 100, tree1 50, tree2 10 Mb/s). The metrics "
@@ -103,16 +108,20 @@ def report(paths: list[Path], out: Path) -> Path:
     )
     md = ["# lanes lab report", "", intro, ""]
     body_html = []
-    for (topo, case, proto, mbps), items in sorted(groups.items()):
+    for (topo, case, proto, mbps, load), items in sorted(groups.items()):
         items.sort(key=lambda x: (ALG_ORDER.index(a) if (a := x[1]["params"]["alg"]) in ALG_ORDER else 99, a))
         title = f"{topo}, {case}, {proto.upper()}, {mbps:g} Mb/s links"
         if THESIS_LINK_MBPS.get(topo) not in (None, mbps):
             title += f" (thesis: {THESIS_LINK_MBPS[topo]} Mb/s)"
+        if load:
+            title += f"; {load}"
         head = ["alg", *(c for _, c in COLUMNS)]
         rows = []
         for _, s in items:
             alg = s["params"]["alg"]
-            pub = dict(PUBLISHED.get((topo, case, proto, alg), {}))
+            pub = dict(PUBLISHED.get((topo, case, proto, alg), {})) if not load else {}
+            if THESIS_LINK_MBPS.get(topo) != mbps:  # rates and delays scale with the link
+                pub = {k: v for k, v in pub.items() if k.endswith("_pct")}
             w = control_writes(case, alg, _n_vswitches(topo)) if alg != "linux-htb" else None
             if w is not None:
                 pub["control_writes"] = w

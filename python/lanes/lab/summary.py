@@ -134,6 +134,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "params": {
             "topo": p.topo, "case": p.case, "alg": p.alg, "proto": p.proto,
             "link_mbps": p.link_mbps, "duration_s": p.duration_s,
+            "high_load_pct": p.high_load_pct, "low_load_pct": p.low_load_pct, "queue_depth": p.queue_depth,
         },
         "phases": phases,
         "flows": flows,
