@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import queue
+import socket
 import sys
 import threading
 import time
@@ -363,9 +364,14 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
             response_serializer=p4r.StreamMessageResponse.SerializeToString,
         ),
     }
+    _check_addr(addr)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="p4rt"),
-        options=[("grpc.max_receive_message_length", 256 << 20), ("grpc.max_send_message_length", 256 << 20)],
+        options=[
+            ("grpc.max_receive_message_length", 256 << 20),
+            ("grpc.max_send_message_length", 256 << 20),
+            ("grpc.so_reuseport", 0),  # a second switch on the same port must fail, not share it
+        ],
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
     try:
@@ -380,6 +386,25 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
         srv._thread = threading.Thread(target=service.packet_in_loop, name="p4rt-packet-in", daemon=True)
         srv._thread.start()
     return srv
+
+
+def _check_addr(addr: str) -> None:
+    """HOST:PORT that we can listen on; a one-line LanesError otherwise (before gRPC logs)."""
+    host, sep, port = addr.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise LanesError(f"P4Runtime: '{addr}' is not HOST:PORT")
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+    except socket.gaierror as e:
+        raise LanesError(f"P4Runtime: cannot resolve '{host}': {e.strerror}") from None
+    family, _, _, _, sockaddr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(sockaddr)
+        except OSError as e:
+            raise LanesError(f"P4Runtime: cannot listen on {addr}: {e.strerror}") from None
 
 
 def _sidecar_p4info(json_path: Path) -> Path | None:
