@@ -420,3 +420,16 @@ def test_program_given_at_start_uses_its_p4info_file() -> None:
             assert "0x000000000042 => MyIngress.set_port 0x0003" in ctl(cport, "table_dump l2_fwd")
         finally:
             c.close()
+
+
+def test_grpc_address_in_use_or_malformed_is_one_line_error(switch: tuple[str, int]) -> None:
+    for addr, why in ((switch[0], "Address already in use"), ("nonsense:abc", "is not HOST:PORT")):
+        r = subprocess.run(
+            [LANES, "switch", "--no-p4", "--thrift-port", "0", "--", "--grpc-server-addr", addr],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and why in lines[0], r.stderr
