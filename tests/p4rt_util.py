@@ -38,13 +38,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def loopback_switch(*extra: str, device_id: int = 0) -> Iterator[tuple[str, int]]:
-    """A switch without ports; yields (gRPC address, ctl port)."""
+def loopback_switch(
+    *extra: str, device_id: int = 0, target: tuple[str, ...] = ()
+) -> Iterator[tuple[str, int]]:
+    """A switch without ports; yields (gRPC address, ctl port). `target`: options after '--'."""
     gport, cport = free_port(), free_port()
     addr = f"127.0.0.1:{gport}"
     cmd = [LANES, "switch", "--no-p4", "--device-id", str(device_id), "--thrift-port", str(cport), *extra]
     p = subprocess.Popen(
-        [*cmd, "--", "--grpc-server-addr", addr], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        [*cmd, "--", "--grpc-server-addr", addr, *target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     try:
         ch = grpc.insecure_channel(addr)

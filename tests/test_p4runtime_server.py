@@ -433,3 +433,23 @@ def test_grpc_address_in_use_or_malformed_is_one_line_error(switch: tuple[str, i
         )
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1 and why in lines[0], r.stderr
+
+
+def test_packet_out_errors_on_the_stream() -> None:
+    with loopback_switch(target=("--cpu-port", "255")) as (addr, cport):
+        a = primary(addr, election_id=2)
+        b = Client(addr)
+        try:
+            assert b.arbitrate(1).status.code == C.ALREADY_EXISTS.value[0]
+            b.packet_out(b"\x00" * 60, {1: b"\x01"})
+            err = b.next_message("error")
+            assert err.canonical_code == C.PERMISSION_DENIED.value[0] and err.packet_out.packet_out.payload
+            a.packet_out(b"\x00" * 60, {9: b"\x01"})  # no such metadata id
+            assert a.next_message("error").canonical_code == C.INVALID_ARGUMENT.value[0]
+            a.packet_out(b"\x00" * 60, {1: b"\x02\x00"})  # 512 does not fit the 9-bit egress_port
+            assert a.next_message("error").canonical_code == C.INVALID_ARGUMENT.value[0]
+            a.packet_out(b"\x00" * 60, {1: b"\x02"})  # accepted: injected on the CPU port
+            assert wait_for(lambda: json.loads(ctl(cport, "p4runtime_stats"))["packet_outs"] == 1)
+        finally:
+            a.close()
+            b.close()
