@@ -45,7 +45,8 @@ def rand_te() -> p4r.TableEntry:
     if rnd.random() < 0.1:
         te.is_default_action = True
     if rnd.random() < 0.1:
-        te.counter_data.packet_count = rnd.randrange(100)
+        te.counter_data.packet_count = rnd.choice([-1, 5, 2**63 - 1])
+        te.counter_data.byte_count = rnd.choice([-(2**63), 0, 64])
     if rnd.random() < 0.1:
         te.meter_config.cir = rnd.choice([-1, 0, 10])
         te.meter_config.pir = rnd.choice([0, 5, 20])
@@ -59,6 +60,7 @@ def rand_entity() -> p4r.Entity:
         e.table_entry.CopyFrom(rand_te())
     elif r < 0.7:
         e.counter_entry.counter_id = rnd.choice([PORT_COUNTER, 0, 7])
+        e.counter_entry.data.packet_count = rnd.choice([-1, 3])
         if rnd.random() < 0.7:
             e.counter_entry.index.index = rnd.choice([-1, 0, 511, 512])
     elif r < 0.8:
@@ -69,7 +71,9 @@ def rand_entity() -> p4r.Entity:
     elif r < 0.9:
         e.meter_entry.meter_id = rnd.choice([PORT_METER, 3])
         e.meter_entry.index.index = rnd.choice([0, 1000])
-        e.meter_entry.config.cir = rnd.choice([-1, 1, 100])
+        e.meter_entry.config.cir = rnd.choice([-1, 1, 100, 2**63 - 1])
+        e.meter_entry.config.pir = rnd.choice([0, 2**63 - 1])
+        e.meter_entry.config.pburst = rnd.choice([0, 2**63 - 1])
     elif r < 0.95:
         e.direct_counter_entry.table_entry.CopyFrom(rand_te())
     else:

@@ -32,6 +32,7 @@ from lanes.p4runtime.values import (
     TABLE_ONLY,
     Canon,
     Key,
+    counter_pair,
     meter_rates,
     native_error,
     to_bytes,
@@ -212,7 +213,7 @@ class Entities(EntityReads):
             a, params = self.action(spec, te.action, default=False)
         counter = None
         if te.HasField("counter_data"):
-            counter = (te.counter_data.packet_count, te.counter_data.byte_count)
+            counter = counter_pair(te.counter_data)
         meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
         op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
         return (op, spec.index, keys, a, params, prio, hint, counter, meter), (ikey, typ, te.metadata)
@@ -246,7 +247,7 @@ class Entities(EntityReads):
                 if c is None:
                     raise not_found(f"no counter with id {e.counter_id}")
                 idx = self._index(e, c.size, c.name)
-                _native.p4rt_counter_write(sw, c.name, idx, e.data.packet_count, e.data.byte_count)
+                _native.p4rt_counter_write(sw, c.name, idx, *counter_pair(e.data))
             elif which == "register_entry":
                 r = pl.registers.get(e.register_id)
                 if r is None:
@@ -298,7 +299,7 @@ class Entities(EntityReads):
                 [],
                 prio,
                 hint,
-                (e.data.packet_count, e.data.byte_count),
+                counter_pair(e.data),
                 None,
             )
         else:

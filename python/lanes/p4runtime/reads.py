@@ -19,6 +19,7 @@ from lanes.p4runtime.values import (
     K_TERNARY,
     canonical,
     config_out,
+    int64,
     native_error,
     value_of,
 )
@@ -102,8 +103,8 @@ class EntityReads:
                 if meta is not None and meta[1]:
                     te.metadata = meta[1]
                 if with_counter:
-                    te.counter_data.packet_count = pk
-                    te.counter_data.byte_count = by
+                    te.counter_data.packet_count = int64(pk)
+                    te.counter_data.byte_count = int64(by)
                 if with_meter:
                     te.meter_config.CopyFrom(config_out(rates))
                 yield te if (counters or meters) else p4r.Entity(table_entry=te)
@@ -150,8 +151,8 @@ class EntityReads:
             for i, pk, by in _native.p4rt_counter_read(self.sw, c.name, idx):
                 e = p4r.CounterEntry(counter_id=c.id)
                 e.index.index = i
-                e.data.packet_count = pk
-                e.data.byte_count = by
+                e.data.packet_count = int64(pk)
+                e.data.byte_count = int64(by)
                 yield p4r.Entity(counter_entry=e)
 
     def _read_registers(self, want: Any) -> Iterator[Any]:

@@ -44,6 +44,21 @@ def native_error(e: Exception) -> P4RTError:
     return P4RTError(code_from_number(code), msg)
 
 
+INT64_MAX = (1 << 63) - 1
+
+
+def int64(v: float) -> int:
+    """A data-plane value for an int64 protobuf field (saturating: counters are u64 there)."""
+    return min(int(v), INT64_MAX)
+
+
+def counter_pair(data: Any) -> tuple[int, int]:
+    """CounterData -> (packets, bytes); INVALID_ARGUMENT for negative counts."""
+    if data.packet_count < 0 or data.byte_count < 0:
+        raise invalid("counter data must not be negative")
+    return (data.packet_count, data.byte_count)
+
+
 def meter_rates(cfg: Any) -> tuple[float, int, float, int] | None:
     """MeterConfig -> (cir, cburst, pir, pburst); None for an empty config (reset to default)."""
     vals = (cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
@@ -60,4 +75,4 @@ def config_out(rates: tuple | None) -> Any:
     if rates is None:
         return p4r.MeterConfig()
     cir, cbs, pir, pbs = rates
-    return p4r.MeterConfig(cir=int(cir), cburst=int(cbs), pir=int(pir), pburst=int(pbs))
+    return p4r.MeterConfig(cir=int64(cir), cburst=int64(cbs), pir=int64(pir), pburst=int64(pbs))
