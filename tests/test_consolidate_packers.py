@@ -99,3 +99,18 @@ def test_delay_packer_with_bounds_equals_plain_reference(choice: str, seed: int)
     for cap, limit in [(300.0, 5.0), (400.0, 50.0), (250.0, 0.5)]:
         got = pack_delay(ts, cap, limit, choice).tolist()
         assert got == reference_delay_packing(ts, cap, limit, choice)
+
+
+def test_absent_training_days_take_the_vms_average_day() -> None:
+    from lanes.consolidate.trace import Trace
+
+    util = np.zeros((3, 2, 2))
+    util[0, 0] = [10, 30]
+    util[2, 0] = [20, 50]  # VM 0 absent on day 1
+    util[:, 1] = [[5, 5], [7, 7], [9, 9]]
+    present = np.array([[True, True], [False, True], [True, True]])
+    tr = Trace(days=["a", "b", "c"], vms=["x", "y"], util=util, present=present, step_s=43200.0)
+    s = tr.train_series(np.array([0, 1, 2]))  # (VM, day, t)
+    assert s[0].tolist() == [[10, 30], [15, 40], [20, 50]]
+    assert s[1].tolist() == [[5, 5], [7, 7], [9, 9]]
+    assert tr.vm_means(np.array([0, 1, 2])).tolist() == [27.5, 7.0]

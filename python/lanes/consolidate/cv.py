@@ -76,7 +76,7 @@ def run_fold(trace: Trace, test: int, grid: Grid) -> FoldPoints:
     train_idx = np.array([d for d in range(len(trace.days)) if d != test])
     train = TrainSet(
         means=trace.vm_means(train_idx),
-        series=np.ascontiguousarray(trace.util[train_idx].transpose(1, 0, 2)),
+        series=trace.train_series(train_idx),
         dt_min=trace.dt_min,
     )
     keys = grid.keys()

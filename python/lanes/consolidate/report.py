@@ -135,9 +135,9 @@ def headline(rows: list[dict], base: str = "util", others: tuple[str, ...] = ("d
             ratios = sorted(r["max_ratio"] for r in pairs)
             gain = float(np.median([r["fill_avg_pct"] - r["base_fill_pct"] for r in pairs]))
             summary.append(
-                f"`{name}`: {len(pairs)} settings within `{base}`'s range of average delay; worst bin "
-                f"{ratios[len(ratios) // 2]:.1f}x lower (median; range {ratios[0]:.1f}-{ratios[-1]:.1f}x), "
-                f"fill {gain:+.1f} points (median)."
+                f"`{name}`: {len(pairs)} settings within `{base}`'s range of average delay; `{base}`'s worst "
+                f"bin / `{name}`'s worst bin = {ratios[len(ratios) // 2]:.1f} (median; range "
+                f"{ratios[0]:.1f}-{ratios[-1]:.1f}; > 1: `{name}` lower), fill {gain:+.1f} points (median)."
             )
     if not summary:
         return f"No delay-packing setting reaches an average delay within `{base}`'s range."

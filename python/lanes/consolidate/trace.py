@@ -44,3 +44,14 @@ class Trace:
         sums = self.util[day_idx].sum(axis=2)  # (D, M)
         n = pres.sum(axis=0) * self.util.shape[2]
         return np.where(n > 0, sums.sum(axis=0) / np.maximum(n, 1), 0.0)
+
+    def train_series(self, day_idx: np.ndarray) -> np.ndarray:
+        """(M, D, T) series of the given days for packing, a VM's absent days filled with its average
+        daily profile over the days it was present (as `vm_means`: a VM is sized by what it uses while
+        running; zeros would let a delay packer squeeze it in where it does not fit)."""
+        u = self.util[day_idx]  # (D, M, T)
+        pres = self.present[day_idx]  # (D, M)
+        n = pres.sum(axis=0)
+        profile = u.sum(axis=0) / np.maximum(n, 1)[:, None]  # absent days hold zeros
+        filled = np.where(pres[:, :, None], u, profile[None])
+        return np.ascontiguousarray(filled.transpose(1, 0, 2))
