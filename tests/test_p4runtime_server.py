@@ -453,3 +453,23 @@ def test_packet_out_errors_on_the_stream() -> None:
         finally:
             a.close()
             b.close()
+
+
+def test_bytes_that_are_not_a_message_are_invalid_argument(switch: tuple[str, int]) -> None:
+    ch = grpc.insecure_channel(switch[0])
+    try:
+        for method in ("Write", "SetForwardingPipelineConfig", "GetForwardingPipelineConfig", "Capabilities"):
+            call = ch.unary_unary(f"/p4.v1.P4Runtime/{method}")  # raw bytes in and out
+            with pytest.raises(grpc.RpcError) as e:
+                call(b"\xff\xff\xff\xff", timeout=10)
+            assert e.value.code() == C.INVALID_ARGUMENT, method
+        read = ch.unary_stream("/p4.v1.P4Runtime/Read")
+        with pytest.raises(grpc.RpcError) as e:
+            list(read(b"\x0a\xff", timeout=10))
+        assert e.value.code() == C.INVALID_ARGUMENT
+        stream = ch.stream_stream("/p4.v1.P4Runtime/StreamChannel")
+        with pytest.raises(grpc.RpcError) as e:
+            list(stream(iter([b"\x0a\x05\x08"]), timeout=10))
+        assert e.value.code() == C.INVALID_ARGUMENT
+    finally:
+        ch.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from lanes import _native
 from lanes.errors import LanesError
@@ -216,6 +217,8 @@ class P4RuntimeService:
         def reader() -> None:
             try:
                 for req in requests:
+                    if req is MALFORMED:
+                        raise invalid("malformed stream message: not a valid protobuf message")
                     which = req.WhichOneof("update")
                     if which == "arbitration":
                         self.arb.update(client, req.arbitration)
@@ -292,6 +295,30 @@ class P4RuntimeService:
     HELP = " | p4runtime_stats (P4Runtime write counts, JSON)"
 
 
+MALFORMED = object()  # a request whose bytes are not the message they should be
+
+
+def _parser(cls: Any) -> Any:
+    def parse(data: bytes) -> Any:
+        try:
+            return cls.FromString(data)
+        except DecodeError:
+            return MALFORMED
+
+    return parse
+
+
+def _checked(fn: Any) -> Any:
+    """INVALID_ARGUMENT for requests that did not parse (gRPC itself would say INTERNAL)."""
+
+    def handler(req: Any, context: grpc.ServicerContext) -> Any:
+        if req is MALFORMED:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed request: not a valid protobuf message")
+        return fn(req, context)
+
+    return handler
+
+
 def _stream_error(code: grpc.StatusCode, msg: str, po: Any = None) -> Any:
     m = p4r.StreamMessageResponse()
     m.error.canonical_code = code.value[0]
@@ -331,36 +358,33 @@ class P4RuntimeServer:
 
 def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -> P4RuntimeServer:
     service = P4RuntimeService(sw, device_id, cpu_port)
-    unary = grpc.unary_unary_rpc_method_handler
+
+    def unary(fn: Any, req: Any, resp: Any) -> Any:
+        return grpc.unary_unary_rpc_method_handler(
+            _checked(fn), request_deserializer=_parser(req), response_serializer=resp.SerializeToString
+        )
+
     handlers = {
-        "Capabilities": unary(
-            service.Capabilities,
-            request_deserializer=p4r.CapabilitiesRequest.FromString,
-            response_serializer=p4r.CapabilitiesResponse.SerializeToString,
-        ),
+        "Capabilities": unary(service.Capabilities, p4r.CapabilitiesRequest, p4r.CapabilitiesResponse),
         "SetForwardingPipelineConfig": unary(
             service.SetForwardingPipelineConfig,
-            request_deserializer=p4r.SetForwardingPipelineConfigRequest.FromString,
-            response_serializer=p4r.SetForwardingPipelineConfigResponse.SerializeToString,
+            p4r.SetForwardingPipelineConfigRequest,
+            p4r.SetForwardingPipelineConfigResponse,
         ),
         "GetForwardingPipelineConfig": unary(
             service.GetForwardingPipelineConfig,
-            request_deserializer=p4r.GetForwardingPipelineConfigRequest.FromString,
-            response_serializer=p4r.GetForwardingPipelineConfigResponse.SerializeToString,
+            p4r.GetForwardingPipelineConfigRequest,
+            p4r.GetForwardingPipelineConfigResponse,
         ),
-        "Write": unary(
-            service.Write,
-            request_deserializer=p4r.WriteRequest.FromString,
-            response_serializer=p4r.WriteResponse.SerializeToString,
-        ),
+        "Write": unary(service.Write, p4r.WriteRequest, p4r.WriteResponse),
         "Read": grpc.unary_stream_rpc_method_handler(
-            service.Read,
-            request_deserializer=p4r.ReadRequest.FromString,
+            _checked(service.Read),
+            request_deserializer=_parser(p4r.ReadRequest),
             response_serializer=p4r.ReadResponse.SerializeToString,
         ),
         "StreamChannel": grpc.stream_stream_rpc_method_handler(
             service.StreamChannel,
-            request_deserializer=p4r.StreamMessageRequest.FromString,
+            request_deserializer=_parser(p4r.StreamMessageRequest),
             response_serializer=p4r.StreamMessageResponse.SerializeToString,
         ),
     }
