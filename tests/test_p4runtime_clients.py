@@ -137,7 +137,12 @@ def test_finsy_arbitration_pipeline_and_packet_in_out(star: Star) -> None:
     assert frame[:14] == bytes.fromhex(star.mac(2).replace(":", "") + star.mac(1).replace(":", "") + "88b5")
     out = received(rx)  # finsy's PacketOut (ethertype rewritten to 0x88b6) left on port 2
     assert len(out) == 1 and bytes.fromhex(out[0])[14:] == frame[14:]
-    assert json.loads(fin.stdout.readline()) == {"done": True}
+    # one frame entered on port 1 (h1), one on the CPU port (the PacketOut); the acl entry hit once
+    assert json.loads(fin.stdout.readline()) == {
+        "done": True,
+        "port_counter": {"1": 1, "255": 1},
+        "acl_counter": [1],
+    }
     assert fin.wait(timeout=20) == 0
     stats = json.loads(star.ns(star.sw, LANES, "ctl", "-c", "p4runtime_stats").stdout)
     assert stats["packet_ins"] == 1 and stats["packet_outs"] == 1 and stats["updates_accepted"] == 1

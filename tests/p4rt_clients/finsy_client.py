@@ -1,6 +1,7 @@
 """finsy (unmodified, from PyPI) against a lanes switch: win arbitration, push the pipeline,
 write an acl entry that sends 0x88b5 frames to the CPU, then wait for one PacketIn and answer
-it with a PacketOut to port 2. Prints JSON lines: {"ready": ...}, {"packet_in": ...}, {"done": ...}.
+it with a PacketOut to port 2, then read counters. Prints JSON lines: {"ready": ...},
+{"packet_in": ...}, {"done": ...}.
 
     finsy_client.py ADDR P4INFO JSON
 """
@@ -37,7 +38,12 @@ async def main() -> None:
             )
             break
         await asyncio.sleep(0.5)
-        print(json.dumps({"done": True}), flush=True)
+        ports = {}
+        for port in (1, 255):
+            async for c in sw.read(fy.P4CounterEntry("port_counter", index=port)):
+                ports[port] = c.data.packet_count if c.data else 0
+        direct = [d.packet_count async for d in sw.read(fy.P4DirectCounterEntry("acl_counter"))]
+        print(json.dumps({"done": True, "port_counter": ports, "acl_counter": direct}), flush=True)
 
 
 asyncio.run(main())
