@@ -94,6 +94,9 @@ def test_pipeline_actions_and_get_response_types(client: Client) -> None:
     bad.actions[2].preamble.name = "MyIngress.no_such_action"
     assert rpc_code(client.set_pipeline, bad, raw, SetReq.VERIFY) == C.INVALID_ARGUMENT
     assert rpc_code(client.set_pipeline, info, b"{not json", SetReq.VERIFY) == C.INVALID_ARGUMENT
+    bad = load_p4info(P4INFO)
+    del bad.tables[0]  # l2_fwd of the JSON missing from the p4info
+    assert rpc_code(client.set_pipeline, bad, raw, SetReq.VERIFY) == C.INVALID_ARGUMENT
     assert rpc_code(client.set_pipeline, info, raw, SetReq.UNSPECIFIED) == C.INVALID_ARGUMENT
     # RECONCILE_AND_COMMIT keeps the entries; VERIFY_AND_COMMIT starts empty
     client.set_pipeline(info, raw, SetReq.RECONCILE_AND_COMMIT, cookie=7)

@@ -158,6 +158,11 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
     for t in info.tables:
         pl.tables[t.preamble.id] = _table(pl, t, jtables)
     _unique([t.preamble.id for t in info.tables], "table")
+    named = {t.preamble.name for t in info.tables}
+    for jt in names["tables"]:
+        # p4c leaves its own keyless tables (tbl_*) out of the P4Info, nothing else
+        if jt["keys"] and jt["name"] not in named:
+            raise invalid(f"table {jt['name']} of the bmv2 JSON is not in the p4info")
 
     def externs(kind: str, items: Any, direct: bool) -> dict[int, ExternSpec]:
         jx = {x["name"]: x for x in names[kind]}
