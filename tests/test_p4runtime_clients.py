@@ -96,6 +96,8 @@ def test_p4runtime_shell_entries_counters_and_priorities(star: Star) -> None:
     rx = receiver(star, 2, 0x88B7, 3, timeout=2)
     send(star, 1, h2, 0x88B7, 3)
     assert received(rx) == []
+    # the direct counters say which entry matched: all 3 frames hit the priority-20 entry
+    assert shell(star, "stats")["acl"] == {"10": [0, 0], "20": [3, 180]}
     assert shell(star, "delete-drop")["acl_priorities"] == [10]
     rx = receiver(star, 2, 0x88B7, 3)
     send(star, 1, h2, 0x88B7, 3)
