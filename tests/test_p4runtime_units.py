@@ -85,6 +85,9 @@ def test_arbitration_rules() -> None:
     with pytest.raises(P4RTError) as e:
         arb.update(c, _update(1, device=4))
     assert e.value.code == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(P4RTError) as e:
+        arb.update(a, _update(9, device=4))  # a registered stream moving to another device
+    assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION
     d = Client(send=lambda m: None)
     arb.update(d, _update(1, role="other"))  # another role: its own primary
     assert arb.is_primary(d) and arb.is_primary(a)

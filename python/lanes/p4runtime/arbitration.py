@@ -53,6 +53,10 @@ class Arbitrator:
     def update(self, client: Client, m: Any) -> None:
         """Handle a MasterArbitrationUpdate from `client`; P4RTError ends its stream."""
         if m.device_id != self.device_id:
+            if client in self.clients:  # a stream may not move to another device
+                raise P4RTError(
+                    grpc.StatusCode.FAILED_PRECONDITION, "the device id of a stream cannot change"
+                )
             raise not_found(f"no device {m.device_id} (this switch is device {self.device_id})")
         role = role_key(m.role.name, m.role.id) if m.HasField("role") else ""
         eid = u128(m.election_id) if m.HasField("election_id") else None
