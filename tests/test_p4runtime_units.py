@@ -83,7 +83,7 @@ def test_arbitration_rules() -> None:
         arb.update(c, _update(9))  # id in use
     assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(P4RTError) as e:
-        arb.update(c, _update(1, device=4))
+        arb.update(Client(send=lambda m: None), _update(1, device=4))  # a new stream, unknown device
     assert e.value.code == grpc.StatusCode.NOT_FOUND
     with pytest.raises(P4RTError) as e:
         arb.update(a, _update(9, device=4))  # a registered stream moving to another device
