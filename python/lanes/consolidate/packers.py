@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -52,10 +53,20 @@ class TrainSet:
     def __post_init__(self) -> None:
         # Stable sort: equal averages keep trace order, so results do not depend on the sort algorithm.
         self.order = np.argsort(-self.means, kind="stable")
-        self.cum = np.cumsum(self.series, axis=2)  # (M, D, T)
-        self.flat = self.series.reshape(len(self.means), -1)  # (M, D*T)
-        self.cum_sum = self.cum.sum(axis=(1, 2))  # (M,)
         self._bytes: bytes | None = None
+
+    # Made on first use: only the numpy delay packer needs them.
+    @cached_property
+    def cum(self) -> np.ndarray:
+        return np.cumsum(self.series, axis=2)  # (M, D, T)
+
+    @cached_property
+    def flat(self) -> np.ndarray:
+        return self.series.reshape(len(self.means), -1)  # (M, D*T)
+
+    @cached_property
+    def cum_sum(self) -> np.ndarray:
+        return self.cum.sum(axis=(1, 2))  # (M,)
 
     def series_bytes(self) -> bytes:
         """The (M, D, T) series as native float64 bytes, for the Rust packer (made once)."""
