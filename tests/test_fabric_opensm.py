@@ -99,7 +99,8 @@ FOREIGN = [
 
 
 def _mangle(src: Path, dst: Path, seed: int, renumber: bool, drop_every: int) -> None:
-    """Renumber every switch's ports at random and/or drop every n-th compute node."""
+    """Renumber every switch's ports at random and list the nodes in random order, and/or drop
+    every n-th compute node."""
     rng = random.Random(seed)
     blocks = [b for b in src.read_text().split("\n\n") if re.search(r"^(Switch|Ca)\t", b, re.MULTILINE)]
     parsed = []
@@ -116,6 +117,8 @@ def _mangle(src: Path, dst: Path, seed: int, renumber: bool, drop_every: int) ->
         if kind == "Switch" and renumber:
             rng.shuffle(ports)
         perm[name] = {i + 1: ports[i] for i in range(n)}
+    if renumber:
+        rng.shuffle(parsed)
     out = []
     for kind, n, name, links in parsed:
         if name in drop:

@@ -53,6 +53,77 @@ pub struct Topo {
     pub max_cn_per_leaf: usize,
 }
 
+/// Tuples as OpenSM's ftree indexes switches, so that leaves and port groups are visited in the
+/// same order: a breadth-first walk from the leaf with the lowest GUID in OpenSM's map order (the
+/// GUID's network byte order read as a number); the start gets (rank, 0, .., 0); a switch found
+/// below one of rank r copies its tuple with rank r+1 and digit r+1 set to the lowest value still
+/// free, one found above copies it with rank r-1 and digit r set likewise. Each switch's groups
+/// are then ordered by the remote tuple (OpenSM sorts them after indexing); tuples compare
+/// byte-wise, unreached switches (0xFF..) last.
+fn index_like_opensm(
+    f: &Fabric,
+    sw_node: &[u32],
+    level: &[u8],
+    hcas: &[Vec<(u8, u32)>],
+    up: &[Vec<Group>],
+    down: &[Vec<Group>],
+    nlevels: usize,
+) -> Vec<[u8; 9]> {
+    let ns = sw_node.len();
+    let mut tuple = vec![[0xFFu8; 9]; ns];
+    let leaf_rank = nlevels - 1;
+    if leaf_rank >= 8 {
+        return tuple;
+    }
+    let Some(first) = (0..ns)
+        .filter(|&s| !hcas[s].is_empty() && level[s] as usize == leaf_rank)
+        .min_by_key(|&s| f.nodes[sw_node[s] as usize].guid.swap_bytes())
+    else {
+        return tuple;
+    };
+    let mut taken = std::collections::HashSet::new();
+    let mut t0 = [0xFFu8; 9];
+    t0[0] = leaf_rank as u8;
+    for d in t0.iter_mut().take(leaf_rank + 1).skip(1) {
+        *d = 0;
+    }
+    tuple[first] = t0;
+    taken.insert(t0);
+    let mut queue = VecDeque::from([first]);
+    let mut assign = |tuple: &mut Vec<[u8; 9]>, from: usize, to: usize, rank: usize, var: usize| {
+        let mut t = tuple[from];
+        t[0] = rank as u8;
+        for i in 0..255u8 {
+            t[var] = i;
+            if taken.insert(t) {
+                tuple[to] = t;
+                return true;
+            }
+        }
+        false
+    };
+    while let Some(s) = queue.pop_front() {
+        let r = level[s] as usize;
+        if r < leaf_rank {
+            for g in &down[s] {
+                let c = g.remote as usize;
+                if tuple[c][0] == 0xFF && assign(&mut tuple, s, c, r + 1, r + 1) {
+                    queue.push_back(c);
+                }
+            }
+        }
+        if r != 0 {
+            for g in &up[s] {
+                let p = g.remote as usize;
+                if tuple[p][0] == 0xFF && assign(&mut tuple, s, p, r - 1, r) {
+                    queue.push_back(p);
+                }
+            }
+        }
+    }
+    tuple
+}
+
 impl Topo {
     pub fn new(f: &Fabric) -> Result<Topo> {
         let mut node_sw = vec![NONE; f.nodes.len()];
@@ -162,13 +233,19 @@ impl Topo {
             }
         }
         let nlevels = maxh as usize + 1;
+        let tuples = index_like_opensm(f, &sw_node, &level, &hcas, &up, &down, nlevels);
+        for s in 0..ns {
+            up[s].sort_by_key(|g| tuples[g.remote as usize]);
+            down[s].sort_by_key(|g| tuples[g.remote as usize]);
+        }
         let mut by_level = vec![Vec::new(); nlevels];
         for s in 0..ns {
             by_level[level[s] as usize].push(s as u32);
         }
-        let leaves: Vec<u32> = (0..ns as u32)
+        let mut leaves: Vec<u32> = (0..ns as u32)
             .filter(|&s| !hcas[s as usize].is_empty())
             .collect();
+        leaves.sort_by_key(|&s| tuples[s as usize]);
         let max_cn_per_leaf = leaves
             .iter()
             .map(|&l| hcas[l as usize].len())
