@@ -28,6 +28,11 @@ pub enum Op {
         dst: FieldRef,
         src: WideSrc,
     },
+    /// A 65..=128-bit destination computed by an expression.
+    Set2 {
+        dst: FieldRef,
+        src: Expr,
+    },
     SetValid(u32),
     SetInvalid(u32),
     /// `hdr.$valid$ = expr` (p4c writes validity this way, e.g. after a lookahead).
@@ -200,46 +205,40 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         });
     }
     let val = json::get(src, "value", ctx)?;
-    let wide = match json::str_(src, "type", ctx)? {
-        "field" => {
-            let f = l.resolve_field(val, ctx)?;
-            if f.width != d.width {
-                return err(
-                    ctx,
-                    "wide field copy between different widths not supported",
-                );
-            }
-            WideSrc::Field(f.word)
-        }
+    let copy = match json::str_(src, "type", ctx)? {
+        "field" => match l.resolve(val, ctx)? {
+            FieldLoc::Field(f) if f.width == d.width => Some(WideSrc::Field(f.word)),
+            _ => None,
+        },
         "runtime_data" | "local" => {
             let (w, word) = s.param(val, ctx)?;
-            if w != d.width {
-                return err(
-                    ctx,
-                    "wide parameter copy between different widths not supported",
-                );
-            }
-            WideSrc::Param(word)
+            (w == d.width).then_some(WideSrc::Param(word))
         }
         "hexstr" => {
             let (neg, bytes) = json::parse_hex(json::as_str(val, ctx)?, ctx)?;
             let mut words = vec![0u64; words_for(d.width) as usize];
-            if neg || !bytes_to_words(&bytes, d.width, &mut words) {
-                return err(ctx, "constant does not fit the wide field");
-            }
-            WideSrc::Const(words.into_boxed_slice())
+            (!neg && bytes_to_words(&bytes, d.width, &mut words))
+                .then(|| WideSrc::Const(words.into_boxed_slice()))
         }
-        _ => {
-            return err(
-                ctx,
-                format!(
-                    "arithmetic on a {}-bit field not supported (max 64)",
-                    d.width
-                ),
-            )
-        }
+        _ => None,
     };
-    Ok(Op::CopyWide { dst: d, src: wide })
+    if let Some(src) = copy {
+        return Ok(Op::CopyWide { dst: d, src });
+    }
+    if d.width <= expr::MAX_BITS {
+        return Ok(Op::Set2 {
+            dst: d,
+            src: expr::compile(src, s, ctx)?,
+        });
+    }
+    err(
+        ctx,
+        format!(
+            "assignment to a {}-bit field other than a same-width copy not supported (max {})",
+            d.width,
+            expr::MAX_BITS
+        ),
+    )
 }
 
 /// Compiles one primitive call; `idx` is its position (for jump checks), `n` the count.
@@ -466,6 +465,12 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             Op::Set { dst, src } => {
                 let v = src.eval(&env!());
                 st.set(*dst, v);
+            }
+            Op::Set2 { dst, src } => {
+                let v = src.eval128(&env!());
+                let d = dst.word as usize;
+                st.w[d] = (v >> 64) as u64 & mask(dst.width - 64);
+                st.w[d + 1] = v as u64;
             }
             Op::CopyWide { dst, src } => {
                 let n = dst.words() as usize;

@@ -1,9 +1,11 @@
-//! Expressions: compiled once into a small tree over u64 values, evaluated per packet.
+//! Expressions: compiled once into a small tree, evaluated per packet on u128 values.
 //!
 //! bmv2 evaluates on arbitrary-precision integers and p4c inserts `& mask` after operations that
-//! can overflow their P4 width; with wrapping u64 arithmetic the masked results are the same for
-//! widths up to 64 bits. Fields wider than 64 bits are refused here (they may only be copied,
-//! matched, extracted and emitted, which the callers handle separately). Booleans are 0 or 1.
+//! can overflow their P4 width; with wrapping u128 arithmetic the masked results are the same for
+//! widths up to 128 bits (p4c lowers `lookahead<header_t>()` to a 128-bit value sliced with `>>`
+//! and masks, so 128 bits matter). Fields wider than 128 bits are refused here (they may only be
+//! copied, matched, extracted and emitted, which the callers handle separately). Booleans are 0
+//! or 1.
 
 use crate::json::{self, err, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
@@ -33,12 +35,20 @@ pub enum BinOp {
 
 #[derive(Debug, Clone)]
 pub enum Expr {
-    Const(u64),
+    Const(u128),
     Field {
+        word: u32,
+    },
+    /// A 65..=128-bit field: two words, most significant first.
+    Field2 {
         word: u32,
     },
     Valid(u32),
     Param {
+        word: u32,
+    },
+    /// A 65..=128-bit action parameter: two words, most significant first.
+    Param2 {
         word: u32,
     },
     /// Bits of the packet not yet extracted, relative to the parser cursor.
@@ -87,17 +97,18 @@ impl Scope<'_> {
     }
 }
 
-fn narrow(f: FieldRef, ctx: &str) -> R<u32> {
-    if f.is_wide() {
-        return err(
+/// Widest value expressions compute with.
+pub const MAX_BITS: u32 = 128;
+
+fn field_expr(f: FieldRef, ctx: &str) -> R<Expr> {
+    match f.width {
+        0..=64 => Ok(Expr::Field { word: f.word }),
+        65..=MAX_BITS => Ok(Expr::Field2 { word: f.word }),
+        w => err(
             ctx,
-            format!(
-                "arithmetic on a {}-bit field not supported (max 64)",
-                f.width
-            ),
-        );
+            format!("arithmetic on a {w}-bit field not supported (max {MAX_BITS})"),
+        ),
     }
-    Ok(f.word)
 }
 
 pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
@@ -105,25 +116,24 @@ pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
     let val = json::get(v, "value", ctx)?;
     match ty {
         "field" => match s.layout.resolve(val, ctx)? {
-            FieldLoc::Field(f) => Ok(Expr::Field {
-                word: narrow(f, ctx)?,
-            }),
+            FieldLoc::Field(f) => field_expr(f, ctx),
             FieldLoc::Valid(h) => Ok(Expr::Valid(h)),
         },
-        "hexstr" => Ok(Expr::Const(json::hex_u64(json::as_str(val, ctx)?, ctx)?)),
+        "hexstr" => Ok(Expr::Const(json::hex_u128(json::as_str(val, ctx)?, ctx)?)),
         "bool" => match val.as_bool() {
-            Some(b) => Ok(Expr::Const(u64::from(b))),
+            Some(b) => Ok(Expr::Const(u128::from(b))),
             None => err(ctx, "bool value must be true or false"),
         },
         "runtime_data" | "local" => {
             let (width, word) = s.param(val, ctx)?;
-            if width > 64 {
-                return err(
+            match width {
+                0..=64 => Ok(Expr::Param { word }),
+                65..=MAX_BITS => Ok(Expr::Param2 { word }),
+                _ => err(
                     ctx,
                     format!("arithmetic on a {width}-bit parameter not supported"),
-                );
+                ),
             }
-            Ok(Expr::Param { word })
         }
         "lookahead" if s.lookahead => {
             let p = val.as_array().map(Vec::as_slice).unwrap_or(&[]);
@@ -133,7 +143,7 @@ pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             ) else {
                 return err(ctx, "lookahead must be [offset, bitwidth]");
             };
-            if w == 0 || w > 64 || off > 65536 {
+            if w == 0 || w > u64::from(MAX_BITS) || off > 65536 {
                 return err(ctx, format!("lookahead of {w} bits at {off} not supported"));
             }
             Ok(Expr::Lookahead {
@@ -226,46 +236,66 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
 }
 
 impl Expr {
+    /// The value truncated to 64 bits (what every narrow destination takes).
     #[inline]
     pub fn eval(&self, e: &Env) -> u64 {
+        self.eval128(e) as u64
+    }
+
+    #[inline]
+    pub fn eval128(&self, e: &Env) -> u128 {
+        let two = |w: &[u64], i: u32| -> u128 {
+            let i = i as usize;
+            (u128::from(w.get(i).copied().unwrap_or(0)) << 64)
+                | u128::from(w.get(i + 1).copied().unwrap_or(0))
+        };
         match self {
             Expr::Const(c) => *c,
-            Expr::Field { word } => e.w[*word as usize],
-            Expr::Valid(h) => u64::from(e.valid[*h as usize]),
-            Expr::Param { word } => e.params.get(*word as usize).copied().unwrap_or(0),
+            Expr::Field { word } => u128::from(e.w[*word as usize]),
+            Expr::Field2 { word } => two(e.w, *word),
+            Expr::Valid(h) => u128::from(e.valid[*h as usize]),
+            Expr::Param { word } => u128::from(e.params.get(*word as usize).copied().unwrap_or(0)),
+            Expr::Param2 { word } => two(e.params, *word),
             Expr::Lookahead { bit_off, width } => {
                 let end = (*bit_off + *width) as usize;
                 if end.div_ceil(8) > e.look.len() {
                     0 // callers check the packet is long enough before evaluating
+                } else if *width <= 64 {
+                    u128::from(crate::bits::read_bits(e.look, *bit_off as usize, *width))
                 } else {
-                    crate::bits::read_bits(e.look, *bit_off as usize, *width)
+                    let hi_bits = *width - 64;
+                    let hi = crate::bits::read_bits(e.look, *bit_off as usize, hi_bits);
+                    let lo = crate::bits::read_bits(e.look, (*bit_off + hi_bits) as usize, 64);
+                    (u128::from(hi) << 64) | u128::from(lo)
                 }
             }
             Expr::StackLast { stack, words } => {
                 // bmv2 refuses `last` of an empty stack; we read 0
                 match e.stack_next.get(*stack as usize).copied().unwrap_or(0) {
                     0 => 0,
-                    n => words.get(n as usize - 1).map_or(0, |w| e.w[*w as usize]),
+                    n => words
+                        .get(n as usize - 1)
+                        .map_or(0, |w| u128::from(e.w[*w as usize])),
                 }
             }
-            Expr::Not(a) => u64::from(a.eval(e) == 0),
-            Expr::BitNot(a) => !a.eval(e),
-            Expr::D2b(a) => u64::from(a.eval(e) != 0),
+            Expr::Not(a) => u128::from(a.eval128(e) == 0),
+            Expr::BitNot(a) => !a.eval128(e),
+            Expr::D2b(a) => u128::from(a.eval128(e) != 0),
             Expr::Cond(c, a, b) => {
-                if c.eval(e) != 0 {
-                    a.eval(e)
+                if c.eval128(e) != 0 {
+                    a.eval128(e)
                 } else {
-                    b.eval(e)
+                    b.eval128(e)
                 }
             }
             Expr::Bin(op, a, b) => {
                 // short-circuit boolean operators
                 match op {
-                    BinOp::And => return u64::from(a.eval(e) != 0 && b.eval(e) != 0),
-                    BinOp::Or => return u64::from(a.eval(e) != 0 || b.eval(e) != 0),
+                    BinOp::And => return u128::from(a.eval128(e) != 0 && b.eval128(e) != 0),
+                    BinOp::Or => return u128::from(a.eval128(e) != 0 || b.eval128(e) != 0),
                     _ => {}
                 }
-                let (x, y) = (a.eval(e), b.eval(e));
+                let (x, y) = (a.eval128(e), b.eval128(e));
                 match op {
                     BinOp::Add => x.wrapping_add(y),
                     BinOp::Sub => x.wrapping_sub(y),
@@ -273,25 +303,25 @@ impl Expr {
                     BinOp::Div => x.checked_div(y).unwrap_or(0),
                     BinOp::Mod => x.checked_rem(y).unwrap_or(0),
                     BinOp::Shl => {
-                        if y >= 64 {
+                        if y >= 128 {
                             0
                         } else {
                             x << y
                         }
                     }
                     BinOp::Shr => {
-                        if y >= 64 {
+                        if y >= 128 {
                             0
                         } else {
                             x >> y
                         }
                     }
-                    BinOp::Eq => u64::from(x == y),
-                    BinOp::Ne => u64::from(x != y),
-                    BinOp::Gt => u64::from(x > y),
-                    BinOp::Ge => u64::from(x >= y),
-                    BinOp::Lt => u64::from(x < y),
-                    BinOp::Le => u64::from(x <= y),
+                    BinOp::Eq => u128::from(x == y),
+                    BinOp::Ne => u128::from(x != y),
+                    BinOp::Gt => u128::from(x > y),
+                    BinOp::Ge => u128::from(x >= y),
+                    BinOp::Lt => u128::from(x < y),
+                    BinOp::Le => u128::from(x <= y),
                     BinOp::BitAnd => x & y,
                     BinOp::BitOr => x | y,
                     BinOp::BitXor => x ^ y,
@@ -323,7 +353,7 @@ mod tests {
 
     fn layout() -> Layout {
         let j = json!({
-            "header_types": [{"name": "h_t", "id": 0, "fields": [["a", 8, false], ["b", 16, false], ["w", 128, false]]}],
+            "header_types": [{"name": "h_t", "id": 0, "fields": [["a", 8, false], ["b", 16, false], ["w", 128, false], ["x", 200, false]]}],
             "headers": [{"name": "h", "id": 0, "header_type": "h_t", "metadata": false}]
         });
         Layout::load(&j).unwrap()
@@ -387,10 +417,10 @@ mod tests {
             lookahead: false,
         };
         let e = json!({"type": "expression", "value": {"op": "+",
-            "left": {"type": "field", "value": ["h", "w"]},
+            "left": {"type": "field", "value": ["h", "x"]},
             "right": {"type": "hexstr", "value": "0x1"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
-        assert!(m.contains("128-bit"), "{m}");
+        assert!(m.contains("200-bit"), "{m}");
         let e = json!({"type": "expression", "value": {"op": "two_comp_mod",
             "left": {"type": "field", "value": ["h", "a"]},
             "right": {"type": "hexstr", "value": "0x8"}}});
@@ -399,5 +429,55 @@ mod tests {
             m,
             "actions[0]: expression operator \"two_comp_mod\" not supported"
         );
+    }
+
+    #[test]
+    fn wide_values_slice_like_p4c_lookahead_lowering() {
+        // p4c lowers `lookahead<h_t>().f` to (tmp128 >> k) & mask128 & mask_f
+        let l = layout();
+        let s = Scope {
+            layout: &l,
+            params: &[],
+            lookahead: true,
+        };
+        let look: [u8; 16] = std::array::from_fn(|i| i as u8 + 1);
+        let env = Env {
+            w: &[],
+            valid: &[],
+            params: &[],
+            look: &look,
+            stack_next: &[],
+        };
+        let e = compile(&json!({"type": "lookahead", "value": [0, 128]}), &s, "t").unwrap();
+        assert_eq!(e.eval128(&env), u128::from_be_bytes(look));
+        let e = json!({"type": "expression", "value": {"op": "&",
+            "left": {"type": "expression", "value": {"op": "&",
+                "left": {"type": "expression", "value": {"op": ">>",
+                    "left": {"type": "lookahead", "value": [0, 128]},
+                    "right": {"type": "hexstr", "value": "0x60"}}},
+                "right": {"type": "hexstr", "value": "0xffffffffffffffffffffffffffffffff"}}},
+            "right": {"type": "hexstr", "value": "0xff"}}});
+        // byte 4 of the lookahead: bits 96..103 from the right
+        assert_eq!(compile(&e, &s, "t").unwrap().eval(&env), 4);
+        // the 128-bit field w: word 2 high, word 3 low (after a and b)
+        let e = json!({"type": "expression", "value": {"op": "+",
+            "left": {"type": "field", "value": ["h", "w"]},
+            "right": {"type": "hexstr", "value": "0x1"}}});
+        let x = compile(&e, &s, "t").unwrap();
+        let w = [0u64, 0, 1, u64::MAX];
+        let v = x.eval128(&Env {
+            w: &w,
+            valid: &[],
+            params: &[],
+            look: &[],
+            stack_next: &[],
+        });
+        assert_eq!(v, 2u128 << 64, "carry crosses the 64-bit word");
+        assert!(compile(
+            &json!({"type": "hexstr", "value": "0x1ffffffffffffffffffffffffffffffff"}),
+            &s,
+            "t"
+        )
+        .is_err());
     }
 }

@@ -138,6 +138,19 @@ pub fn hex_u64(s: &str, ctx: &str) -> R<u64> {
     Ok(if neg { v.wrapping_neg() } else { v })
 }
 
+/// Hex string to u128 (two's complement for negatives); refuses values over 128 bits.
+pub fn hex_u128(s: &str, ctx: &str) -> R<u128> {
+    let (neg, bytes) = parse_hex(s, ctx)?;
+    if bytes.len() > 16 {
+        return err(
+            ctx,
+            format!("constant {s} wider than 128 bits in arithmetic"),
+        );
+    }
+    let v = bytes.iter().fold(0u128, |a, b| (a << 8) | u128::from(*b));
+    Ok(if neg { v.wrapping_neg() } else { v })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

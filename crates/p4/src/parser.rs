@@ -181,7 +181,7 @@ impl Parser {
                     "set" => {
                         need(2)?;
                         let op = compile_assign(&ps[0], &ps[1], &scope, &octx)?;
-                        if let Op::Set { src, .. } = &op {
+                        if let Op::Set { src, .. } | Op::Set2 { src, .. } = &op {
                             look_bits = look_bits.max(src.lookahead_bits());
                         }
                         ops.push(POp::Prim(op));
@@ -246,6 +246,12 @@ impl Parser {
                         let Expr::Lookahead { bit_off, width } = e else {
                             return err(&ctx, "bad lookahead");
                         };
+                        if width > 64 {
+                            return err(
+                                &ctx,
+                                "select on more than 64 lookahead bits not supported",
+                            );
+                        }
                         look_bits = look_bits.max(bit_off + width);
                         key_bytes += width.div_ceil(8);
                         key.push(KeyPart::Lookahead { bit_off, width });

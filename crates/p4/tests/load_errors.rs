@@ -97,14 +97,14 @@ fn unsupported_constructs() {
 #[test]
 fn wide_arithmetic_refused() {
     let mut v = base();
-    v["header_types"][3]["fields"][11] = json!(["dstAddr", 128, false]);
-    // ipv4_lpm's key is fine at 128 bits; arithmetic on it is not
+    v["header_types"][3]["fields"][11] = json!(["dstAddr", 256, false]);
+    // ipv4_lpm's key is fine at 256 bits; arithmetic on it is not (expressions go to 128)
     assert!(Program::load(&v.to_string()).is_ok());
     v["actions"][5]["primitives"][1]["parameters"][1] = json!({"type": "expression", "value":
         {"op": "+", "left": {"type": "field", "value": ["ipv4", "dstAddr"]}, "right": {"type": "hexstr", "value": "0x1"}}});
     assert_eq!(
         refuse(&v),
-        "actions[5] \"MyIngress.set_priority\" primitive 1 \"assign\": arithmetic on a 128-bit field not supported (max 64)"
+        "actions[5] \"MyIngress.set_priority\" primitive 1 \"assign\": arithmetic on a 256-bit field not supported (max 128)"
     );
 }
 
