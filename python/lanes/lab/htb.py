@@ -1,7 +1,7 @@
 """The linux-htb peer's traffic classes: tc HTB on the kernel bridge ports, configured as the
 closest kernel equivalent of RL-SP-DRR. The high class (P4 queue 7) gets prio 0 with
-rate = ceil; the other classes prio 1 with their rate as guarantee, the link as ceil and the
-DRR quantum. Every bridge port is limited to its link rate (the lanes switch paces at it)."""
+rate = ceil; the other classes prio 1 with a small guaranteed rate, the link as ceil and the DRR
+quantum, so they share what the high class leaves by quantum. Every bridge port is limited to its link rate (the lanes switch paces at it)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,11 @@ def _class_args(s: ClassSetting, link_mbps: float, queue_depth: int) -> list[str
     rate_bit = int(s.rate_Bps * 8)
     if s.prio == 7:  # the strict, rate-limited class
         return ["rate", f"{rate_bit}bit", "ceil", f"{rate_bit}bit", "prio", "0"]
-    return ["rate", f"{rate_bit}bit", "ceil", f"{link_bit}bit", "prio", "1", "quantum", str(s.quantum)]
+    # DRR classes: what the strict class leaves is split by quantum, as RL-SP-DRR does. HTB hands
+    # out the children's own rates even beyond the parent's, so their guarantee is only a floor
+    # (1 %); otherwise 60 % + 3 x 33 % would overbook the link after a runtime change.
+    floor = max(link_bit // 100, 8000)
+    return ["rate", f"{floor}bit", "ceil", f"{link_bit}bit", "prio", "1", "quantum", str(s.quantum)]
 
 
 def setup(topo: Topology, net: object, settings: dict[str, dict[str, ClassSetting]], queue_depth: int) -> int:
