@@ -333,3 +333,64 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(consolidate_pack_delay, m)?)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three VMs of one training day, averages equal: A and C spike together, B at another time.
+    fn spikes(days: usize) -> Train {
+        let day = |v: [f64; 4]| v.to_vec();
+        let mut series = Vec::new();
+        for v in [
+            [100.0, 0.0, 0.0, 0.0],
+            [0.0, 100.0, 0.0, 0.0],
+            [100.0, 0.0, 0.0, 0.0],
+        ] {
+            for _ in 0..days {
+                series.extend(day(v));
+            }
+        }
+        Train::new(series, vec![25.0; 3], vec![0, 1, 2], days, 4, 1.0)
+    }
+
+    #[test]
+    fn coinciding_spikes_go_apart_unless_the_limit_takes_them() {
+        // Stacked, A + C queue 100 %-minutes for two minutes on one core: Q = 2 minutes.
+        let t = spikes(1);
+        assert_eq!(pack(&t, 100.0, 1.99, Choice::First), vec![0, 0, 1]);
+        assert_eq!(pack(&t, 100.0, 2.0, Choice::First), vec![0, 0, 0]);
+        // Two days of the same pattern: the limit is the total over both.
+        let t2 = spikes(2);
+        assert_eq!(pack(&t2, 100.0, 3.99, Choice::First), vec![0, 0, 1]);
+        assert_eq!(pack(&t2, 100.0, 4.0, Choice::Fullest), vec![0, 0, 0]);
+        // At 50 % of a core any single spike queues work: each VM alone.
+        assert_eq!(pack(&t, 50.0, 0.1, Choice::LeastAdded), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn bin_delay_and_busy_periods_follow_the_queue() {
+        let t = spikes(1);
+        let mut bin = Bin::new(1, 4);
+        bin.add(&t, 0, 100.0, 1.0 / 100.0);
+        assert_eq!(bin.delay, 0.0);
+        assert!(bin.busy[0].is_empty());
+        // Adding C: 200 % at sample 0 on one core leaves a backlog of 100 for one sample.
+        assert_eq!(bin.backlog_sum(&t, 2, 100.0, f64::INFINITY), Some(100.0));
+        assert_eq!(bin.backlog_sum(&t, 2, 100.0, 50.0), None); // stops once over
+        bin.add(&t, 2, 100.0, 1.0 / 100.0);
+        assert_eq!(bin.busy[0], vec![(0, 1)]);
+        assert!((bin.delay - 1.0).abs() < 1e-12);
+        // B's spike at sample 1 falls after the busy period [0, 1): the bound adds nothing, while the
+        // exact backlog (100 queued at 0, then 100 more arriving at 1) doubles.
+        let lb = bin.lower_bound(&t, 1, 1.0 / 100.0, f64::INFINITY);
+        let exact = bin.backlog_sum(&t, 1, 100.0, f64::INFINITY).unwrap() / 100.0;
+        assert!(
+            (lb - 1.0).abs() < 1e-12 && (exact - 2.0).abs() < 1e-12,
+            "{lb} {exact}"
+        );
+        // A VM with work inside the busy period: v(0) = 100 raises the backlog by 100 at sample 0.
+        let lb_c = bin.lower_bound(&t, 2, 1.0 / 100.0, f64::INFINITY);
+        assert!((lb_c - 2.0).abs() < 1e-12, "{lb_c}");
+    }
+}
