@@ -64,6 +64,9 @@ pub struct KeyField {
     /// Byte offset in the table's key and byte length (ceil(width / 8)).
     pub off: u32,
     pub len: u32,
+    /// A constant mask the field is ANDed with before matching (`key: f & 0xffff`), `len`
+    /// big-endian bytes.
+    pub mask: Option<Box<[u8]>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,6 +222,13 @@ impl Table {
                         words_to_bytes(w, width, buf);
                     }
                 }
+            }
+            if let Some(m) = &k.mask {
+                let start = buf.len() - m.len();
+                buf[start..]
+                    .iter_mut()
+                    .zip(m.iter())
+                    .for_each(|(b, m)| *b &= m);
             }
         }
     }
@@ -516,6 +526,7 @@ mod tests {
             width,
             off,
             len: width.div_ceil(8),
+            mask: None,
         }
     }
 
