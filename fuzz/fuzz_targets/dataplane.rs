@@ -10,9 +10,6 @@ use lanes_p4::Program;
 use lanes_switch::dataplane::MAX_FRAME;
 use lanes_switch::{commands, Dataplane, TmDefaults};
 use libfuzzer_sys::fuzz_target;
-use std::sync::Mutex;
-
-static DP: Mutex<Option<Dataplane>> = Mutex::new(None);
 
 const SETUP: &[&str] = &[
     "table_add ipv4_lpm ipv4_forward 10.0.1.1/32 => 00:00:00:00:01:01 1",
@@ -23,7 +20,7 @@ const SETUP: &[&str] = &[
     "set_scheduler rlsp-drr",
 ];
 
-fn setup() -> Dataplane {
+fn setup(program: Program) -> Dataplane {
     let mut dp = Dataplane::new(TmDefaults {
         rate_bps: 100e6,
         ..TmDefaults::default()
@@ -31,7 +28,7 @@ fn setup() -> Dataplane {
     for port in 1..=4 {
         dp.add_port(port, None).unwrap();
     }
-    dp.set_program(Program::load(TM_BASIC).unwrap());
+    dp.set_program(program);
     for line in SETUP {
         commands::execute(&mut dp, line).unwrap_or_else(|e| panic!("{line}: {e}"));
     }
@@ -39,8 +36,9 @@ fn setup() -> Dataplane {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut guard = DP.lock().unwrap();
-    let dp = guard.get_or_insert_with(setup);
+    // a fresh data plane per input, so a failure reproduces from its input alone
+    let mut dp = setup(Program::load(TM_BASIC).unwrap());
+    let dp = &mut dp;
     let mut inp = Input::new(data);
     let mut now = 1_000_000_000u64;
     let mut sent = 0usize;
@@ -72,8 +70,14 @@ fuzz_target!(|data: &[u8]| {
             _ => dp.service(now, &mut |_, _| false),
         }
     }
-    // drain: far enough in the future every queued packet may leave
-    now += 10_000_000_000;
-    dp.service(now, &mut check);
+    // drain: serve at every deadline the ports announce (pacing spreads a burst out); a
+    // queued packet must always have a deadline
+    for _ in 0..10_000 {
+        let Some(t) = dp.next_deadline(now) else {
+            break;
+        };
+        now = now.max(t);
+        dp.service(now, &mut check);
+    }
     assert_eq!(dp.queued_pkts(), 0, "packets left in the TM after draining");
 });
