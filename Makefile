@@ -74,3 +74,11 @@ $(STAMPS)/p4rt-shell: requirements-p4rt-shell.txt $(STAMPS)/apt
 	@test -x $(P4RT_SHELL_VENV)/bin/python || /usr/bin/python3 -m venv $(P4RT_SHELL_VENV)
 	$(P4RT_SHELL_VENV)/bin/pip install -q --disable-pip-version-check -r requirements-p4rt-shell.txt
 	@touch $@
+
+# cargo-fuzz targets (fuzz/, nightly): each runs FUZZ_SECONDS; `fuzz/run_all.sh 600` for the long runs.
+FUZZ_SECONDS ?= 30
+.PHONY: fuzz
+fuzz:
+	@export PATH="$(dir $(CARGO)):$$PATH"; \
+	command -v cargo-fuzz >/dev/null || { echo "fuzz: cargo-fuzz not found: cargo install cargo-fuzz (needs a nightly toolchain)" >&2; exit 1; }; \
+	fuzz/run_all.sh $(FUZZ_SECONDS)
