@@ -180,6 +180,19 @@ def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
     return out
 
 
+def _switch_drops(thrift_port: int) -> dict[str, int]:
+    """The switch's drop counters by reason (the last line of `show_ports`)."""
+    from lanes.ctl import Ctl
+
+    c = Ctl(thrift_port)
+    try:
+        last = c.run("show_ports").strip().splitlines()[-1]
+    finally:
+        c.close()
+    pairs = (kv.split("=") for kv in last.removeprefix("drops:").split())
+    return {k: int(v) for k, v in pairs if v.isdigit()}
+
+
 def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:
     """The ping-pong on the idle network first: the floor the loaded runs compare with."""
     from lanes.lab import mpi
@@ -284,6 +297,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     for name in sorted({fr.flow.dst for fr in plan.flows}):
         after = traffic.udp_counters(net.host(name).cmd("cat /proc/net/snmp"))
         receivers[name] = {k: after.get(k, 0) - udp0[name].get(k, 0) for k in ("InDatagrams", "RcvbufErrors")}
+    switch_drops = {s: _switch_drops(net.switch(s).thrift_port) for s in ctl_ports}
     for t in tables.values():
         t.close()
     mpi_result = None
@@ -295,7 +309,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             mpi_result["idle_latency_us"] = mpi_idle
     (p.out / "writes.json").write_text(json.dumps(writes.entries))
     return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result,
-            "receivers": receivers}  # fmt: skip
+            "receivers": receivers, "switch_drops": switch_drops}  # fmt: skip
 
 
 def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,

@@ -145,6 +145,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "cpu_pct": _cpu(out),
         # datagrams the receiving hosts' own sockets dropped (not the network's loss)
         "receiver_udp": result.get("receivers", {}),
+        "switch_drops": result.get("switch_drops", {}),
         "queues": _telemetry(out),
     }  # fmt: skip
     if result.get("mpi") is not None:
