@@ -231,6 +231,13 @@ pub fn load_checksums(
             Some(e) => Some(expr::compile(e, &scope, &ctx)?),
             None => None,
         };
+        if json::opt(c, "verify").is_none() && json::opt(c, "update").is_none() {
+            // older p4c output: whether it verifies, updates or both is not stated
+            return err(
+                &ctx,
+                "checksum without \"verify\"/\"update\" flags (older bmv2 JSON) not supported",
+            );
+        }
         out.push(Checksum {
             target,
             calc: *calc,
@@ -273,5 +280,22 @@ mod tests {
         assert_eq!(csum16(&h), 0xb861);
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
         assert_eq!(crc16_arc(b"123456789"), 0xBB3D);
+    }
+
+    #[test]
+    fn checksum_without_flags_is_refused() {
+        use crate::testprog::{load_err, skeleton};
+        use serde_json::json;
+        let mut j = skeleton(json!([]));
+        j["calculations"] = json!([{"name": "calc", "id": 0, "algo": "csum16",
+            "input": [{"type": "field", "value": ["ethernet", "etherType"]}]}]);
+        j["checksums"] = json!([{"name": "cksum", "id": 0, "target": ["ethernet", "etherType"],
+            "type": "generic", "calculation": "calc"}]);
+        assert_eq!(
+            load_err(&j),
+            "checksums[0] \"cksum\": checksum without \"verify\"/\"update\" flags (older bmv2 JSON) not supported"
+        );
+        j["checksums"][0]["update"] = json!(true);
+        assert!(crate::Program::load(&j.to_string()).is_ok());
     }
 }
