@@ -11,7 +11,7 @@ use crate::metabase::Metabase;
 use crate::model::Fabric;
 use crate::order::{noftree_slots, positions, sorted_slots};
 use crate::topo::Topo;
-use crate::{api, slimupdate, vswitch};
+use crate::{api, slimupdate, subtree, vswitch};
 
 pub const ENGINES: &[&str] = &[
     "ftree",
@@ -35,7 +35,35 @@ fn order(f: &Fabric, t: &Topo, opts: &Value) -> Result<Option<Vec<usize>>> {
     }
 }
 
+fn names(opts: &Value, key: &str) -> Result<Option<Vec<String>>> {
+    match opts.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect(),
+        )),
+        Some(_) => bail!("{key}: expected a list of node names"),
+    }
+}
+
 pub fn run(f: &Fabric, t: &Topo, engine: &str, opts: &Value) -> Result<(Lfts, Stats)> {
+    if let Some(tenant) = names(opts, "subtree")? {
+        // Paper III: re-route only the sub-tree holding the tenant, keep the old tables elsewhere.
+        if engine != "ftree" && engine != "noftree" {
+            bail!("subtree re-routing works with ftree or noftree, not {engine}");
+        }
+        let Some(old) = opts.get("old").and_then(Value::as_str) else {
+            bail!("subtree re-routing needs the current tables (--old)")
+        };
+        let old = api::load_lfts(old)?.lfts;
+        let ord = names(opts, "order")?;
+        if engine == "noftree" && ord.is_none() {
+            bail!("noftree needs a node order (--order FILE)");
+        }
+        let (l, s, _) = subtree::reroute(f, t, &old, &tenant, ord.as_deref())?;
+        return Ok((l, s));
+    }
     let pos = order(f, t, opts)?;
     match engine {
         "ftree" => ftree::route_slots(f, t, &ftree::port_order_slots(t), "ftree"),

@@ -27,6 +27,7 @@ pub mod nodeorder;
 pub mod order;
 pub mod patterns;
 pub mod slimupdate;
+pub mod subtree;
 pub mod topo;
 pub mod vswitch;
 

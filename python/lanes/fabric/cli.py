@@ -105,6 +105,9 @@ def cmd_route(args: argparse.Namespace) -> int:
     order = _read_order(args.order)
     if order is not None:
         opts["order"] = order
+    tenant = _read_order(args.subtree)
+    if tenant is not None:
+        opts["subtree"] = tenant
     vms = _read_order(args.vms)
     if vms is not None:
         opts["vms"] = vms
@@ -295,7 +298,11 @@ def register(subparsers: Any) -> None:
     r.add_argument("--out", required=True)
     r.add_argument("--lids-from", help="take LIDs from this opensm-lfts.dump (e.g. OpenSM's)")
     r.add_argument("--order", help="node order file (names, whitespace separated) for noftree")
-    r.add_argument("--old", help="previous LFTs (slimupdate)")
+    r.add_argument("--old", help="previous LFTs (slimupdate, --subtree)")
+    r.add_argument(
+        "--subtree",
+        help="file of tenant node names: re-route only their sub-tree (ftree/noftree, needs --old)",
+    )
     r.add_argument("--vms", help="file naming the running VMs (vswitch-ftree; default: every VF HCA)")
     r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
     r.add_argument("--json", action="store_true")
