@@ -95,6 +95,7 @@ FOREIGN = [
     ["xgft", "--m", "12,6", "--w", "1,3"],  # 2-level, 2:1 oversubscribed
     ["pgft", "--m", "6,3,2", "--w", "1,3,2", "--p", "1,1,2"],  # 3-level, parallel links
     ["named", "--name", "8-2-1-half"],
+    ["xgft", "--m", "8,4,4", "--w", "1,4,2"],  # 3-level, unequal w
 ]
 
 
@@ -129,7 +130,9 @@ def _mangle(src: Path, dst: Path, seed: int, renumber: bool, drop_every: int) ->
     dst.write_text("\n\n".join(out) + "\n")
 
 
-@pytest.mark.parametrize("renumber,drop_every", [(True, 0), (False, 7)], ids=["renumbered", "partial"])
+@pytest.mark.parametrize(
+    "renumber,drop_every", [(True, 0), (False, 7), (True, 5)], ids=["renumbered", "partial", "both"]
+)
 @pytest.mark.parametrize("tree", FOREIGN, ids=lambda t: t[0] + "-" + t[2])
 def test_foreign_netlists_balance_like_opensm_and_load(
     tmp_path: Path, capsys, tree, renumber: bool, drop_every: int

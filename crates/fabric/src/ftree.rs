@@ -1,7 +1,8 @@
 //! OpenSM-style fat-tree routing ("ftree"), as the thesis describes it (notes: baseline 1-7):
-//! leaves in order, compute nodes of a leaf in slot order (port order unless a node order is given,
-//! see NoFTree), one destination at a time. Going up, the least-loaded up port group and its
-//! least-loaded port are taken (one root per destination); every switch reached routes down through
+//! leaves in OpenSM's tuple order (see `topo`), compute nodes of a leaf in slot order (port order
+//! unless a node order is given, see NoFTree), one destination at a time. Going up, the
+//! least-loaded up port group (ties: the remote switch with the lowest tuple, as OpenSM's
+//! comparator) and its least-loaded port are taken (one root per destination); every switch reached routes down through
 //! the link it was reached by. From each switch on the way up the other down groups get upward
 //! routes towards it (least-loaded port per group), recursively. Leaves with fewer nodes than the
 //! fullest leaf route "dummy" destinations for the missing slots, which only move counters, so that
@@ -45,20 +46,15 @@ pub struct Counters {
     /// On a switch's down port: destinations routed up through that link.
     pub port_up: Vec<u32>,
     pub group: Vec<u32>,
-    /// Per switch, its up groups in the order of the last (stable) sort by load: OpenSM keeps
-    /// them sorted in place, so among equally loaded groups the least recently used comes first.
-    pub up_order: Vec<Vec<u16>>,
 }
 
 impl Counters {
     pub fn new(t: &Topo) -> Counters {
         let n = t.num_switches() * t.stride;
-        let up_order = t.up.iter().map(|g| (0..g.len() as u16).collect()).collect();
         Counters {
             port_down: vec![0; n],
             port_up: vec![0; n],
             group: vec![0; t.ngroups],
-            up_order,
         }
     }
 }
@@ -118,15 +114,8 @@ pub fn route_one(
         if ups.is_empty() {
             break;
         }
-        let g = if t.hcas[cur as usize].is_empty() {
-            let order = &mut c.up_order[cur as usize];
-            let group = &c.group;
-            order.sort_by_key(|&i| group[ups[i as usize].id as usize]); // stable
-            &ups[order[0] as usize]
-        } else {
-            // Leaves: first least-loaded group in port order.
-            &ups[argmin(ups.len(), |i| c.group[ups[i].id as usize])]
-        };
+        // OpenSM orders up groups by load, ties by the remote switch's tuple (our group order).
+        let g = &ups[argmin(ups.len(), |i| c.group[ups[i].id as usize])];
         let k = argmin(g.ports.len(), |i| {
             c.port_down[cur as usize * st + g.ports[i] as usize]
         });
