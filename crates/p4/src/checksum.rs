@@ -231,18 +231,15 @@ pub fn load_checksums(
             Some(e) => Some(expr::compile(e, &scope, &ctx)?),
             None => None,
         };
-        if json::opt(c, "verify").is_none() && json::opt(c, "update").is_none() {
-            // older p4c output: whether it verifies, updates or both is not stated
-            return err(
-                &ctx,
-                "checksum without \"verify\"/\"update\" flags (older bmv2 JSON) not supported",
-            );
-        }
+        // JSON from older p4c (format 2.7 and before) has neither flag: bmv2 then treated the
+        // checksum as P4-14 calculated fields are, verified after parsing and updated before
+        // deparsing
+        let legacy = json::opt(c, "verify").is_none() && json::opt(c, "update").is_none();
         out.push(Checksum {
             target,
             calc: *calc,
-            verify: json::bool_or(c, "verify", false, &ctx)?,
-            update: json::bool_or(c, "update", false, &ctx)?,
+            verify: json::bool_or(c, "verify", legacy, &ctx)?,
+            update: json::bool_or(c, "update", legacy, &ctx)?,
             cond,
         });
     }
@@ -283,19 +280,36 @@ mod tests {
     }
 
     #[test]
-    fn checksum_without_flags_is_refused() {
-        use crate::testprog::{load_err, skeleton};
+    fn checksum_without_flags_verifies_and_updates() {
+        use crate::testprog::{frame, load, skeleton};
         use serde_json::json;
+        // older p4c: no "verify"/"update"; the checksum is checked and recomputed
         let mut j = skeleton(json!([]));
-        j["calculations"] = json!([{"name": "calc", "id": 0, "algo": "csum16",
-            "input": [{"type": "field", "value": ["ethernet", "etherType"]}]}]);
-        j["checksums"] = json!([{"name": "cksum", "id": 0, "target": ["ethernet", "etherType"],
-            "type": "generic", "calculation": "calc"}]);
-        assert_eq!(
-            load_err(&j),
-            "checksums[0] \"cksum\": checksum without \"verify\"/\"update\" flags (older bmv2 JSON) not supported"
+        j["header_types"].as_array_mut().unwrap().push(
+            json!({"name": "c_t", "id": 3, "fields": [["a", 16, false], ["sum", 16, false]]}),
         );
-        j["checksums"][0]["update"] = json!(true);
-        assert!(crate::Program::load(&j.to_string()).is_ok());
+        j["headers"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "c", "id": 3, "header_type": "c_t", "metadata": false}));
+        let ops = j["parsers"][0]["parse_states"][0]["parser_ops"]
+            .as_array_mut()
+            .unwrap();
+        ops.push(json!({"op": "extract", "parameters": [{"type": "regular", "value": "c"}]}));
+        j["deparsers"][0]["order"] = json!(["ethernet", "c"]);
+        j["calculations"] = json!([{"name": "calc", "id": 0, "algo": "csum16",
+            "input": [{"type": "field", "value": ["c", "a"]}]}]);
+        j["checksums"] = json!([{"name": "cksum", "id": 0, "target": ["c", "sum"],
+            "type": "generic", "calculation": "calc"}]);
+        let mut p = load(&j);
+        let mut st = p.new_state();
+        let mut out = Vec::new();
+        p.process(&mut st, &frame(0x0800, &[0x12, 0x34, 0, 0]), 1, 0, &mut out);
+        assert_eq!(&out[14..], &[0x12, 0x34, 0xed, 0xcb], "updated: !0x1234");
+        assert_eq!(
+            p.stats().checksum_errors,
+            1,
+            "verified: the zero checksum was wrong"
+        );
     }
 }
