@@ -14,10 +14,27 @@ pub struct LoadError {
 impl LoadError {
     pub fn new(object: impl Into<String>, message: impl Into<String>) -> Self {
         LoadError {
-            object: object.into(),
-            message: message.into(),
+            object: one_line(object.into()),
+            message: one_line(message.into()),
         }
     }
+}
+
+/// Names and values quoted from the JSON may hold control characters (`"a\nb"`); they are
+/// escaped so the error stays one line.
+fn one_line(s: String) -> String {
+    if !s.chars().any(char::is_control) {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl fmt::Display for LoadError {
@@ -66,3 +83,21 @@ impl fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_control_characters_stay_on_one_line() {
+        // found by the json_bytes fuzzer: an op name with a JSON "\n" escape in it
+        let e = LoadError::new("actions[3] \"a\nb\"", "primitive \"x\ty\r\" not supported");
+        let line = e.to_string();
+        assert!(!line.contains('\n') && !line.contains('\r') && !line.contains('\t'));
+        assert_eq!(
+            line,
+            r#"actions[3] "a\nb": primitive "x\ty\r" not supported"#
+        );
+        assert_eq!(LoadError::new("a", "b").to_string(), "a: b");
+    }
+}
