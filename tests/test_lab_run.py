@@ -64,6 +64,11 @@ def test_proactive_udp_rlsp_drr_on_star(tmp_path: Path) -> None:
     assert 0.85 * LINK < total < 1.05 * LINK, total  # the link stays full (iperf counts payload)
     assert hi["owd_ms"] < m["owd_ms"] / 3, (hi, m)
     assert m["loss_pct"] > 30  # the lower classes pay for it
+    # the switch's own per-packet queueing delay: the high queue's p99 is below the others' median
+    qd = s["queueing_delay_us"]["s1"]["4"]
+    high_q = max(qd, key=int)
+    others = [qd[q]["high_present"] for q in qd if q != high_q and "high_present" in qd[q]]
+    assert others and all(qd[high_q]["high_present"]["p99_us"] < o["p50_us"] for o in others), qd
     for png in ("bandwidth.png", "loss.png", "latency.png"):
         assert (tmp_path / png).stat().st_size > 5000
     assert leftovers() == []

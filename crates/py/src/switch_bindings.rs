@@ -119,10 +119,14 @@ impl PySwitch {
                         let queues: Vec<_> = (0..p.tm.num_queues())
                             .map(|q| {
                                 let s = p.tm.queue_status(q).expect("queue exists");
+                                let h = &p.delay[q];
+                                let delay = json!({"pkts": h.count(), "p50": h.quantile_ns(0.5),
+                                                   "p99": h.quantile_ns(0.99), "max": h.max_ns()});
                                 json!({"qid": q, "depth_pkts": s.depth_pkts, "depth_bytes": s.depth_bytes,
                                        "rate_Bps": s.config.rate_bytes_per_s, "quantum": s.config.quantum,
                                        "enq_pkts": s.counters.enq_pkts, "deq_pkts": s.counters.deq_pkts,
-                                       "deq_bytes": s.counters.deq_bytes, "drop_pkts": s.counters.drop_pkts()})
+                                       "deq_bytes": s.counters.deq_bytes, "drop_pkts": s.counters.drop_pkts(),
+                                       "delay_ns": delay})
                             })
                             .collect();
                         let c = p.counters;

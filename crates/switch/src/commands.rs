@@ -54,6 +54,7 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         "set_scheduler" => set_scheduler(dp, args),
         "show_queues" => show_queues(dp, args),
         "show_ports" => Ok(show_ports(dp)),
+        "show_delay" => show_delay(dp, args),
         "help" => Ok(HELP.to_string()),
         other => Err(format!("unknown command '{other}' (try 'help')")),
     }
@@ -63,7 +64,7 @@ const HELP: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY] | table
 table_delete TABLE HANDLE | table_clear TABLE | table_dump TABLE | table_num_entries TABLE | table_set_default TABLE ACTION PARAM... | \
 counter_read NAME INDEX | counter_reset NAME | register_read NAME INDEX | register_write NAME INDEX VALUE | \
 set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_quantum BYTES [PORT [QUEUE]] | \
-set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_ports";
+set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports";
 
 fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
     dp.program_mut()
@@ -521,6 +522,42 @@ fn show_queues(dp: &mut Dataplane, args: &[&str]) -> R {
                 s.counters.deq_pkts,
                 s.counters.drop_pkts()
             );
+        }
+    }
+    Ok(out.trim_end().to_string())
+}
+
+/// Queueing delay per queue since the last reset, measured at dequeue: quantiles, and the raw
+/// histogram buckets (index:count, bounds in lanes_switch::delay) for callers that merge them.
+fn show_delay(dp: &mut Dataplane, args: &[&str]) -> R {
+    let (port_arg, reset) = match args {
+        [] => (None, false),
+        ["reset"] => (None, true),
+        [p] => (Some(p), false),
+        [p, "reset"] => (Some(p), true),
+        _ => return Err("usage: show_delay [PORT] [reset]".into()),
+    };
+    let mut out = String::from("port queue pkts p50_ns p99_ns max_ns sum_ns buckets\n");
+    for n in port_nums(dp, port_arg)? {
+        let port = dp.port_mut(n).expect("port exists");
+        for (q, h) in port.delay.iter_mut().enumerate() {
+            if h.count() == 0 {
+                continue;
+            }
+            let buckets: Vec<String> = h.nonempty().map(|(i, c)| format!("{i}:{c}")).collect();
+            let _ = writeln!(
+                out,
+                "{n} {q} {} {} {} {} {} {}",
+                h.count(),
+                h.quantile_ns(0.5),
+                h.quantile_ns(0.99),
+                h.max_ns(),
+                h.sum_ns(),
+                buckets.join(",")
+            );
+            if reset {
+                h.reset();
+            }
         }
     }
     Ok(out.trim_end().to_string())

@@ -2,6 +2,7 @@
 //! dequeue -> egress pipeline -> deparsed frame handed to a transmit callback. The event loop
 //! (switch.rs) owns the sockets and calls in here; tests and benchmarks call it directly.
 
+use crate::delay::DelayHistogram;
 use lanes_p4::{EgressMeta, PacketState, Program, QueueConfigTracker};
 use lanes_tm::{
     ConfigError, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig, Scheduler,
@@ -69,6 +70,8 @@ pub struct EgressPort {
     pub num: u32,
     pub tm: Port<u32>,
     pub counters: PortCounters,
+    /// Queueing delay per queue, recorded at dequeue.
+    pub delay: Vec<DelayHistogram>,
 }
 
 struct Slot {
@@ -172,10 +175,13 @@ impl Dataplane {
         cfg.buffer_bytes = d.buffer_bytes;
         cfg.catch_up_ns = d.catch_up_ns;
         self.index[n] = self.ports.len() as u16;
+        let tm = Port::new(cfg)?;
+        let delay = vec![DelayHistogram::default(); tm.num_queues()];
         self.ports.push(EgressPort {
             num,
-            tm: Port::new(cfg)?,
+            tm,
             counters: PortCounters::default(),
+            delay,
         });
         Ok(())
     }
@@ -314,6 +320,9 @@ impl Dataplane {
         for p in 0..self.ports.len() {
             while let Some(d) = self.ports[p].tm.dequeue(now) {
                 let port_num = self.ports[p].num;
+                if let Some(h) = self.ports[p].delay.get_mut(d.qid) {
+                    h.record(d.queued_ns);
+                }
                 let s = &mut self.slots[d.item as usize];
                 let (Some(prog), Some(st)) = (self.program.as_mut(), s.state.as_mut()) else {
                     self.free.push(d.item);

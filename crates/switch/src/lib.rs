@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod dataplane;
+pub mod delay;
 mod pcap;
 mod switch;
 mod sys;

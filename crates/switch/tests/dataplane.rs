@@ -110,6 +110,43 @@ fn forwards_rewrites_and_schedules_by_metadata() {
 }
 
 #[test]
+fn queueing_delay_is_measured_per_queue() {
+    let mut dp = switch();
+    let out = run(&mut dp, 60);
+    let text = execute(&mut dp, "show_delay 4 reset").unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(' ').collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    let field = |q: &str, i: usize| -> u64 {
+        rows.iter()
+            .find(|r| r[1] == q)
+            .map(|r| r[i].parse().unwrap())
+            .unwrap()
+    };
+    // every dequeued packet is in its queue's histogram
+    assert_eq!(
+        field("5", 2) + field("6", 2) + field("7", 2),
+        out.len() as u64
+    );
+    // all 180 frames arrived at t < 60 ns, so each waited until its departure; the last one left
+    // at the final departure time (within the histogram's 25 % bucket width for the quantiles)
+    let last = out.last().unwrap().0;
+    let max = rows
+        .iter()
+        .map(|r| r[5].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    assert!(max <= last && max + 60 >= last, "max {max} last {last}");
+    // the high class (60 % of the link) drains first: its median delay is well below the others'
+    assert!(field("7", 3) * 2 < field("5", 3), "{text}");
+    // reset emptied them
+    assert_eq!(execute(&mut dp, "show_delay 4").unwrap().lines().count(), 1);
+}
+
+#[test]
 fn drops_are_counted_and_never_crash() {
     let mut dp = switch();
     let cases: Vec<Vec<u8>> = vec![

@@ -1,5 +1,6 @@
 """Sampling during a run: TM queue depths and counters of every lanes switch (over its command
-port) and CPU use of each switch process and of the whole machine."""
+port), the queueing-delay histograms the switches measure (once a second, then reset), and CPU
+use of each switch process and of the whole machine."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 from lanes.ctl import Ctl
+from lanes.lab.delay import parse_show_delay
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -75,7 +77,11 @@ class Monitor:
         last_cpu = {n: (time.monotonic(), proc_cpu_ticks(p)) for n, p in self.pids.items()}
         last_sys = (time.monotonic(), system_cpu())
         next_cpu = time.monotonic() + 1.0
-        with open(self.out / "telemetry.jsonl", "w") as tel, open(self.out / "cpu.jsonl", "w") as cpu:
+        with (
+            open(self.out / "telemetry.jsonl", "w") as tel,
+            open(self.out / "cpu.jsonl", "w") as cpu,
+            open(self.out / "delay.jsonl", "w") as delay,
+        ):
             while not self.stop_evt.wait(self.period):
                 now = time.monotonic()
                 t = round(now - self.t0, 3)
@@ -88,6 +94,12 @@ class Monitor:
                     tel.write(json.dumps({"t": t, "switch": name, "queues": busy}) + "\n")
                 if now >= next_cpu:
                     next_cpu = now + 1.0
+                    for name, c in ctls.items():
+                        try:
+                            rows = parse_show_delay(c.run("show_delay reset"))
+                        except (OSError, ValueError):
+                            continue
+                        delay.write(json.dumps({"t": t, "switch": name, "queues": rows}) + "\n")
                     rec: dict = {"t": t}
                     for n, p in self.pids.items():
                         ticks = proc_cpu_ticks(p)

@@ -10,6 +10,7 @@ from pathlib import Path
 from lanes.emu.topo import Topology
 from lanes.lab import traffic
 from lanes.lab.cases import Plan
+from lanes.lab.delay import per_phase
 
 DELAY_BINS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
 
@@ -89,6 +90,13 @@ def _telemetry(out: Path) -> dict:
     return res
 
 
+def _queue_delays(out: Path, phases: list[dict]) -> dict:
+    path = out / "delay.jsonl"
+    if not path.exists():
+        return {}
+    return per_phase([json.loads(x) for x in path.read_text().splitlines()], phases)
+
+
 def _cpu(out: Path) -> dict:
     path = out / "cpu.jsonl"
     if not path.exists():
@@ -147,6 +155,8 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "receiver_udp": result.get("receivers", {}),
         "switch_drops": result.get("switch_drops", {}),
         "queues": _telemetry(out),
+        # measured by the switches' TM per packet (lanes only): {switch: {port: {queue: {phase: ...}}}}
+        "queueing_delay_us": _queue_delays(out, phases),
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]

@@ -1,0 +1,34 @@
+"""Merging the switches' queueing-delay histograms per phase (lanes.lab.delay)."""
+
+from __future__ import annotations
+
+from lanes.lab.delay import bucket_lower, parse_show_delay, per_phase, quantile_ns
+
+
+def test_bucket_bounds_match_the_switch() -> None:
+    # the same bounds as crates/switch/src/delay.rs: exact below 4 ns, then 4 buckets per octave
+    assert [bucket_lower(i) for i in range(10)] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 10]
+    assert bucket_lower(4 * 12) == 1 << 13 and bucket_lower(4 * 12 + 3) == 7 << 11
+    for i in range(4, 250):
+        assert bucket_lower(i) < bucket_lower(i + 1) <= 1.25 * bucket_lower(i)
+
+
+def test_parse_and_merge_per_phase() -> None:
+    # 1000 packets at ~10 us in queue 7 and ~1 ms in queue 5, over two one-second samples
+    text = (
+        "port queue pkts p50_ns p99_ns max_ns sum_ns buckets\n"
+        "4 7 500 9216 9216 10000 5000000 48:500\n"
+        "4 5 500 983040 983040 1000000 500000000 75:500"
+    )
+    rows = parse_show_delay(text)
+    assert [(r["port"], r["qid"], r["pkts"]) for r in rows] == [(4, 7, 500), (4, 5, 500)]
+    assert bucket_lower(48) <= 10_000 < bucket_lower(49) and bucket_lower(75) <= 1_000_000 < bucket_lower(76)
+    records = [{"t": t, "switch": "s1", "queues": rows} for t in (3.0, 4.0, 9.0)]
+    phases = [{"name": "a", "start_s": 0, "end_s": 5}, {"name": "b", "start_s": 5, "end_s": 10}]
+    got = per_phase(records, phases)
+    a7, a5 = got["s1"]["4"]["7"]["a"], got["s1"]["4"]["5"]["a"]
+    assert a7["pkts"] == 1000 and a5["pkts"] == 1000  # samples at t=3 and t=4 belong to phase a
+    assert abs(a7["p99_us"] - 10) <= 1.25 and abs(a5["p50_us"] - 1000) <= 125
+    assert a7["mean_us"] == 10.0 and a5["max_us"] == 1000.0
+    assert got["s1"]["4"]["7"]["b"]["pkts"] == 500
+    assert quantile_ns({}, 0, 0.5) == 0.0
