@@ -125,7 +125,7 @@ impl Layout {
                     bit_off: bit,
                 });
                 l.total_words += words_for(*width);
-                bit += width;
+                bit = bit.saturating_add(*width);
             }
             if !metadata && !bit.is_multiple_of(8) {
                 return err(
@@ -161,6 +161,9 @@ impl Layout {
             for id in json::arr(s, "header_ids", &ctx)? {
                 let id = json::as_u64(id, &ctx)?;
                 match l.by_id.get(&id) {
+                    Some(h) if l.headers[*h as usize].metadata => {
+                        return err(&ctx, format!("header id {id} is metadata, not a packet header"))
+                    }
                     Some(h) => headers.push(*h),
                     None => return err(&ctx, format!("unknown header id {id}")),
                 }
@@ -180,6 +183,15 @@ impl Layout {
             Some(h) => Ok(*h),
             None => err(ctx, format!("unknown header \"{name}\"")),
         }
+    }
+
+    /// A header that lives on the wire: metadata cannot be extracted (it need not be whole bytes).
+    pub fn wire_header(&self, name: &str, ctx: &str) -> R<u32> {
+        let h = self.header(name, ctx)?;
+        if self.headers[h as usize].metadata {
+            return err(ctx, format!("\"{name}\" is metadata, not a packet header"));
+        }
+        Ok(h)
     }
 
     pub fn field_opt(&self, h: &str, f: &str) -> Option<FieldRef> {

@@ -170,7 +170,7 @@ impl Parser {
                         need(1)?;
                         let v = json::as_str(json::get(&ps[0], "value", &octx)?, &octx)?;
                         match json::str_(&ps[0], "type", &octx)? {
-                            "regular" => ops.push(POp::Extract(l.header(v, &octx)?)),
+                            "regular" => ops.push(POp::Extract(l.wire_header(v, &octx)?)),
                             "stack" => match l.stack_by_name.get(v) {
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
                                 None => return err(&octx, format!("unknown header stack \"{v}\"")),

@@ -140,3 +140,22 @@ fn loops_and_structure() {
         );
     assert!(refuse(&v).ends_with("jump target 0 not supported"));
 }
+
+/// json_bytes fuzz finding: extracting metadata (which need not be whole bytes) read past the
+/// frame. The loader refuses it, for a plain extract and for a stack of metadata.
+#[test]
+fn extracting_metadata_is_refused() {
+    let mut v = base();
+    v["parsers"][0]["parse_states"][1]["parser_ops"][0]["parameters"][0]["value"] =
+        json!("standard_metadata");
+    let e = refuse(&v);
+    assert!(
+        e.ends_with("\"standard_metadata\" is metadata, not a packet header"),
+        "{e}"
+    );
+    let mut v = base();
+    v["header_stacks"] = json!([{"name": "s", "id": 0, "header_type": "standard_metadata",
+        "size": 1, "header_ids": [1]}]);
+    let e = refuse(&v);
+    assert!(e.contains("is metadata, not a packet header"), "{e}");
+}
