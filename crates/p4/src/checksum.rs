@@ -24,37 +24,91 @@ enum Input {
     Const { value: u64, width: u32 },
 }
 
+/// One <= 64-bit piece of the packed input, placed at compile time.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    /// Word of the packet state, or `u32::MAX` for the constant in `value`.
+    word: u32,
+    value: u64,
+    bit_off: u32,
+    width: u32,
+    /// Whole bytes when byte-aligned (the common case: IPv4 header fields), else 0.
+    aligned_bytes: u32,
+}
+
 #[derive(Debug, Clone)]
 pub struct Calculation {
     pub algo: Algo,
-    inputs: Vec<Input>,
+    pieces: Vec<Piece>,
     pub bits: u32,
 }
 
+/// Packed inputs up to this many bytes are built on the stack.
+const STACK_BYTES: usize = 64;
+
 impl Calculation {
-    /// Packs the inputs MSB-first into `buf` (zero-padded to a byte) and applies the algorithm.
-    pub fn compute(&self, st: &PacketState, buf: &mut Vec<u8>) -> u64 {
-        buf.clear();
-        buf.resize(self.bits.div_ceil(8) as usize, 0);
-        let mut off = 0usize;
-        for inp in &self.inputs {
+    fn new(algo: Algo, inputs: &[Input]) -> Calculation {
+        let mut pieces = Vec::new();
+        let mut off = 0u32;
+        let mut push = |word: u32, value: u64, width: u32| {
+            let aligned = off % 8 == 0 && width % 8 == 0;
+            pieces.push(Piece {
+                word,
+                value,
+                bit_off: off,
+                width,
+                aligned_bytes: if aligned { width / 8 } else { 0 },
+            });
+            off += width;
+        };
+        for inp in inputs {
             match inp {
                 Input::Field(f) => {
-                    let n = f.words() as usize;
-                    let top = f.width - 64 * (n as u32 - 1);
+                    let n = f.words();
+                    let top = f.width - 64 * (n - 1);
                     for k in 0..n {
-                        let w = if k == 0 { top } else { 64 };
-                        write_bits(buf, off, w, st.w[f.word as usize + k]);
-                        off += w as usize;
+                        push(f.word + k, 0, if k == 0 { top } else { 64 });
                     }
                 }
-                Input::Const { value, width } => {
-                    write_bits(buf, off, *width, *value);
-                    off += *width as usize;
-                }
+                Input::Const { value, width } => push(u32::MAX, *value, *width),
             }
         }
-        run_algo(self.algo, buf)
+        Calculation {
+            algo,
+            pieces,
+            bits: off,
+        }
+    }
+
+    /// Packs the inputs MSB-first (zero-padded to a byte) and applies the algorithm; `buf` is
+    /// used only for inputs longer than `STACK_BYTES`.
+    pub fn compute(&self, st: &PacketState, buf: &mut Vec<u8>) -> u64 {
+        let n = self.bits.div_ceil(8) as usize;
+        let mut small = [0u8; STACK_BYTES];
+        let data: &mut [u8] = if n <= STACK_BYTES {
+            &mut small[..n]
+        } else {
+            buf.clear();
+            buf.resize(n, 0);
+            buf
+        };
+        for p in &self.pieces {
+            let v = if p.word == u32::MAX {
+                p.value
+            } else {
+                st.w[p.word as usize]
+            };
+            if p.aligned_bytes > 0 {
+                let nb = p.aligned_bytes as usize;
+                let o = (p.bit_off / 8) as usize;
+                for (i, b) in data[o..o + nb].iter_mut().enumerate() {
+                    *b = (v >> (8 * (nb - 1 - i))) as u8;
+                }
+            } else {
+                write_bits(data, p.bit_off as usize, p.width, v);
+            }
+        }
+        run_algo(self.algo, data)
     }
 }
 
@@ -175,15 +229,18 @@ pub fn load_calculations(
                 t => return err(&ctx, format!("input type \"{t}\" not supported")),
             }
         }
-        let bits = inputs
+        let bits: u64 = inputs
             .iter()
             .map(|i| match i {
-                Input::Field(f) => f.width,
-                Input::Const { width, .. } => *width,
+                Input::Field(f) => u64::from(f.width),
+                Input::Const { width, .. } => u64::from(*width),
             })
             .sum();
+        if bits > 1 << 20 {
+            return err(&ctx, format!("input of {bits} bits is too long"));
+        }
         by_name.insert(name.to_string(), out.len() as u32);
-        out.push(Calculation { algo, inputs, bits });
+        out.push(Calculation::new(algo, &inputs));
     }
     Ok((out, by_name))
 }

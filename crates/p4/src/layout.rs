@@ -162,7 +162,10 @@ impl Layout {
                 let id = json::as_u64(id, &ctx)?;
                 match l.by_id.get(&id) {
                     Some(h) if l.headers[*h as usize].metadata => {
-                        return err(&ctx, format!("header id {id} is metadata, not a packet header"))
+                        return err(
+                            &ctx,
+                            format!("header id {id} is metadata, not a packet header"),
+                        )
                     }
                     Some(h) => headers.push(*h),
                     None => return err(&ctx, format!("unknown header id {id}")),

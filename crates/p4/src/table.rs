@@ -101,7 +101,17 @@ type RangeField = (u32, u32, Box<[u8]>, Box<[u8]>);
 struct LpmGroup {
     prefix: u32,
     mask: Box<[u8]>,
+    mask64: u64,
     map: FxMap<Box<[u8]>, u32>,
+    /// Used instead of `map` when the key fits in 8 bytes (IPv4 and most keys): one multiply
+    /// to hash and one compare, no slice hashing or memcmp.
+    map64: FxMap<u64, u32>,
+}
+
+/// A key of at most 8 bytes as one big-endian number.
+#[inline]
+fn key64(key: &[u8]) -> u64 {
+    key.iter().fold(0u64, |a, &b| (a << 8) | u64::from(b))
 }
 
 pub struct Table {
@@ -123,6 +133,9 @@ pub struct Table {
     free: Vec<u32>,
     count: usize,
     exact: FxMap<Box<[u8]>, u32>,
+    exact64: FxMap<u64, u32>,
+    /// The key fits in 8 bytes: the `*64` maps are used.
+    narrow: bool,
     lpm: Vec<LpmGroup>,
     tern: Vec<u32>,
 }
@@ -160,6 +173,18 @@ fn prefix_mask(width: u32, len: u32, plen: u32) -> Vec<u8> {
         .collect()
 }
 
+impl LpmGroup {
+    fn new(prefix: u32, mask: &[u8]) -> LpmGroup {
+        LpmGroup {
+            prefix,
+            mask: mask.into(),
+            mask64: if mask.len() <= 8 { key64(mask) } else { 0 },
+            map: FxMap::default(),
+            map64: FxMap::default(),
+        }
+    }
+}
+
 impl Table {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -171,7 +196,7 @@ impl Table {
         with_counters: bool,
         direct_meter: Option<u32>,
     ) -> Table {
-        let key_len = keys.iter().map(|k| k.len).sum();
+        let key_len: u32 = keys.iter().map(|k| k.len).sum();
         let any = |ks: &[MatchKind]| keys.iter().any(|k| ks.contains(&k.kind));
         let structure = if keys.is_empty() {
             Structure::Keyless
@@ -200,6 +225,8 @@ impl Table {
             free: Vec::new(),
             count: 0,
             exact: FxMap::default(),
+            exact64: FxMap::default(),
+            narrow: key_len <= 8,
             lpm: Vec::new(),
             tern: Vec::new(),
         }
@@ -238,7 +265,14 @@ impl Table {
     pub fn lookup(&self, key: &[u8], tmp: &mut Vec<u8>) -> Option<u32> {
         match self.structure {
             Structure::Keyless => None,
+            Structure::Exact if self.narrow => self.exact64.get(&key64(key)).copied(),
             Structure::Exact => self.exact.get(key).copied(),
+            Structure::Lpm if self.narrow => {
+                let k = key64(key);
+                self.lpm
+                    .iter()
+                    .find_map(|g| g.map64.get(&(k & g.mask64)).copied())
+            }
             Structure::Lpm => {
                 for g in &self.lpm {
                     tmp.clear();
@@ -378,12 +412,19 @@ impl Table {
     fn same_key(&self, e: &Entry) -> Option<u32> {
         match self.structure {
             Structure::Keyless => None,
+            Structure::Exact if self.narrow => self.exact64.get(&key64(&e.value)).copied(),
             Structure::Exact => self.exact.get(&e.value).copied(),
             Structure::Lpm => self
                 .lpm
                 .iter()
                 .find(|g| g.prefix == e.prefix)
-                .and_then(|g| g.map.get(&e.value).copied()),
+                .and_then(|g| {
+                    if self.narrow {
+                        g.map64.get(&key64(&e.value)).copied()
+                    } else {
+                        g.map.get(&e.value).copied()
+                    }
+                }),
             Structure::Ternary => self.tern.iter().copied().find(|h| {
                 self.entry(*h).is_some_and(|x| {
                     x.value == e.value
@@ -427,6 +468,9 @@ impl Table {
             }
         };
         match self.structure {
+            Structure::Exact if self.narrow => {
+                self.exact64.insert(key64(&e.value), h);
+            }
             Structure::Exact => {
                 self.exact.insert(e.value.clone(), h);
             }
@@ -435,26 +479,19 @@ impl Table {
                 let at = match pos {
                     Some(i) if self.lpm[i].prefix == e.prefix => i,
                     Some(i) => {
-                        self.lpm.insert(
-                            i,
-                            LpmGroup {
-                                prefix: e.prefix,
-                                mask: e.mask.clone(),
-                                map: FxMap::default(),
-                            },
-                        );
+                        self.lpm.insert(i, LpmGroup::new(e.prefix, &e.mask));
                         i
                     }
                     None => {
-                        self.lpm.push(LpmGroup {
-                            prefix: e.prefix,
-                            mask: e.mask.clone(),
-                            map: FxMap::default(),
-                        });
+                        self.lpm.push(LpmGroup::new(e.prefix, &e.mask));
                         self.lpm.len() - 1
                     }
                 };
-                self.lpm[at].map.insert(e.value.clone(), h);
+                if self.narrow {
+                    self.lpm[at].map64.insert(key64(&e.value), h);
+                } else {
+                    self.lpm[at].map.insert(e.value.clone(), h);
+                }
             }
             Structure::Ternary => {
                 // higher priority first; among equals, older entries first
@@ -484,13 +521,21 @@ impl Table {
             return Err(ApiError::BadHandle(h));
         };
         match self.structure {
+            Structure::Exact if self.narrow => {
+                self.exact64.remove(&key64(&e.value));
+            }
             Structure::Exact => {
                 self.exact.remove(&e.value);
             }
             Structure::Lpm => {
                 if let Some(i) = self.lpm.iter().position(|g| g.prefix == e.prefix) {
-                    self.lpm[i].map.remove(&e.value);
-                    if self.lpm[i].map.is_empty() {
+                    let g = &mut self.lpm[i];
+                    if self.narrow {
+                        g.map64.remove(&key64(&e.value));
+                    } else {
+                        g.map.remove(&e.value);
+                    }
+                    if g.map.is_empty() && g.map64.is_empty() {
                         self.lpm.remove(i);
                     }
                 }
@@ -509,6 +554,7 @@ impl Table {
         self.free.clear();
         self.count = 0;
         self.exact.clear();
+        self.exact64.clear();
         self.lpm.clear();
         self.tern.clear();
     }
@@ -560,6 +606,90 @@ mod tests {
         assert!(t
             .insert(&[MatchKey::Lpm(vec![1, 0, 0, 0, 0], 8)], 0, vec![], 0)
             .is_err());
+    }
+
+    /// Narrow keys (<= 8 bytes, the `*64` maps) and wide keys (byte maps) agree with a
+    /// brute-force longest-prefix / exact reference through inserts, deletes and re-inserts.
+    #[test]
+    fn narrow_and_wide_keys_match_reference() {
+        for (kind, width) in [
+            (MatchKind::Lpm, 32),
+            (MatchKind::Lpm, 128),
+            (MatchKind::Exact, 48),
+            (MatchKind::Exact, 72),
+        ] {
+            let len = width / 8;
+            let mut t = Table::new(
+                "t".into(),
+                0,
+                vec![key("a", kind, width, 0)],
+                vec![0],
+                1024,
+                false,
+                None,
+            );
+            assert_eq!(t.narrow, len <= 8);
+            let mut rng = 0x2545_f491_4f6c_dd1du64;
+            let mut next = move || {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng
+            };
+            // values from a small alphabet so that prefixes overlap
+            let mut bytes = |n: u32, next: &mut dyn FnMut() -> u64| -> Vec<u8> {
+                (0..n).map(|_| (next() % 3) as u8).collect()
+            };
+            let mut live: Vec<(u32, Vec<u8>, u32)> = Vec::new();
+            for round in 0..400 {
+                if round % 5 == 4 && !live.is_empty() {
+                    let i = (next() % live.len() as u64) as usize;
+                    let (h, _, _) = live.swap_remove(i);
+                    t.remove(h).unwrap();
+                } else {
+                    let v = bytes(len, &mut next);
+                    let plen = if kind == MatchKind::Lpm {
+                        (next() % u64::from(width + 1)) as u32
+                    } else {
+                        width
+                    };
+                    let m = prefix_mask(width, len, plen);
+                    let masked: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
+                    let mk = if kind == MatchKind::Lpm {
+                        MatchKey::Lpm(masked.clone(), plen)
+                    } else {
+                        MatchKey::Exact(masked.clone())
+                    };
+                    let dup = live.iter().any(|(_, x, p)| *x == masked && *p == plen);
+                    match t.insert(&[mk], 0, vec![], 0) {
+                        Ok(h) => {
+                            assert!(!dup);
+                            live.push((h, masked, plen));
+                        }
+                        Err(ApiError::DuplicateEntry) => assert!(dup),
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+                let probe = bytes(len, &mut next);
+                let want = live
+                    .iter()
+                    .filter(|(_, x, p)| {
+                        let m = prefix_mask(width, len, *p);
+                        probe
+                            .iter()
+                            .zip(&m)
+                            .map(|(a, b)| a & b)
+                            .eq(x.iter().copied())
+                    })
+                    .max_by_key(|(_, _, p)| *p)
+                    .map(|(h, _, _)| *h);
+                assert_eq!(
+                    t.lookup(&probe, &mut Vec::new()),
+                    want,
+                    "{kind:?}/{width} round {round}"
+                );
+            }
+        }
     }
 
     #[test]
