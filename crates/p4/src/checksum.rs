@@ -51,7 +51,7 @@ impl Calculation {
         let mut pieces = Vec::new();
         let mut off = 0u32;
         let mut push = |word: u32, value: u64, width: u32| {
-            let aligned = off % 8 == 0 && width % 8 == 0;
+            let aligned = off.is_multiple_of(8) && width.is_multiple_of(8);
             pieces.push(Piece {
                 word,
                 value,

@@ -637,7 +637,7 @@ mod tests {
                 rng
             };
             // values from a small alphabet so that prefixes overlap
-            let mut bytes = |n: u32, next: &mut dyn FnMut() -> u64| -> Vec<u8> {
+            let bytes = |n: u32, next: &mut dyn FnMut() -> u64| -> Vec<u8> {
                 (0..n).map(|_| (next() % 3) as u8).collect()
             };
             let mut live: Vec<(u32, Vec<u8>, u32)> = Vec::new();
