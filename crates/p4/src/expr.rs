@@ -239,7 +239,14 @@ impl Expr {
     /// The value truncated to 64 bits (what every narrow destination takes).
     #[inline]
     pub fn eval(&self, e: &Env) -> u64 {
-        self.eval128(e) as u64
+        // leaves first: most action sources are a parameter, a field or a constant
+        match self {
+            Expr::Field { word } => e.w[*word as usize],
+            Expr::Param { word } => e.params.get(*word as usize).copied().unwrap_or(0),
+            Expr::Const(c) => *c as u64,
+            Expr::Valid(h) => u64::from(e.valid[*h as usize]),
+            _ => self.eval128(e) as u64,
+        }
     }
 
     #[inline]
