@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
@@ -128,7 +129,50 @@ def iperf_udp(star: Star, tmp: Path, senders: dict[int, float], seconds: int) ->
     return result
 
 
+SIM_SCENARIO = """
+duration_s = 2.0
+seed = 1
+[[port]]
+name = "p4"
+rate_bps = 100e6
+scheduler = "rlsp-drr"
+  [[port.queue]]
+  index = 7
+  rate_Bps = 7.5e6
+  quantum = 7000
+  [[port.queue]]
+  index = 6
+  quantum = 7000
+  [[port.queue]]
+  index = 5
+  quantum = 7000
+"""
+
+
+def sim_prediction(tmp: Path, offered_wire_mbps: float, frame_bytes: int) -> dict[int, float]:
+    """What `lanes sim` predicts (Mb/s of frames) for hosts 1-3 sending into queues 7, 6, 5."""
+    scenario = SIM_SCENARIO + "".join(
+        f'[[flow]]\nname = "h{h}"\nport = "p4"\nqueue = {q}\nrate_bps = {offered_wire_mbps * 1e6}\n'
+        f"packet_bytes = {frame_bytes}\n"
+        for h, q in ((1, 7), (2, 6), (3, 5))
+    )
+    (tmp / "sim.toml").write_text(scenario)
+    p = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "lanes"), "sim", str(tmp / "sim.toml"), "--out", str(tmp / "sim.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr
+    flows = json.loads((tmp / "sim.json").read_text())["flows"]
+    return {h: flows[f"h{h}"]["throughput_bps"] / 1e6 for h in (1, 2, 3)}
+
+
 def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
+    # iperf3 counts UDP payload: 1400 of 1442 bytes on the wire, so 100 Mb/s of frames is 97 Mb/s.
+    wire = 1442 / 1400
+    predicted = sim_prediction(tmp_path, 50 * wire, 1442)
     with Star(4) as star:
         # Deep queues: a sender descheduled on a busy machine catches up in a burst, which a
         # 64-packet queue would drop; the shares are the point here, not burst absorption.
@@ -136,8 +180,6 @@ def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
         r = iperf_udp(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4)
         queues = star.ctl("show_queues 4")
     # high class: all of its 50 Mb/s, no loss; the low classes split the other 50 equally.
-    # iperf3 counts UDP payload: 1400 of 1442 bytes on the wire, so 100 Mb/s of frames is 97 Mb/s.
-    wire = 1442 / 1400
     # the switch dropped none of the high class (iperf's own loss figure also counts what a
     # descheduled receiver's socket dropped on a busy machine, so it is only checked loosely)
     high = re.search(r"^4 7 (?:\S+ ){7}(\d+)$", queues, re.MULTILINE)
@@ -147,6 +189,9 @@ def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
     low = [r[2]["mbps"] * wire, r[3]["mbps"] * wire]
     assert abs(low[0] - low[1]) < 0.05 * 25, r
     assert abs(sum(low) - 50) < 2.5, r
+    # and each class within 5 % of what the simulator predicts for the same TM configuration
+    for h in (1, 2, 3):
+        assert abs(r[h]["mbps"] * wire - predicted[h]) < 0.05 * predicted[h], (h, r, predicted)
     # queue 7 took rate and quantum from the packets' metadata; the low queues their quantum
     assert re.search(r"^4 7 \d+ \d+ 7500000 7000 ", queues, re.MULTILINE), queues
     assert re.search(r"^4 6 \d+ \d+ - 7000 ", queues, re.MULTILINE), queues
