@@ -8,7 +8,7 @@ CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml
 DEMO_OUT ?= results/demo
 
-.PHONY: setup demo test test-rust test-python bench lint fmt clean
+.PHONY: setup demo test test-rust test-python bench bench-e2e lint fmt clean
 .DELETE_ON_ERROR:
 
 setup: $(STAMPS)/apt $(STAMPS)/venv $(STAMPS)/native
@@ -54,6 +54,17 @@ test-python: setup
 bench: setup
 	$(CARGO) bench --workspace
 	@echo "bench: record the figures in bench/RESULTS.md"
+
+# End-to-end benchmarks with real packets (root; about 5 min): switch vs the kernel bridge over
+# veth, high-class latency vs tc HTB, P4Runtime writes. Lab, fabric and consolidation runs are
+# longer: their scripts are in bench/ and their commands in bench/RESULTS.md.
+BENCH_OUT ?= results/bench
+bench-e2e: setup
+	@mkdir -p $(BENCH_OUT)
+	$(PY) bench/switch_veth.py --json $(BENCH_OUT)/switch_veth.json
+	$(PY) bench/switch_latency.py --runs 2 --json $(BENCH_OUT)/switch_latency.json
+	$(PY) bench/p4runtime_writes.py
+	@echo "bench-e2e: JSON in $(BENCH_OUT)/; record the figures in bench/RESULTS.md"
 
 lint: setup
 	$(CARGO) fmt --all -- --check

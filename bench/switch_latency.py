@@ -64,7 +64,9 @@ def setup_htb(star: Star) -> None:
         star.ns(sw, "ip", "link", "set", f"s1-eth{i}", "master", "br0")
     star.ns(sw, "ip", "link", "set", "br0", "up")
     star.ns(sw, "tc", "qdisc", "add", "dev", "s1-eth4", "root", "handle", "1:", "htb", "default", "30")
-    star.ns(sw, "tc", "class", "add", "dev", "s1-eth4", "parent", "1:", "classid", "1:1", "htb", "rate", "100mbit")
+    star.ns(
+        sw, "tc", "class", "add", "dev", "s1-eth4", "parent", "1:", "classid", "1:1", "htb", "rate", "100mbit"
+    )
     for cls, src, rate, ceil, prio in HTB_CLASSES:
         star.ns(
             sw,
@@ -111,7 +113,9 @@ def setup_htb(star: Star) -> None:
 
 
 def ping(star: Star, count: int) -> list[float]:
-    out = star.host(1, "ping", "-n", "-c", str(count), "-i", "0.01", "-W", "1", star.ip(4), check=False, timeout=60)
+    out = star.host(
+        1, "ping", "-n", "-c", str(count), "-i", "0.01", "-W", "1", star.ip(4), check=False, timeout=60
+    )
     return [float(x) for x in re.findall(r"time=([\d.]+) ms", out.stdout)]
 
 
@@ -120,7 +124,10 @@ def measure(star: Star, tmp: Path, tag: str) -> dict:
     servers = {}
     for h in (2, 3):
         log = tmp / f"{tag}-s{h}.json"
-        servers[h] = (star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log), log)
+        servers[h] = (
+            star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log),
+            log,
+        )
     time.sleep(0.5)
     clients = [
         star.start(
@@ -140,7 +147,12 @@ def measure(star: Star, tmp: Path, tag: str) -> dict:
         end = json.loads(log.read_text())["end"]["sum_received"]
         low[f"h{h}"] = end["bits_per_second"] / 1e6 * 1442 / 1400
     q = statistics.quantiles(loaded, n=100)
+    extra = {}
+    if tag.startswith("lanes"):
+        # the switch's own view: time the high class spent queued at the congested port
+        extra["switch_high_queue_delay"] = star.ctl("show_delay 4").strip()
     return {
+        **extra,
         "idle_p50_ms": statistics.median(idle),
         "loaded_p50_ms": statistics.median(loaded),
         "loaded_p99_ms": q[98],
@@ -177,7 +189,10 @@ def main() -> int:
                 )
     print("\nmedian over runs:")
     for label, runs in results.items():
-        med = {k: statistics.median(r[k] for r in runs) for k in ("idle_p50_ms", "loaded_p50_ms", "loaded_p99_ms")}
+        med = {
+            k: statistics.median(r[k] for r in runs)
+            for k in ("idle_p50_ms", "loaded_p50_ms", "loaded_p99_ms")
+        }
         print(f"  {label:15s} " + ", ".join(f"{k} {v:.3f}" for k, v in med.items()))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
