@@ -218,7 +218,15 @@ impl<T> Port<T> {
         q.counters.deq_pkts += 1;
         q.counters.deq_bytes += u64::from(e.bytes);
         if qid >= self.strict_from {
-            q.charge(nowf, self.last_wire_ns, e.bytes, borrowed);
+            // lateness given back: the frame in flight when the head became eligible, plus
+            // what the caller's event loop may have woken late (the same allowance the port
+            // itself gets), so a late wake-up does not cost the rate-limited class its rate
+            q.charge(
+                nowf,
+                self.last_wire_ns + self.catch_up_ns,
+                e.bytes,
+                borrowed,
+            );
         }
         if q.entries.is_empty() {
             self.nonempty &= !(1 << qid);

@@ -184,7 +184,8 @@ proptest! {
 
     /// A rate-limited queue never exceeds its rate over a window longer than 10 of its packet
     /// times. Slack: one MTU (the last packet counted whole) plus the lateness the shaper gives
-    /// back, at most one packet's wire time at the port rate, i.e. rate x 1500 B / port rate.
+    /// back, at most one packet's wire time at the port rate, i.e. rate x 1500 B / port rate
+    /// (plus the port's catch-up allowance, 1 ns here).
     #[test]
     fn rate_limit_holds_over_every_window(
         sched_i in prop::sample::select(vec![1usize, 3, 4]),
