@@ -84,9 +84,13 @@ impl PySwitch {
             .map_err(PyValueError::new_err)
     }
 
-    /// Frames the program sent to the CPU port since the last call (P4Runtime PacketIn).
-    fn take_packet_ins(&self, py: Python<'_>) -> Vec<Vec<u8>> {
-        py.allow_threads(|| self.inner.with(|dp| dp.take_packet_ins()))
+    /// Frames the program sent to the CPU port since the last call (P4Runtime PacketIn),
+    /// waiting up to `timeout_ms` for the first one.
+    fn wait_packet_ins(&self, py: Python<'_>, timeout_ms: u64) -> Vec<Vec<u8>> {
+        py.allow_threads(|| {
+            self.inner
+                .wait_packet_ins(std::time::Duration::from_millis(timeout_ms))
+        })
     }
 
     /// Inject a frame on the CPU port (P4Runtime PacketOut). ValueError if there is none.

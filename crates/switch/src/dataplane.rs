@@ -132,6 +132,10 @@ impl Dataplane {
     }
 
     /// Frames the program sent to the CPU port, oldest first.
+    pub fn has_packet_ins(&self) -> bool {
+        !self.packet_ins.is_empty()
+    }
+
     pub fn take_packet_ins(&mut self) -> Vec<Vec<u8>> {
         self.packet_ins.drain(..).collect()
     }

@@ -4,8 +4,9 @@
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::dataplane::MAX_FRAME;
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
@@ -32,6 +33,8 @@ struct Shared {
     dp: Mutex<Dataplane>,
     waker: Waker,
     stop: AtomicBool,
+    /// Signalled when frames for the CPU port (PacketIn) are waiting.
+    packet_ins: Condvar,
 }
 
 pub struct Switch {
@@ -88,6 +91,7 @@ impl Switch {
             dp: Mutex::new(dp),
             waker: Waker::new()?,
             stop: AtomicBool::new(false),
+            packet_ins: Condvar::new(),
         });
         let s2 = shared.clone();
         let thread = std::thread::Builder::new()
@@ -106,6 +110,24 @@ impl Switch {
         r
     }
 
+    /// Frames sent to the CPU port, waiting up to `timeout` for the first one. Unlike `with`,
+    /// this does not wake the data plane: a controller waiting for PacketIns costs it nothing.
+    pub fn wait_packet_ins(&self, timeout: Duration) -> Vec<Vec<u8>> {
+        let deadline = Instant::now() + timeout;
+        let mut dp = lock(&self.shared);
+        while !dp.has_packet_ins() && !self.shared.stop.load(Ordering::SeqCst) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            dp = match self.shared.packet_ins.wait_timeout(dp, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        dp.take_packet_ins()
+    }
+
     pub fn is_running(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
@@ -114,6 +136,7 @@ impl Switch {
     pub fn stop(&mut self) -> io::Result<()> {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.waker.wake();
+        self.shared.packet_ins.notify_all();
         match self.thread.take() {
             Some(t) => t
                 .join()
@@ -225,6 +248,9 @@ fn run(shared: &Shared, mut io: Io) -> io::Result<()> {
             b.buf.extend_from_slice(frame);
             true
         });
+        if dp.has_packet_ins() {
+            shared.packet_ins.notify_all();
+        }
         for (i, b) in tx.iter_mut().enumerate() {
             if b.frames.is_empty() {
                 continue;

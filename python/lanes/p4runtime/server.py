@@ -7,7 +7,6 @@ import queue
 import socket
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent import futures
 from pathlib import Path
@@ -271,7 +270,11 @@ class P4RuntimeService:
     def packet_in_loop(self) -> None:
         """Deliver frames the program sends to the CPU port to the primary clients."""
         while not self._stop.is_set():
-            frames = self.sw.take_packet_ins()
+            # blocks in the switch (GIL released) until a frame arrives; the timeout bounds how
+            # long a stop takes to be noticed
+            frames = self.sw.wait_packet_ins(50)
+            if not frames and not self.sw.is_running():
+                self._stop.wait(0.05)  # a stopped switch returns at once: do not spin
             if frames:
                 pl = self.pipeline
                 targets = self.arb.primaries()
@@ -282,7 +285,6 @@ class P4RuntimeService:
                     for c in targets:
                         c.send(msg)
                     self.stats["packet_ins"] += 1
-            time.sleep(0.002 if self.arb.has_clients() else 0.05)
 
     def command(self, line: str) -> str | None:
         """`lanes ctl` commands of the P4Runtime server; None if `line` is not one of them."""
