@@ -131,11 +131,12 @@ impl Dataplane {
         self.cpu_port
     }
 
-    /// Frames the program sent to the CPU port, oldest first.
+    /// Whether frames for the CPU port are waiting.
     pub fn has_packet_ins(&self) -> bool {
         !self.packet_ins.is_empty()
     }
 
+    /// Frames the program sent to the CPU port, oldest first.
     pub fn take_packet_ins(&mut self) -> Vec<Vec<u8>> {
         self.packet_ins.drain(..).collect()
     }

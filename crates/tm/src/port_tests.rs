@@ -73,8 +73,8 @@ fn strict_rate_limited_high_queue_lets_lower_queue_send_meanwhile() {
 
 /// The lab's case: a 100 Mb/s port, the high queue limited to 60 Mb/s and backlogged, a low
 /// queue backlogged, and an event loop that wakes up to 300 us late at every other packet. With
-/// a 500 us catch-up allowance the high class still gets its 60 Mb/s (not the ~50 Mb/s it got
-/// when only the frame in flight was given back) and never more.
+/// a 500 us catch-up allowance the high class still gets its 60 Mb/s (it got 25 Mb/s when only
+/// the frame in flight was given back) and never more.
 #[test]
 fn late_wake_ups_do_not_cost_the_rate_limited_class_its_rate() {
     let mut c = PortConfig::new(100e6, Scheduler::RlspDrr, 8);

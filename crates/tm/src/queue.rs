@@ -77,8 +77,8 @@ impl<T> Queue<T> {
     /// Charge a departure of `bytes` at `now` to the shaper. `grace_ns` is how late the port
     /// may have made this packet (it was busy sending when the head became eligible, or its
     /// event loop woke late); that lateness is given back so the queue still gets its full rate
-    /// on a non-preemptive link, and nothing more. A borrowed departure (capacity nobody else wanted) is not
-    /// charged at all.
+    /// on a non-preemptive link, and nothing more. A borrowed departure (capacity nobody else
+    /// wanted) is not charged at all.
     pub fn charge(&mut self, now: f64, grace_ns: f64, bytes: u32, borrowed: bool) {
         if self.is_rate_limited() {
             if borrowed {
