@@ -185,5 +185,14 @@ class Star:
             sh("ip", "netns", "del", name, check=False)
 
 
+def steal_ms() -> float:
+    """CPU time the hypervisor took from this VM so far, summed over CPUs (/proc/stat "steal").
+    A user-space switch that is not running cannot send: a rate measured while the VM was
+    descheduled measures the host, not the switch."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def is_root() -> bool:
     return os.geteuid() == 0

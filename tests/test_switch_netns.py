@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from netns import REPO, Star, is_root
+from netns import REPO, Star, is_root, steal_ms
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(not is_root(), reason="needs root for network namespaces")]
 
@@ -173,32 +173,44 @@ def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
     # iperf3 counts UDP payload: 1400 of 1442 bytes on the wire, so 100 Mb/s of frames is 97 Mb/s.
     wire = 1442 / 1400
     predicted = sim_prediction(tmp_path, 50 * wire, 1442)
-    with Star(4) as star:
-        # Deep queues: a sender descheduled on a busy machine catches up in a burst, which a
-        # 64-packet queue would drop; the shares are the point here, not burst absorption.
-        start(star, tmp_path, "rlsp-drr", extra=("--queue-depth", "512"))
-        r = iperf_udp(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4)
-        queues = star.ctl("show_queues 4")
+    # On a shared VM the hypervisor may take the CPU away ("steal" in /proc/stat): a switch that
+    # is not running cannot send, so the time stolen during the run is allowed for, as line
+    # time the port may have lost (and the high-class packets that arrived meanwhile). Up to 3
+    # attempts, stopping at one with less than 0.1 s stolen; the least-stolen one is judged.
+    runs = []
+    for _attempt in range(3):
+        with Star(4) as star:
+            # Deep queues: a sender descheduled on a busy machine catches up in a burst, which a
+            # 64-packet queue would drop; the shares are the point here, not burst absorption.
+            start(star, tmp_path, "rlsp-drr", extra=("--queue-depth", "512"))
+            before = steal_ms()
+            r = iperf_udp(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4)
+            runs.append((steal_ms() - before, r, star.ctl("show_queues 4")))
+        if runs[-1][0] < 100:
+            break
+    stolen, r, queues = min(runs, key=lambda x: x[0])
+    lost = 100 * stolen / 4000  # Mb/s of the 100 Mb/s port over the 4 s run
+    why = f"steal {stolen:.0f} ms in the least-stolen of {len(runs)} run(s)"
     # high class: all of its 50 Mb/s, no loss; the low classes split the other 50 equally.
     # the switch dropped none of the high class (iperf's own loss figure also counts what a
     # descheduled receiver's socket dropped on a busy machine, so it is only checked loosely)
     high = re.search(r"^4 7 (?:\S+ ){7}(\d+)$", queues, re.MULTILINE)
-    assert high and high.group(1) == "0", queues
-    assert r[1]["lost_pct"] < 2, (r, queues)
-    assert abs(r[1]["mbps"] * wire - 50) < 2.5, r
+    assert high and int(high.group(1)) <= stolen / 1000 * 51.5e6 / (1442 * 8), (queues, why)
+    assert r[1]["lost_pct"] < 2 + lost, (r, queues, why)
+    assert abs(r[1]["mbps"] * wire - 50) < 2.5 + lost, (r, why)
     low = [r[2]["mbps"] * wire, r[3]["mbps"] * wire]
-    assert abs(low[0] - low[1]) < 0.05 * 25, r
-    assert abs(sum(low) - 50) < 2.5, r
+    assert abs(low[0] - low[1]) < 0.05 * 25 + lost, (r, why)
+    assert -2.5 - lost < sum(low) - 50 < 2.5, (r, why)
     # and each class within 5 % of what the simulator predicts for the same TM configuration
     for h in (1, 2, 3):
-        assert abs(r[h]["mbps"] * wire - predicted[h]) < 0.05 * predicted[h], (h, r, predicted)
+        assert abs(r[h]["mbps"] * wire - predicted[h]) < 0.05 * predicted[h] + lost, (h, r, predicted, why)
     # queue 7 took rate and quantum from the packets' metadata; the low queues their quantum
     assert re.search(r"^4 7 \d+ \d+ 7500000 7000 ", queues, re.MULTILINE), queues
     assert re.search(r"^4 6 \d+ \d+ - 7000 ", queues, re.MULTILINE), queues
 
 
-@pytest.mark.parametrize("scheduler", ["fifo", "rlsp-drr"])
-def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str) -> None:
+def latency_run(tmp_path: Path, scheduler: str) -> tuple[float, list[float], list[float]]:
+    """Idle and loaded RTTs h1 -> h4, and the CPU time the hypervisor took during the pings."""
     with Star(4) as star:
         start(star, tmp_path, scheduler)
         idle = ping_rtts(star, 1, 4, 50)
@@ -222,7 +234,21 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
                 "8",
             )
         time.sleep(1.5)
+        before = steal_ms()
         loaded = ping_rtts(star, 1, 4, 300)
+        return steal_ms() - before, idle, loaded
+
+
+@pytest.mark.parametrize("scheduler", ["fifo", "rlsp-drr"])
+def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str) -> None:
+    # as in the shares test: up to 3 attempts, judged on the least-stolen one, whose stolen
+    # time (a stall of the VM delays the pings in flight by up to that much) is allowed for
+    runs = []
+    for _attempt in range(3):
+        runs.append(latency_run(tmp_path, scheduler))
+        if runs[-1][0] < 100:
+            break
+    stolen, idle, loaded = min(runs, key=lambda x: x[0])
     # FIFO drops pings with the load (about a sixth of them here); the high class loses none
     need = 290 if scheduler == "rlsp-drr" else 150
     assert len(idle) >= 45 and len(loaded) >= need, (len(idle), len(loaded))
@@ -234,7 +260,7 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
     if scheduler == "rlsp-drr":
         # the physical bound is one 1442 B frame at 100 Mb/s (0.115 ms) on top of the idle RTT;
         # 1 ms leaves room for a noisy shared VM
-        assert p99 < statistics.median(idle) + 1.0, (p99, idle)
+        assert p99 < statistics.median(idle) + 1.0 + stolen / 1000, (p99, idle, f"steal {stolen:.0f} ms")
     else:
         # FIFO: the high class waits behind a full 64-packet queue, ~7 ms at 100 Mb/s
         assert statistics.median(loaded) > 3.0, loaded
