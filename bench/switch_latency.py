@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from netns import Star
+from netns import Star, UdpFlows, ping_rtts
 
 LANES_COMMANDS = "\n".join(
     [f"table_add ipv4_lpm ipv4_forward 10.0.1.{i}/32 => 00:00:00:00:01:0{i} {i}" for i in range(1, 5)]
@@ -112,40 +111,14 @@ def setup_htb(star: Star) -> None:
         )
 
 
-def ping(star: Star, count: int) -> list[float]:
-    out = star.host(
-        1, "ping", "-n", "-c", str(count), "-i", "0.01", "-W", "1", star.ip(4), check=False, timeout=60
-    )
-    return [float(x) for x in re.findall(r"time=([\d.]+) ms", out.stdout)]
-
-
 def measure(star: Star, tmp: Path, tag: str) -> dict:
-    idle = ping(star, 50)
-    servers = {}
-    for h in (2, 3):
-        log = tmp / f"{tag}-s{h}.json"
-        servers[h] = (
-            star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log),
-            log,
-        )
-    time.sleep(0.5)
-    clients = [
-        star.start(
-            star.hosts[h - 1],
-            "iperf3",
-            *("-u", "-c", star.ip(4), "-p", str(5200 + h), "-b", "60M", "-l", "1400", "-t", "6"),
-        )
-        for h in (2, 3)
-    ]
+    idle = ping_rtts(star, 1, 4, 50)
+    log_dir = tmp / tag
+    log_dir.mkdir()
+    load = UdpFlows(star, log_dir, {2: 60, 3: 60}, seconds=6)
     time.sleep(1.0)
-    loaded = ping(star, 300)
-    for c in clients:
-        c.wait(timeout=40)
-    low = {}
-    for h, (p, log) in servers.items():
-        p.wait(timeout=30)
-        end = json.loads(log.read_text())["end"]["sum_received"]
-        low[f"h{h}"] = end["bits_per_second"] / 1e6 * 1442 / 1400
+    loaded = ping_rtts(star, 1, 4, 300)
+    low = {f"h{h}": v["mbps"] * 1442 / 1400 for h, v in load.received().items()}
     q = statistics.quantiles(loaded, n=100)
     extra = {}
     if tag.startswith("lanes"):

@@ -4,7 +4,9 @@ every process started here is stopped by PID."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -183,6 +185,54 @@ class Star:
                 p.wait()
         for name in [*self.hosts, self.sw]:
             sh("ip", "netns", "del", name, check=False)
+
+
+def ping_rtts(star: Star, src: int, dst: int, count: int, interval: float = 0.01) -> list[float]:
+    """RTTs in ms of `count` pings from host `src` to host `dst` (lost ones left out)."""
+    out = star.host(
+        src,
+        "ping",
+        *("-n", "-c", str(count), "-i", str(interval), "-W", "1", star.ip(dst)),
+        check=False,
+        timeout=count * interval + 20,
+    ).stdout
+    return [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
+
+
+class UdpFlows:
+    """iperf3 UDP flows of 1400-byte datagrams from each sender host to the last host at the given
+    Mb/s for `seconds`, one server per sender (port 5200 + sender); `received()` waits for them
+    and gives the receiver's view per sender: Mb/s of payload and loss %."""
+
+    def __init__(self, star: Star, log_dir: Path, senders: dict[int, float], seconds: float) -> None:
+        dst = len(star.hosts)
+        self.servers = {}
+        for h in senders:
+            log = log_dir / f"iperf_s{h}.json"
+            cmd = ("iperf3", "-s", "-1", "-J", "-p", str(5200 + h))
+            self.servers[h] = (star.start(star.hosts[dst - 1], *cmd, log=log), log)
+        time.sleep(0.5)
+        self.clients = [
+            star.start(
+                star.hosts[h - 1],
+                "iperf3",
+                *("-u", "-c", star.ip(dst), "-p", str(5200 + h), "-b", f"{mbps}M", "-l", "1400"),
+                *("-t", str(seconds), "-J"),
+                log=log_dir / f"iperf_c{h}.json",
+            )
+            for h, mbps in senders.items()
+        ]
+        self.seconds = seconds
+
+    def received(self) -> dict[int, dict]:
+        for c in self.clients:
+            c.wait(timeout=self.seconds + 30)
+        result = {}
+        for h, (p, log) in self.servers.items():
+            p.wait(timeout=30)
+            end = json.loads(log.read_text())["end"]["sum_received"]
+            result[h] = {"mbps": end["bits_per_second"] / 1e6, "lost_pct": end["lost_percent"]}
+        return result
 
 
 def steal_ms() -> float:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from netns import REPO, Star, is_root, steal_ms
+from netns import REPO, Star, UdpFlows, is_root, ping_rtts, steal_ms
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(not is_root(), reason="needs root for network namespaces")]
 
@@ -54,24 +54,6 @@ def start(
     )
 
 
-def ping_rtts(star: Star, src: int, dst: int, count: int, interval: float = 0.01) -> list[float]:
-    out = star.host(
-        src,
-        "ping",
-        "-n",
-        "-c",
-        str(count),
-        "-i",
-        str(interval),
-        "-W",
-        "1",
-        star.ip(dst),
-        check=False,
-        timeout=count * interval + 20,
-    ).stdout
-    return [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
-
-
 def test_forwarding_ttl_and_checksum_with_l3_basic(tmp_path: Path) -> None:
     commands = "\n".join(
         f"table_add ipv4_lpm ipv4_forward 10.0.1.{i}/32 => 00:00:00:00:01:0{i} {i}" for i in range(1, 5)
@@ -87,46 +69,6 @@ def test_forwarding_ttl_and_checksum_with_l3_basic(tmp_path: Path) -> None:
             re.search(r"^4 1000000000 strict \d+ \d+ [1-9]", ports, re.MULTILINE) is None
         )  # port 4 at 100 Mb/s
         assert re.search(r"^4 100000000 strict", ports, re.MULTILINE), ports
-
-
-def iperf_udp(star: Star, tmp: Path, senders: dict[int, float], seconds: int) -> dict[int, dict]:
-    """UDP from each sender host to h4 at the given Mb/s; the receiver's view per sender."""
-    servers = {}
-    for h in senders:
-        log = tmp / f"iperf_s{h}.json"
-        servers[h] = (
-            star.start(star.hosts[3], "iperf3", "-s", "-1", "-J", "-p", str(5200 + h), log=log),
-            log,
-        )
-    time.sleep(0.5)
-    clients = [
-        star.start(
-            star.hosts[h - 1],
-            "iperf3",
-            "-u",
-            "-c",
-            star.ip(4),
-            "-p",
-            str(5200 + h),
-            "-b",
-            f"{mbps}M",
-            "-l",
-            "1400",
-            "-t",
-            str(seconds),
-            "-J",
-            log=tmp / f"iperf_c{h}.json",
-        )
-        for h, mbps in senders.items()
-    ]
-    for c in clients:
-        c.wait(timeout=seconds + 30)
-    result = {}
-    for h, (p, log) in servers.items():
-        p.wait(timeout=30)
-        end = json.loads(log.read_text())["end"]["sum_received"]
-        result[h] = {"mbps": end["bits_per_second"] / 1e6, "lost_pct": end["lost_percent"]}
-    return result
 
 
 SIM_SCENARIO = """
@@ -184,7 +126,7 @@ def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
             # 64-packet queue would drop; the shares are the point here, not burst absorption.
             start(star, tmp_path, "rlsp-drr", extra=("--queue-depth", "512"))
             before = steal_ms()
-            r = iperf_udp(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4)
+            r = UdpFlows(star, tmp_path, {1: 50, 2: 50, 3: 50}, seconds=4).received()
             runs.append((steal_ms() - before, r, star.ctl("show_queues 4")))
         if runs[-1][0] < 100:
             break
@@ -214,25 +156,7 @@ def latency_run(tmp_path: Path, scheduler: str) -> tuple[float, list[float], lis
     with Star(4) as star:
         start(star, tmp_path, scheduler)
         idle = ping_rtts(star, 1, 4, 50)
-        for h in (2, 3):
-            star.start(star.hosts[3], "iperf3", "-s", "-p", str(5200 + h))
-        time.sleep(0.3)
-        for h in (2, 3):
-            star.start(
-                star.hosts[h - 1],
-                "iperf3",
-                "-u",
-                "-c",
-                star.ip(4),
-                "-p",
-                str(5200 + h),
-                "-b",
-                "60M",
-                "-l",
-                "1400",
-                "-t",
-                "8",
-            )
+        UdpFlows(star, tmp_path, {2: 60, 3: 60}, seconds=8)  # stopped with the namespaces
         time.sleep(1.5)
         before = steal_ms()
         loaded = ping_rtts(star, 1, 4, 300)

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from netns import Star, is_root
-from test_switch_netns import iperf_udp, start
+from netns import Star, UdpFlows, is_root
+from test_switch_netns import start
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(not is_root(), reason="needs root for network namespaces")]
 
@@ -101,7 +101,7 @@ def test_strict_priority_serves_the_queue_the_program_chose(tmp_path: Path) -> N
     )
     with Star(4) as star:
         start(star, tmp_path, "strict", commands=commands, extra=("--queue-depth", "512"))
-        r = iperf_udp(star, tmp_path, {1: 80, 2: 80}, seconds=3)
+        r = UdpFlows(star, tmp_path, {1: 80, 2: 80}, seconds=3).received()
         queues = star.ctl("show_queues 4")
     wire = 1442 / 1400
     high, low = r[2]["mbps"] * wire, r[1]["mbps"] * wire
