@@ -134,8 +134,6 @@ pub struct Table {
     count: usize,
     exact: FxMap<Box<[u8]>, u32>,
     exact64: FxMap<u64, u32>,
-    /// The key fits in 8 bytes: the `*64` maps are used.
-    narrow: bool,
     lpm: Vec<LpmGroup>,
     tern: Vec<u32>,
 }
@@ -226,7 +224,6 @@ impl Table {
             count: 0,
             exact: FxMap::default(),
             exact64: FxMap::default(),
-            narrow: key_len <= 8,
             lpm: Vec::new(),
             tern: Vec::new(),
         }
@@ -265,9 +262,9 @@ impl Table {
     pub fn lookup(&self, key: &[u8], tmp: &mut Vec<u8>) -> Option<u32> {
         match self.structure {
             Structure::Keyless => None,
-            Structure::Exact if self.narrow => self.exact64.get(&key64(key)).copied(),
+            Structure::Exact if self.narrow() => self.exact64.get(&key64(key)).copied(),
             Structure::Exact => self.exact.get(key).copied(),
-            Structure::Lpm if self.narrow => {
+            Structure::Lpm if self.narrow() => {
                 let k = key64(key);
                 self.lpm
                     .iter()
@@ -296,6 +293,12 @@ impl Table {
                     })
             }),
         }
+    }
+
+    /// The key fits in 8 bytes: the `*64` maps are used.
+    #[inline]
+    fn narrow(&self) -> bool {
+        self.key_len <= 8
     }
 
     pub fn entry(&self, h: u32) -> Option<&Entry> {
@@ -412,14 +415,14 @@ impl Table {
     fn same_key(&self, e: &Entry) -> Option<u32> {
         match self.structure {
             Structure::Keyless => None,
-            Structure::Exact if self.narrow => self.exact64.get(&key64(&e.value)).copied(),
+            Structure::Exact if self.narrow() => self.exact64.get(&key64(&e.value)).copied(),
             Structure::Exact => self.exact.get(&e.value).copied(),
             Structure::Lpm => self
                 .lpm
                 .iter()
                 .find(|g| g.prefix == e.prefix)
                 .and_then(|g| {
-                    if self.narrow {
+                    if self.narrow() {
                         g.map64.get(&key64(&e.value)).copied()
                     } else {
                         g.map.get(&e.value).copied()
@@ -468,7 +471,7 @@ impl Table {
             }
         };
         match self.structure {
-            Structure::Exact if self.narrow => {
+            Structure::Exact if self.narrow() => {
                 self.exact64.insert(key64(&e.value), h);
             }
             Structure::Exact => {
@@ -487,7 +490,7 @@ impl Table {
                         self.lpm.len() - 1
                     }
                 };
-                if self.narrow {
+                if self.narrow() {
                     self.lpm[at].map64.insert(key64(&e.value), h);
                 } else {
                     self.lpm[at].map.insert(e.value.clone(), h);
@@ -521,7 +524,7 @@ impl Table {
             return Err(ApiError::BadHandle(h));
         };
         match self.structure {
-            Structure::Exact if self.narrow => {
+            Structure::Exact if self.narrow() => {
                 self.exact64.remove(&key64(&e.value));
             }
             Structure::Exact => {
@@ -529,8 +532,9 @@ impl Table {
             }
             Structure::Lpm => {
                 if let Some(i) = self.lpm.iter().position(|g| g.prefix == e.prefix) {
+                    let narrow = self.narrow();
                     let g = &mut self.lpm[i];
-                    if self.narrow {
+                    if narrow {
                         g.map64.remove(&key64(&e.value));
                     } else {
                         g.map.remove(&e.value);
@@ -628,7 +632,7 @@ mod tests {
                 false,
                 None,
             );
-            assert_eq!(t.narrow, len <= 8);
+            assert_eq!(t.narrow(), len <= 8);
             let mut rng = 0x2545_f491_4f6c_dd1du64;
             let mut next = move || {
                 rng ^= rng << 13;
