@@ -645,6 +645,7 @@ mod tests {
                 (0..n).map(|_| (next() % 3) as u8).collect()
             };
             let mut live: Vec<(u32, Vec<u8>, u32)> = Vec::new();
+            let mut hits = 0;
             for round in 0..400 {
                 if round % 5 == 4 && !live.is_empty() {
                     let i = (next() % live.len() as u64) as usize;
@@ -674,7 +675,12 @@ mod tests {
                         Err(e) => panic!("{e}"),
                     }
                 }
-                let probe = bytes(len, &mut next);
+                // every other probe is a stored value, so wide exact keys hit too
+                let probe = if round % 2 == 0 && !live.is_empty() {
+                    live[(next() % live.len() as u64) as usize].1.clone()
+                } else {
+                    bytes(len, &mut next)
+                };
                 let want = live
                     .iter()
                     .filter(|(_, x, p)| {
@@ -692,7 +698,10 @@ mod tests {
                     want,
                     "{kind:?}/{width} round {round}"
                 );
+                hits += usize::from(want.is_some());
             }
+            // the probes must also find entries, not only miss
+            assert!(hits >= 20, "{kind:?}/{width}: {hits} hits in 400 probes");
         }
     }
 
