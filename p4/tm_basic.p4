@@ -1,10 +1,12 @@
 /* tm_basic.p4: IPv4 LPM forwarding plus per-source traffic class, as in the thesis
  * (appendix 1): src_ip_prio maps the source address to a queue priority and that queue's
- * rate (bytes/s) and DRR quantum (bytes); ipv4_lpm picks the output port and next-hop MAC.
+ * rate (bytes/s) and DRR quantum (bytes), and with set_priority_burst also the size of the
+ * rate limit's token bucket (bytes); ipv4_lpm picks the output port and next-hop MAC.
  *
  * Needs the lanes v1model: standard_metadata_t with, after `priority`,
  *     bit<64> queue_rate;     // bytes per second
  *     bit<64> queue_quantum;  // bytes
+ *     bit<64> queue_burst;    // bytes (token bucket of the rate limit; 0 = the switch's default)
  * (the thesis's modified v1model.p4). tm_basic.json is what p4c-bm2-ss emits for it.
  */
 #include <core.p4>
@@ -18,6 +20,7 @@ typedef bit<32> ip4Addr_t;
 typedef bit<3>  priority_t;
 typedef bit<64> queue_rate_t;
 typedef bit<64> queue_quantum_t;
+typedef bit<64> queue_burst_t;
 
 header ethernet_t {
     macAddr_t dstAddr;
@@ -96,9 +99,18 @@ control MyIngress(inout headers hdr, inout metadata meta,
         standard_metadata.queue_quantum = queue_quantum;
     }
 
+    // The same, with the token bucket size of the queue's rate limit.
+    action set_priority_burst(priority_t prio, queue_rate_t queue_rate,
+                              queue_quantum_t queue_quantum, queue_burst_t queue_burst) {
+        standard_metadata.priority = prio;
+        standard_metadata.queue_rate = queue_rate;
+        standard_metadata.queue_quantum = queue_quantum;
+        standard_metadata.queue_burst = queue_burst;
+    }
+
     table src_ip_prio {
         key = { hdr.ipv4.srcAddr: lpm; }
-        actions = { set_priority; drop; NoAction; }
+        actions = { set_priority; set_priority_burst; drop; NoAction; }
         size = 1024;
         default_action = drop();
     }

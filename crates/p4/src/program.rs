@@ -50,6 +50,8 @@ pub struct IngressResult {
     pub queue_rate: Option<u64>,
     /// `standard_metadata.queue_quantum` in bytes if the program declares it.
     pub queue_quantum: Option<u64>,
+    /// `standard_metadata.queue_burst` (token bucket size, bytes) if the program declares it.
+    pub queue_burst: Option<u64>,
     /// `standard_metadata.mcast_grp` (0 = unicast). Replication is the switch's job.
     pub mcast_grp: u32,
     pub packet_length: u32,
@@ -328,6 +330,7 @@ impl Program {
             priority: 0,
             queue_rate: None,
             queue_quantum: None,
+            queue_burst: None,
             mcast_grp: 0,
             packet_length: pkt.len() as u32,
         };
@@ -365,6 +368,7 @@ impl Program {
         result.priority = take(st, std.priority).unwrap_or(0) as u8;
         result.queue_rate = take(st, std.queue_rate);
         result.queue_quantum = take(st, std.queue_quantum);
+        result.queue_burst = take(st, std.queue_burst);
         result.mcast_grp = take(st, std.mcast_grp).unwrap_or(0) as u32;
         if spec == DROP_PORT {
             self.stats.ingress_drops += 1;

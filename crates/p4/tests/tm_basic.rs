@@ -358,8 +358,7 @@ fn queue_config_applied_only_on_change() {
             .observe(
                 ig.egress_spec,
                 ig.priority,
-                ig.queue_rate.unwrap(),
-                ig.queue_quantum.unwrap(),
+                (ig.queue_rate.unwrap(), ig.queue_quantum.unwrap(), 0),
             )
             .is_some()
         {

@@ -128,6 +128,7 @@ impl PySwitch {
                                                    "p99": h.quantile_ns(0.99), "max": h.max_ns()});
                                 json!({"qid": q, "depth_pkts": s.depth_pkts, "depth_bytes": s.depth_bytes,
                                        "rate_Bps": s.config.rate_bytes_per_s, "quantum": s.config.quantum,
+                                       "burst_bytes": s.config.rate_bytes_per_s.map(|_| s.config.effective_burst_bytes()),
                                        "enq_pkts": s.counters.enq_pkts, "deq_pkts": s.counters.deq_pkts,
                                        "deq_bytes": s.counters.deq_bytes, "drop_pkts": s.counters.drop_pkts(),
                                        "delay_ns": delay})

@@ -45,6 +45,8 @@ pub struct PortSpec {
 pub struct QueueSpec {
     pub index: usize,
     pub rate_Bps: Option<f64>,
+    /// Token bucket size of the rate limit, bytes (default: 1 ms of the rate + 1514).
+    pub burst_bytes: Option<u64>,
     pub quantum: Option<u32>,
     pub depth_pkts: Option<u32>,
     pub depth_bytes: Option<u64>,
@@ -237,6 +239,9 @@ impl Scenario {
             if qs.rate_Bps.is_some() {
                 q.rate_bytes_per_s = qs.rate_Bps;
             }
+            if qs.burst_bytes.is_some() {
+                q.burst_bytes = qs.burst_bytes;
+            }
             if let Some(quantum) = qs.quantum {
                 q.quantum = quantum;
             }
@@ -283,6 +288,15 @@ packet_bytes = [64, 1500]
         assert_eq!(s.flows[0].packet_bytes.sizes(), vec![64, 1500]);
         let c = s.port_config(0).unwrap();
         assert_eq!(c.queues[7].rate_bytes_per_s, Some(7.5e6));
+        assert_eq!(c.queues[7].effective_burst_bytes(), 7500 + 1514);
+        let c = Scenario::from_toml(&OK.replace(
+            "rate_Bps = 7.5e6",
+            "rate_Bps = 7.5e6\n  burst_bytes = 20000",
+        ))
+        .unwrap()
+        .port_config(0)
+        .unwrap();
+        assert_eq!(c.queues[7].effective_burst_bytes(), 20000);
         assert_eq!(c.queues[0].depth_pkts, Some(64));
     }
 
@@ -316,6 +330,10 @@ packet_bytes = [64, 1500]
             (
                 OK.replace("[64, 1500]", "[]"),
                 "flow 'hp': packet_bytes must be",
+            ),
+            (
+                OK.replace("rate_Bps = 7.5e6", "rate_Bps = 7.5e6\nburst_bytes = 0"),
+                "port 'p1': queue 7: queue burst must be at least 1 byte",
             ),
             (
                 OK.replace("index = 7", "index = 8"),

@@ -48,6 +48,7 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
             q.rate_bytes_per_s = Some(v * PPS_FRAME_BYTES)
         }),
         "set_queue_rate_bytes" => set_queue(dp, args, |q, v| q.rate_bytes_per_s = Some(v)),
+        "set_queue_burst" => set_queue(dp, args, |q, v| q.burst_bytes = Some(v as u64)),
         "set_queue_quantum" => set_queue(dp, args, |q, v| q.quantum = v as u32),
         "set_queue_depth" => set_queue(dp, args, |q, v| q.depth_pkts = Some(v as u32)),
         "set_port_rate" => set_port_rate(dp, args),
@@ -63,7 +64,8 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
 const HELP: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY] | table_modify TABLE ACTION HANDLE => PARAM... | \
 table_delete TABLE HANDLE | table_clear TABLE | table_dump TABLE | table_num_entries TABLE | table_set_default TABLE ACTION PARAM... | \
 counter_read NAME INDEX | counter_reset NAME | register_read NAME INDEX | register_write NAME INDEX VALUE | \
-set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_quantum BYTES [PORT [QUEUE]] | \
+set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
+set_queue_quantum BYTES [PORT [QUEUE]] | \
 set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports";
 
 fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
@@ -495,7 +497,7 @@ fn set_scheduler(dp: &mut Dataplane, args: &[&str]) -> R {
 
 fn show_queues(dp: &mut Dataplane, args: &[&str]) -> R {
     let mut out = String::from(
-        "port queue depth_pkts depth_bytes rate_Bps quantum limit_pkts enq_pkts deq_pkts drops\n",
+        "port queue depth_pkts depth_bytes rate_Bps quantum limit_pkts enq_pkts deq_pkts drops burst_bytes\n",
     );
     for n in port_nums(dp, args.first())? {
         let tm = &dp.port(n).expect("port exists").tm;
@@ -512,9 +514,13 @@ fn show_queues(dp: &mut Dataplane, args: &[&str]) -> R {
                 .rate_bytes_per_s
                 .map_or("-".into(), |r| format!("{r:.0}"));
             let limit = s.config.depth_pkts.map_or("-".into(), |d| d.to_string());
+            let burst = match s.config.rate_bytes_per_s {
+                Some(_) => s.config.effective_burst_bytes().to_string(),
+                None => "-".into(),
+            };
             let _ = writeln!(
                 out,
-                "{n} {q} {} {} {rate} {} {limit} {} {} {}",
+                "{n} {q} {} {} {rate} {} {limit} {} {} {} {burst}",
                 s.depth_pkts,
                 s.depth_bytes,
                 s.config.quantum,

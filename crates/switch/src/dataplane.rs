@@ -24,7 +24,7 @@ pub struct TmDefaults {
     pub depth_pkts: u32,
     pub buffer_bytes: Option<u64>,
     /// How much lateness of the event loop a port may make up (see lanes_tm::PortConfig).
-    pub catch_up_ns: u64,
+    pub port_burst_ns: u64,
 }
 
 impl Default for TmDefaults {
@@ -37,7 +37,7 @@ impl Default for TmDefaults {
             buffer_bytes: None,
             // a timer wake-up on a busy VM can be 100 us late; making that up keeps the port at
             // its line rate (bursts stay within this much of the port's schedule)
-            catch_up_ns: 500_000,
+            port_burst_ns: 500_000,
         }
     }
 }
@@ -178,7 +178,7 @@ impl Dataplane {
             };
         }
         cfg.buffer_bytes = d.buffer_bytes;
-        cfg.catch_up_ns = d.catch_up_ns;
+        cfg.burst_ns = d.port_burst_ns;
         self.index[n] = self.ports.len() as u16;
         let tm = Port::new(cfg)?;
         let delay = vec![DelayHistogram::default(); tm.num_queues()];
@@ -303,8 +303,12 @@ impl Dataplane {
         };
         let tm = &mut self.ports[usize::from(i)].tm;
         if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
-            if let Some(u) = self.tracker.observe(out_port, ig.priority, rate, quantum) {
-                apply_queue_update(tm, usize::from(u.priority), u.rate, u.quantum);
+            let burst = ig.queue_burst.unwrap_or(0);
+            if let Some(u) = self
+                .tracker
+                .observe(out_port, ig.priority, (rate, quantum, burst))
+            {
+                apply_queue_update(tm, usize::from(u.priority), u.rate, u.quantum, u.burst);
             }
         }
         match tm.enqueue(now, usize::from(ig.priority), len as u32, slot) {
@@ -380,12 +384,15 @@ impl Dataplane {
     }
 }
 
-/// Metadata-driven queue configuration (thesis 4.3): a rate or quantum of 0 leaves that
+/// Metadata-driven queue configuration (thesis 4.3): a rate, quantum or burst of 0 leaves that
 /// setting as it is.
-fn apply_queue_update(tm: &mut Port<u32>, qid: usize, rate: u64, quantum: u64) {
+fn apply_queue_update(tm: &mut Port<u32>, qid: usize, rate: u64, quantum: u64, burst: u64) {
     if let Some(mut cfg) = tm.queue_config(qid).cloned() {
         if rate > 0 {
             cfg.rate_bytes_per_s = Some(rate as f64);
+        }
+        if burst > 0 {
+            cfg.burst_bytes = Some(burst);
         }
         if quantum > 0 {
             cfg.quantum = u32::try_from(quantum).unwrap_or(u32::MAX);

@@ -97,10 +97,14 @@ fn forwards_rewrites_and_schedules_by_metadata() {
             .any(|l| l.starts_with("4 7 ") && l.contains(" 7500000 7000 ")),
         "{q}"
     );
-    // in the first 50 departures the high source (60 %) gets 30, the others 10 each
+    // the high source first sends its bucket (9014 B, 1 ms of 60 Mb/s + 1514) as it earns 60 %
+    // of each frame time: 1 + (9014 - 1486) / (0.4 x 1486) = 13 frames back to back; then 60 %,
+    // the others 20 % each
     let src_of = |f: &Vec<u8>| f[14 + 15];
-    let first: Vec<u8> = out.iter().take(50).map(|(_, f)| src_of(f)).collect();
-    let count = |h| first.iter().filter(|&&s| s == h).count();
+    let head: Vec<u8> = out.iter().take(20).map(|(_, f)| src_of(f)).collect();
+    assert!(head[..13].iter().all(|&s| s == 1), "{head:?}");
+    let steady: Vec<u8> = out[20..70].iter().map(|(_, f)| src_of(f)).collect();
+    let count = |h| steady.iter().filter(|&&s| s == h).count();
     assert!((29..=31).contains(&count(1)), "high {}", count(1));
     assert!(count(2).abs_diff(count(3)) <= 1);
     // the link is kept busy: 1486 B at 100 Mb/s = 118.88 us apart
@@ -240,4 +244,40 @@ fn cpu_port_collects_packet_ins_and_injects_packet_outs() {
     assert_eq!(ins.len(), 1);
     assert_eq!(&ins[0][..6], &[0, 0, 0, 0, 0, 0x40]);
     assert!(dp.take_packet_ins().is_empty());
+}
+
+#[test]
+fn queue_burst_comes_from_metadata_and_from_the_command_port() {
+    let mut dp = switch();
+    execute(
+        &mut dp,
+        "table_add src_ip_prio set_priority_burst 10.0.1.9/32 => 7 7500000 7000 30000",
+    )
+    .unwrap();
+    execute(
+        &mut dp,
+        "table_add ipv4_lpm ipv4_forward 10.0.1.5/32 => 00:00:00:00:01:05 4",
+    )
+    .unwrap();
+    let burst_of = |dp: &mut Dataplane, q: &str| {
+        let t = execute(dp, "show_queues 4").unwrap();
+        let line = t.lines().find(|l| l.starts_with(q)).unwrap().to_string();
+        line.split_whitespace().last().unwrap().to_string()
+    };
+    // set_priority leaves the bucket at its default: 1 ms of the rate + 1514 B
+    run(&mut dp, 1);
+    assert_eq!(burst_of(&mut dp, "4 7 "), "9014");
+    assert_eq!(
+        burst_of(&mut dp, "4 2 "),
+        "-",
+        "queues without a rate have no bucket"
+    );
+    let slot = dp.take_slot().unwrap();
+    let f = frame([10, 0, 1, 9], [10, 0, 1, 5], 100);
+    dp.slot_buf(slot)[..f.len()].copy_from_slice(&f);
+    dp.ingress(slot, f.len(), 1, 0);
+    assert_eq!(burst_of(&mut dp, "4 7 "), "30000");
+    execute(&mut dp, "set_queue_burst 4000 4 7").unwrap();
+    assert_eq!(burst_of(&mut dp, "4 7 "), "4000");
+    assert!(execute(&mut dp, "set_queue_burst 0 4 7").is_err());
 }

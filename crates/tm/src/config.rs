@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::shaper::default_burst_bytes;
+
 /// Upper bound on class queues per port.
 pub const MAX_QUEUES: usize = 32;
 
@@ -89,6 +91,9 @@ impl FromStr for Scheduler {
 pub struct QueueConfig {
     /// Byte rate in bytes per second (strict queues, and the high queue of rlsp-drr).
     pub rate_bytes_per_s: Option<f64>,
+    /// Size of the rate limit's token bucket in bytes: how much the queue may send at once
+    /// after it was idle. `None`: [`default_burst_bytes`] of the rate.
+    pub burst_bytes: Option<u64>,
     /// DRR quantum in bytes.
     pub quantum: u32,
     pub depth_pkts: Option<u32>,
@@ -100,6 +105,7 @@ impl Default for QueueConfig {
         // bmv2's default queue depth is 64 packets; a quantum of one MTU keeps DRR O(1).
         QueueConfig {
             rate_bytes_per_s: None,
+            burst_bytes: None,
             quantum: 1514,
             depth_pkts: Some(64),
             depth_bytes: None,
@@ -108,6 +114,12 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
+    /// The token bucket size in use: the configured burst, or the default for the rate.
+    pub fn effective_burst_bytes(&self) -> u64 {
+        self.burst_bytes
+            .unwrap_or_else(|| default_burst_bytes(self.rate_bytes_per_s.unwrap_or(0.0)))
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(r) = self.rate_bytes_per_s {
             if !(r.is_finite() && r > 0.0) {
@@ -115,6 +127,9 @@ impl QueueConfig {
                     "queue rate must be a positive number of bytes/s, got {r}"
                 )));
             }
+        }
+        if self.burst_bytes == Some(0) {
+            return Err(ConfigError("queue burst must be at least 1 byte".into()));
         }
         if self.quantum == 0 {
             return Err(ConfigError("queue quantum must be at least 1 byte".into()));
@@ -137,11 +152,13 @@ pub struct PortConfig {
     pub buffer_bytes: Option<u64>,
     /// Bytes added to every packet's wire time (preamble, FCS, inter-frame gap); 0 by default.
     pub overhead_bytes: u32,
-    /// How far the port may fall behind its schedule and catch up, in ns. Time is whole
-    /// nanoseconds, so at least 1 (else every packet loses the fraction of a ns its wire time
-    /// ends on: 0.4 % of a 100 Gb/s link). A real event loop wakes late now and then and sets
-    /// more, so the long-run rate stays exact.
-    pub catch_up_ns: u64,
+    /// The port's pacing bound, in ns of line time: a caller that comes late may have the port
+    /// send back to back until it is back on schedule, but never more than this far behind it.
+    /// So over any window of length T the port releases at most rate x (T + burst_ns) bytes
+    /// plus one frame. Time is whole nanoseconds, so at least 1 (else every packet loses the
+    /// fraction of a ns its wire time ends on: 0.4 % of a 100 Gb/s link). A real event loop
+    /// wakes late now and then and sets more, so the long-run rate stays exact.
+    pub burst_ns: u64,
 }
 
 impl PortConfig {
@@ -152,7 +169,7 @@ impl PortConfig {
             queues: vec![QueueConfig::default(); queues],
             buffer_bytes: None,
             overhead_bytes: 0,
-            catch_up_ns: 1,
+            burst_ns: 1,
         }
     }
 

@@ -8,10 +8,12 @@ mod config;
 mod drr;
 mod port;
 mod queue;
+mod shaper;
 mod stats;
 
 pub use config::{ConfigError, PortConfig, QueueConfig, Scheduler, MAX_QUEUES};
 pub use port::{Dequeued, EnqueueOutcome, Port};
+pub use shaper::{default_burst_bytes, DEFAULT_MTU_BYTES};
 pub use stats::{DropReason, QueueCounters, QueueStatus};
 
 /// Nanoseconds, monotonic or virtual: the only notion of time in this crate.

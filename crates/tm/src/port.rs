@@ -42,10 +42,10 @@ pub struct Port<T> {
     rate_bps: f64,
     ns_per_byte: f64,
     overhead_bytes: u32,
-    catch_up_ns: f64,
+    burst_ns: f64,
     /// When the port finishes the packet it is sending: nothing is chosen before then.
     tx_free_at: f64,
-    /// Wire time of the packet sent last: the most a queue can have been kept waiting by it.
+    /// Wire time of the packet sent last: the most a ready queue can have been kept waiting by it.
     last_wire_ns: f64,
     seq: u64,
 }
@@ -65,7 +65,7 @@ impl<T> Port<T> {
             rate_bps: 0.0,
             ns_per_byte: 0.0,
             overhead_bytes: cfg.overhead_bytes,
-            catch_up_ns: cfg.catch_up_ns as f64,
+            burst_ns: cfg.burst_ns as f64,
             tx_free_at: 0.0,
             last_wire_ns: 0.0,
             seq: 0,
@@ -190,7 +190,6 @@ impl<T> Port<T> {
         self.seq += 1;
         self.buffer_used += u64::from(bytes);
         if was_empty {
-            q.wake(now as f64);
             self.nonempty |= 1 << qid;
             if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
                 q.deficit = 0;
@@ -213,21 +212,16 @@ impl<T> Port<T> {
         }
         let (qid, borrowed) = self.select(nowf)?;
         let q = &mut self.queues[qid];
+        if qid >= self.strict_from {
+            // the frame in flight may have held the head past the moment its bucket allowed it:
+            // that wait is not charged (a non-preemptive link must not cost the class its rate);
+            // a late caller is covered by the bucket itself, which kept filling meanwhile
+            q.charge_head(nowf, self.last_wire_ns, borrowed);
+        }
         let e = q.entries.pop_front().expect("selected queue is not empty");
         q.bytes -= u64::from(e.bytes);
         q.counters.deq_pkts += 1;
         q.counters.deq_bytes += u64::from(e.bytes);
-        if qid >= self.strict_from {
-            // lateness given back: the frame in flight when the head became eligible, plus
-            // what the caller's event loop may have woken late (the same allowance the port
-            // itself gets), so a late wake-up does not cost the rate-limited class its rate
-            q.charge(
-                nowf,
-                self.last_wire_ns + self.catch_up_ns,
-                e.bytes,
-                borrowed,
-            );
-        }
         if q.entries.is_empty() {
             self.nonempty &= !(1 << qid);
             if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
@@ -237,7 +231,8 @@ impl<T> Port<T> {
         }
         let (deq_depth_pkts, deq_depth_bytes) = (q.len(), q.bytes);
         self.buffer_used -= u64::from(e.bytes);
-        let start = self.tx_free_at.max(nowf - self.catch_up_ns);
+        // a port behind its schedule (the caller came late) catches up by at most burst_ns
+        let start = self.tx_free_at.max(nowf - self.burst_ns);
         self.last_wire_ns = f64::from(e.bytes + self.overhead_bytes) * self.ns_per_byte;
         self.tx_free_at = start + self.last_wire_ns;
         Some(Dequeued {
@@ -270,12 +265,7 @@ impl<T> Port<T> {
             let mut earliest = f64::INFINITY;
             for qid in bits(self.nonempty) {
                 let q = &self.queues[qid];
-                let t = if q.is_rate_limited() {
-                    q.next_departure_ns
-                } else {
-                    0.0
-                };
-                earliest = earliest.min(t);
+                earliest = earliest.min(q.head_ready_at());
             }
             port_ready.max(earliest)
         };

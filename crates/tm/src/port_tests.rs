@@ -50,6 +50,7 @@ fn strict_rate_limit_spaces_packets_by_size_over_rate() {
     let mut p = port(Scheduler::Strict, 1e11);
     let mut cfg = p.queue_config(7).unwrap().clone();
     cfg.rate_bytes_per_s = Some(1.5e6);
+    cfg.burst_bytes = Some(1500); // a bucket of one packet: pure pacing
     p.set_queue_config(7, cfg).unwrap();
     for i in 0..4 {
         p.enqueue(0, 7, 1500, i);
@@ -63,6 +64,7 @@ fn strict_rate_limited_high_queue_lets_lower_queue_send_meanwhile() {
     let mut p = port(Scheduler::Strict, 1e11);
     let mut cfg = p.queue_config(7).unwrap().clone();
     cfg.rate_bytes_per_s = Some(1.5e6);
+    cfg.burst_bytes = Some(1500); // a bucket of one packet: pure pacing
     p.set_queue_config(7, cfg).unwrap();
     p.enqueue(0, 7, 1500, 70);
     p.enqueue(0, 7, 1500, 71);
@@ -72,13 +74,14 @@ fn strict_rate_limited_high_queue_lets_lower_queue_send_meanwhile() {
 }
 
 /// The lab's case: a 100 Mb/s port, the high queue limited to 60 Mb/s and backlogged, a low
-/// queue backlogged, and an event loop that wakes up to 300 us late at every other packet. With
-/// a 500 us catch-up allowance the high class still gets its 60 Mb/s (it got 25 Mb/s when only
-/// the frame in flight was given back) and never more.
+/// queue backlogged, and an event loop that wakes up to 300 us late at every other packet. The
+/// port makes up lateness of up to 500 us and the bucket keeps filling while the class waits, so
+/// the high class still gets its 60 Mb/s (it got 25 Mb/s when a late departure was charged as if
+/// on time) and never more than rate x T + burst.
 #[test]
 fn late_wake_ups_do_not_cost_the_rate_limited_class_its_rate() {
     let mut c = PortConfig::new(100e6, Scheduler::RlspDrr, 8);
-    c.catch_up_ns = 500_000;
+    c.burst_ns = 500_000;
     c.queues[7].rate_bytes_per_s = Some(7.5e6);
     for q in &mut c.queues {
         q.depth_pkts = None;
@@ -99,8 +102,34 @@ fn late_wake_ups_do_not_cost_the_rate_limited_class_its_rate() {
             }
         }
     }
-    let mbps = high as f64 * 8.0 / (now as f64 / 1e9) / 1e6;
-    assert!((59.0..=60.5).contains(&mbps), "high class {mbps:.2} Mb/s");
+    let burst = p.queue_config(7).unwrap().effective_burst_bytes();
+    let mbps = (high - burst) as f64 * 8.0 / (now as f64 / 1e9) / 1e6;
+    assert!(
+        (59.0..=60.0).contains(&mbps),
+        "high class {mbps:.2} Mb/s beyond its burst"
+    );
+}
+
+#[test]
+fn an_idle_rate_limited_queue_sends_its_burst_back_to_back_then_paces() {
+    // 1.5 MB/s with a 4500 B bucket on a fast port: three packets at once, then one per ms
+    let mut p = port(Scheduler::Strict, 1e11);
+    let mut cfg = p.queue_config(7).unwrap().clone();
+    cfg.rate_bytes_per_s = Some(1.5e6);
+    cfg.burst_bytes = Some(4500);
+    p.set_queue_config(7, cfg).unwrap();
+    for i in 0..5 {
+        p.enqueue(0, 7, 1500, i);
+    }
+    let times: Vec<u64> = drain(&mut p, 0).into_iter().map(|x| x.0).collect();
+    assert_eq!(times, vec![0, 120, 240, MS, 2 * MS]);
+    // idle for 10 ms: the bucket is full again, not fuller
+    for i in 0..4 {
+        p.enqueue(12 * MS, 7, 1500, i);
+    }
+    let times: Vec<u64> = drain(&mut p, 12 * MS).into_iter().map(|x| x.0).collect();
+    // (the port catches up the 1 ns its schedule allows)
+    assert_eq!(times, vec![12 * MS, 12 * MS + 119, 12 * MS + 239, 13 * MS]);
 }
 
 #[test]
@@ -139,6 +168,7 @@ fn rlsp(s: Scheduler) -> Port<u32> {
     let mut p = port(s, 12e6);
     let mut cfg = p.queue_config(7).unwrap().clone();
     cfg.rate_bytes_per_s = Some(0.9e6);
+    cfg.burst_bytes = Some(1500);
     p.set_queue_config(7, cfg).unwrap();
     p
 }

@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use crate::shaper::TokenBucket;
 use crate::{Nanos, QueueConfig, QueueCounters};
 
 pub(crate) struct Entry<T> {
@@ -18,11 +19,8 @@ pub(crate) struct Queue<T> {
     pub entries: VecDeque<Entry<T>>,
     pub bytes: u64,
     pub cfg: QueueConfig,
-    /// Nanoseconds per byte at the configured rate, cached; 0 when not rate-limited.
-    ns_per_byte: f64,
-    /// Earliest time the head may depart under the rate limit (ns, fractional so that small
-    /// packets at high rates keep their exact spacing).
-    pub next_departure_ns: f64,
+    /// The rate limit, when the queue has one.
+    pub bucket: Option<TokenBucket>,
     pub deficit: u64,
     pub counters: QueueCounters,
 }
@@ -33,8 +31,7 @@ impl<T> Queue<T> {
             entries: VecDeque::new(),
             bytes: 0,
             cfg: QueueConfig::default(),
-            ns_per_byte: 0.0,
-            next_departure_ns: 0.0,
+            bucket: None,
             deficit: 0,
             counters: QueueCounters::default(),
         };
@@ -43,16 +40,19 @@ impl<T> Queue<T> {
     }
 
     pub fn set_config(&mut self, cfg: QueueConfig) {
-        self.ns_per_byte = cfg.rate_bytes_per_s.map_or(0.0, |r| 1e9 / r);
+        self.bucket = match (cfg.rate_bytes_per_s, self.bucket.take()) {
+            (None, _) => None,
+            (Some(rate), None) => Some(TokenBucket::new(rate, cfg.effective_burst_bytes())),
+            (Some(rate), Some(mut b)) => {
+                b.reconfigure(rate, cfg.effective_burst_bytes());
+                Some(b)
+            }
+        };
         self.cfg = cfg;
     }
 
     pub fn len(&self) -> u32 {
         self.entries.len() as u32
-    }
-
-    pub fn is_rate_limited(&self) -> bool {
-        self.cfg.rate_bytes_per_s.is_some()
     }
 
     /// Whether adding `bytes` would break this queue's own limits.
@@ -66,27 +66,28 @@ impl<T> Queue<T> {
 
     /// May the head leave at `now` as far as this queue's rate is concerned?
     pub fn rate_allows(&self, now: f64) -> bool {
-        !self.is_rate_limited() || self.next_departure_ns <= now
+        match (&self.bucket, self.entries.front()) {
+            (Some(b), Some(head)) => b.allows(now, head.bytes),
+            _ => true,
+        }
     }
 
-    /// A packet arrives to an empty queue: credit from the idle time is forgotten.
-    pub fn wake(&mut self, now: f64) {
-        self.next_departure_ns = self.next_departure_ns.max(now);
+    /// Earliest time the head may leave under the rate limit (0 when not limited).
+    pub fn head_ready_at(&self) -> f64 {
+        match (&self.bucket, self.entries.front()) {
+            (Some(b), Some(head)) => b.ready_at(head.bytes),
+            _ => 0.0,
+        }
     }
 
-    /// Charge a departure of `bytes` at `now` to the shaper. `grace_ns` is how late the port
-    /// may have made this packet (it was busy sending when the head became eligible, or its
-    /// event loop woke late); that lateness is given back so the queue still gets its full rate
-    /// on a non-preemptive link, and nothing more. A borrowed departure (capacity nobody else
-    /// wanted) is not charged at all.
-    pub fn charge(&mut self, now: f64, grace_ns: f64, bytes: u32, borrowed: bool) {
-        if self.is_rate_limited() {
-            if borrowed {
-                self.next_departure_ns = self.next_departure_ns.max(now);
-            } else {
-                let start = self.next_departure_ns.max(now - grace_ns);
-                self.next_departure_ns = start + f64::from(bytes) * self.ns_per_byte;
-            }
+    /// Charge the departure of the head at `now` to the rate limit. `grace_ns`: how long
+    /// the port may have kept it waiting (the frame in flight when it became ready). A borrowed
+    /// departure (capacity nobody else wanted, rlsp-drr-borrow) is not charged.
+    pub fn charge_head(&mut self, now: f64, grace_ns: f64, borrowed: bool) {
+        if let (Some(b), Some(head), false) = (self.bucket.as_mut(), self.entries.front(), borrowed)
+        {
+            let since = b.ready_at(head.bytes).max(head.enq_ns as f64);
+            b.charge(now, since, grace_ns, head.bytes);
         }
     }
 }

@@ -36,7 +36,7 @@ def parse_show_queues(text: str) -> list[dict]:
     rows = []
     for line in text.splitlines():
         f = line.split()
-        if len(f) != 10 or not f[0].isdigit():
+        if len(f) < 10 or not f[0].isdigit():
             continue
         rows.append(
             {
