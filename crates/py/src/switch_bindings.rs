@@ -22,7 +22,8 @@ impl PySwitch {
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     #[new]
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
-                        buffer_bytes = None, pcap_dir = None, cpu_port = None))]
+                        buffer_bytes = None, pcap_dir = None, cpu_port = None,
+                        batch_ns = lanes_switch::DEFAULT_BATCH_NS))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -33,6 +34,7 @@ impl PySwitch {
         buffer_bytes: Option<u64>,
         pcap_dir: Option<PathBuf>,
         cpu_port: Option<u32>,
+        batch_ns: u64,
     ) -> PyResult<Self> {
         let scheduler = scheduler
             .parse()
@@ -58,6 +60,7 @@ impl PySwitch {
             cpu_port,
             tm,
             pcap_dir,
+            batch_ns,
         };
         let inner = py
             .allow_threads(|| Switch::start(opts))
@@ -97,7 +100,7 @@ impl PySwitch {
     fn inject(&self, py: Python<'_>, frame: Vec<u8>) -> PyResult<()> {
         py.allow_threads(|| {
             self.inner
-                .with(|dp| dp.inject(&frame, lanes_switch::now_ns()))
+                .with(|dp| dp.inject(&frame, lanes_switch::dataplane_now_ns()))
         })
         .map_err(PyValueError::new_err)
     }

@@ -326,11 +326,25 @@ impl Dataplane {
     /// Send everything the ports may send at `now`: TM dequeue -> egress -> `tx(port, frame)`.
     /// `tx` returns false if the frame could not be sent.
     pub fn service(&mut self, now: u64, tx: &mut dyn FnMut(u32, &[u8]) -> bool) {
+        self.service_until(now, now, tx);
+    }
+
+    /// As [`Dataplane::service`], and also the frames due up to `horizon` (>= `now`): they
+    /// leave now, early, in one batch (a busy port then needs one wake-up per batch, not one per
+    /// frame). Queueing delays are recorded as of `now`, when the frames really leave.
+    pub fn service_until(
+        &mut self,
+        now: u64,
+        horizon: u64,
+        tx: &mut dyn FnMut(u32, &[u8]) -> bool,
+    ) {
+        let early = horizon.saturating_sub(now);
         for p in 0..self.ports.len() {
-            while let Some(d) = self.ports[p].tm.dequeue(now) {
+            while let Some(d) = self.ports[p].tm.dequeue(horizon) {
                 let port_num = self.ports[p].num;
+                let queued_ns = d.queued_ns.saturating_sub(early);
                 if let Some(h) = self.ports[p].delay.get_mut(d.qid) {
-                    h.record(d.queued_ns);
+                    h.record(queued_ns);
                 }
                 let s = &mut self.slots[d.item as usize];
                 let (Some(prog), Some(st)) = (self.program.as_mut(), s.state.as_mut()) else {
@@ -342,7 +356,7 @@ impl Dataplane {
                     qid: d.qid as u32,
                     enq_timestamp: d.enq_ns / 1000,
                     enq_qdepth: u64::from(d.enq_depth_pkts),
-                    deq_timedelta: d.queued_ns / 1000,
+                    deq_timedelta: queued_ns / 1000,
                     deq_qdepth: u64::from(d.deq_depth_pkts),
                 };
                 let eg = prog.egress(st, &s.frame[..s.len], &meta, now, &mut self.out);

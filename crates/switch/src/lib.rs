@@ -10,5 +10,6 @@ mod switch;
 mod sys;
 
 pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};
-pub use switch::{PortSpec, Switch, SwitchOptions};
-pub use sys::now_ns;
+pub use switch::{
+    dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS, SEND_AHEAD_NS,
+};

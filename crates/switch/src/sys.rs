@@ -1,4 +1,4 @@
-//! Thin wrappers over the Linux calls the switch needs: AF_PACKET sockets, epoll, timerfd,
+//! Thin wrappers over the Linux calls the switch needs: AF_PACKET sockets, epoll,
 //! eventfd, the monotonic clock. Every `unsafe` block in the crate is here, each one a single
 //! system call on memory this module owns or borrows for the duration of the call.
 
@@ -278,20 +278,44 @@ impl Epoll {
             .map(|_| ())
     }
 
-    /// Wait for events; `timeout_ms` < 0 waits forever. Returns the tokens of ready fds.
-    pub fn wait(&self, events: &mut Vec<libc::epoll_event>, timeout_ms: i32) -> io::Result<usize> {
+    /// Wait for events at most `timeout_ns` (None: forever, Some(0): just look). Nanosecond
+    /// timeouts (epoll_pwait2, Linux 5.11) spare the loop a timerfd to arm and read per wait;
+    /// on an older kernel the timeout is rounded up to milliseconds.
+    pub fn wait(
+        &self,
+        events: &mut Vec<libc::epoll_event>,
+        timeout_ns: Option<u64>,
+    ) -> io::Result<usize> {
         events.clear();
         let cap = events.capacity().max(1);
-        // SAFETY: the kernel writes at most `cap` events into the vector's spare capacity; we
-        // then set the length to what it reported.
-        let n = unsafe {
-            libc::epoll_wait(
+        let ts = timeout_ns.map(|t| libc::timespec {
+            tv_sec: (t / 1_000_000_000) as i64,
+            tv_nsec: (t % 1_000_000_000) as i64,
+        });
+        let ts_ptr = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: the kernel writes at most `cap` events into the vector's spare capacity and
+        // reads the timespec we own; no signal mask is passed. We then set the length to what
+        // it reported.
+        let mut n = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
                 self.fd.as_raw_fd(),
                 events.as_mut_ptr(),
-                cap as i32,
-                timeout_ms,
+                cap as libc::c_int,
+                ts_ptr,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
             )
-        };
+        } as libc::c_int;
+        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+            let ms = timeout_ns.map_or(-1, |t| t.div_ceil(1_000_000).min(i32::MAX as u64) as i32);
+            // SAFETY: as above, with a millisecond timeout.
+            n = unsafe {
+                libc::epoll_wait(self.fd.as_raw_fd(), events.as_mut_ptr(), cap as i32, ms)
+            };
+        }
         if n < 0 {
             let e = io::Error::last_os_error();
             return if e.kind() == io::ErrorKind::Interrupted {
@@ -303,77 +327,6 @@ impl Epoll {
         // SAFETY: n <= cap entries were initialised by epoll_wait.
         unsafe { events.set_len(n as usize) };
         Ok(n as usize)
-    }
-}
-
-/// A CLOCK_MONOTONIC timer armed at absolute nanosecond deadlines.
-pub struct Timer {
-    fd: OwnedFd,
-    armed: Option<u64>,
-}
-
-impl Timer {
-    pub fn new() -> io::Result<Timer> {
-        // SAFETY: timerfd_create with constant arguments.
-        let raw = check(unsafe {
-            libc::timerfd_create(
-                libc::CLOCK_MONOTONIC,
-                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
-            )
-        })?;
-        // SAFETY: fresh descriptor.
-        Ok(Timer {
-            fd: unsafe { OwnedFd::from_raw_fd(raw) },
-            armed: None,
-        })
-    }
-
-    /// Arm at `deadline` (absolute, ns), or disarm with None. No system call if unchanged.
-    pub fn set(&mut self, deadline: Option<u64>) -> io::Result<()> {
-        if self.armed == deadline {
-            return Ok(());
-        }
-        let d = deadline.unwrap_or(0);
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            // an all-zero value disarms; a deadline of exactly 0 never occurs on a running clock
-            it_value: libc::timespec {
-                tv_sec: (d / 1_000_000_000) as i64,
-                tv_nsec: (d % 1_000_000_000) as i64,
-            },
-        };
-        // SAFETY: timerfd_settime reads one itimerspec we own.
-        check(unsafe {
-            libc::timerfd_settime(
-                self.fd.as_raw_fd(),
-                libc::TFD_TIMER_ABSTIME,
-                &spec,
-                std::ptr::null_mut(),
-            )
-        })?;
-        self.armed = deadline;
-        Ok(())
-    }
-
-    /// Consume the expiry count so the fd stops being readable.
-    pub fn ack(&mut self) {
-        let mut buf = [0u8; 8];
-        // SAFETY: read of 8 bytes into a buffer we own.
-        unsafe {
-            libc::read(
-                self.fd.as_raw_fd(),
-                buf.as_mut_ptr() as *mut libc::c_void,
-                8,
-            )
-        };
-        self.armed = None;
-    }
-
-    pub fn raw(&self) -> RawFd {
-        self.fd.as_raw_fd()
     }
 }
 

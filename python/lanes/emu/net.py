@@ -3,12 +3,16 @@
 
 Every run leaves a state file under /run/lanes-lab naming the processes and root-namespace
 interfaces it made, so `lanes lab clean` can remove exactly those if the run was killed.
+Networks on one machine take turns (a lock file): their node and interface names would clash.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Self
 
@@ -39,8 +43,10 @@ class LabNet:
         host_shaping: bool = True,
         grpc: bool = True,
         switch_rt: int = 0,  # SCHED_FIFO priority of the switch processes, 0: normal
+        switch_args: tuple[str, ...] = (),  # more `lanes switch` options, e.g. ("--batch-us", "50")
     ) -> None:
         self.switch_rt = switch_rt
+        self.switch_args = tuple(switch_args)
         self.topo = topo
         self.backend = backend
         self.out_dir = out_dir
@@ -54,6 +60,7 @@ class LabNet:
         self.state_file = STATE_DIR / f"{os.getpid()}.json"
 
     def __enter__(self) -> Self:
+        self._take_turn()
         try:
             self._build()
         except BaseException:
@@ -78,6 +85,7 @@ class LabNet:
             "log_dir": self.out_dir,
             "grpc": self.grpc,
             "rt_prio": self.switch_rt,
+            "extra_args": self.switch_args,
         }
 
     def _build(self) -> None:
@@ -144,7 +152,38 @@ class LabNet:
         }
         self.state_file.write_text(json.dumps(state))
 
+    def _take_turn(self) -> None:
+        """Wait until no other lab network runs on this machine (printing who holds it)."""
+        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        self._lock = open(STATE_DIR / "network.lock", "a+")  # noqa: SIM115 - held until close()
+        next_say = 0.0
+        while True:
+            try:
+                fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= next_say:
+                    self._lock.seek(0)
+                    holder = self._lock.read().strip() or "?"
+                    print(f"lab: another lab network is running (pid {holder}); waiting for it",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                    next_say = time.monotonic() + 30
+                time.sleep(0.5)
+        self._lock.seek(0)
+        self._lock.truncate()
+        self._lock.write(str(os.getpid()))
+        self._lock.flush()
+
     def close(self) -> None:
+        try:
+            self._close_net()
+        finally:
+            lock = getattr(self, "_lock", None)
+            if lock is not None:
+                lock.close()  # releases the flock
+                self._lock = None
+
+    def _close_net(self) -> None:
         if self.net is not None:
             ifaces = [i.name for s in self.net.switches for p, i in s.intfs.items() if p > 0]
             try:

@@ -53,10 +53,12 @@ class LanesSwitch(Switch):
         log_dir: Path,
         grpc: bool = True,
         rt_prio: int = 0,
+        extra_args: tuple[str, ...] = (),
         **params: object,
     ) -> None:
         super().__init__(name, **params)
         self.rt_prio = rt_prio
+        self.extra_args = tuple(extra_args)
         self.program = program
         self.scheduler = scheduler
         self.port_mbps = port_mbps
@@ -83,7 +85,7 @@ class LanesSwitch(Switch):
                 cmd += ["-i", f"{port}@{intf.name}"]
                 cmd += ["--port-rate", f"{port}@{self.port_mbps[port]:g}Mbps"]
         cmd += ["--scheduler", self.scheduler, "--queue-depth", str(self.queue_depth)]
-        cmd += ["--thrift-port", str(self.thrift_port)]
+        cmd += ["--thrift-port", str(self.thrift_port), *self.extra_args]
         if self.grpc:
             cmd += ["--", "--grpc-server-addr", f"127.0.0.1:{self.grpc_port}"]
         else:

@@ -32,6 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="table writes over P4Runtime or the switch's command port")  # fmt: skip
     r.add_argument("--switch-rt", type=int, default=20, metavar="PRIO",
                    help="SCHED_FIFO priority of the lanes switch processes (0: normal scheduling)")  # fmt: skip
+    r.add_argument("--burst-bytes", type=int, metavar="BYTES",
+                   help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
+    r.add_argument("--batch-us", type=float, metavar="US",
+                   help="lanes switch batch window (default: the switch's, 100 us)")  # fmt: skip
     r.add_argument("--out", type=Path, required=True, help="run directory")
     r.set_defaults(func=_run)
     rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
@@ -53,12 +57,17 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
+    if args.burst_bytes is not None and args.burst_bytes < 1:
+        raise LanesError(f"--burst-bytes must be at least 1, got {args.burst_bytes}")
+    if args.batch_us is not None and not 0 <= args.batch_us <= 10_000:
+        raise LanesError(f"--batch-us must be 0 to 10000, got {args.batch_us:g}")
     run(
         Params(
             topo=args.topo, case=args.case, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
-            high_load_pct=args.high_load, low_load_pct=args.low_load,
+            high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
+            batch_us=args.batch_us,
         )
     )  # fmt: skip
     return 0

@@ -25,11 +25,12 @@ def proc_cpu_ticks(pid: int) -> int | None:
     return int(fields[11]) + int(fields[12])
 
 
-def system_cpu() -> tuple[int, int]:
-    """(busy, total) jiffies over all cores."""
+def system_cpu() -> tuple[int, int, int]:
+    """(busy, total, stolen) jiffies over all cores; busy includes stolen time."""
     v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
     idle = v[3] + v[4]
-    return sum(v) - idle, sum(v)
+    steal = v[7] if len(v) > 7 else 0
+    return sum(v) - idle, sum(v), steal
 
 
 def parse_show_queues(text: str) -> list[dict]:
@@ -111,6 +112,8 @@ class Monitor:
                     busy_d = s_now[0] - last_sys[1][0]
                     tot_d = s_now[1] - last_sys[1][1]
                     rec["system_pct"] = round(100.0 * busy_d / tot_d * os.cpu_count(), 1) if tot_d else 0.0
+                    # share of the machine's CPU time the hypervisor gave to someone else
+                    rec["steal_pct"] = round(100.0 * (s_now[2] - last_sys[1][2]) / tot_d, 2) if tot_d else 0.0
                     last_sys = (now, s_now)
                     cpu.write(json.dumps(rec) + "\n")
         for c in ctls.values():

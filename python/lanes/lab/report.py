@@ -24,6 +24,7 @@ COLUMNS = [
     ("low_owd_ms", "med/low OWD ms"),
     ("mpi_1024_ms", "MPI 1 KiB ms"),
     ("mpi_16384_ms", "MPI 16 KiB ms"),
+    ("port_use_pct", "port use %"),
     ("control_writes", "writes"),
     ("switch_cpu_pct", "switch CPU %"),
 ]
@@ -65,6 +66,8 @@ def metrics(s: dict) -> dict[str, float | None]:
     m["mpi_1024_ms"] = lat["1024"] / 1000 if "1024" in lat else None
     m["mpi_16384_ms"] = lat["16384"] / 1000 if "16384" in lat else None
     m["control_writes"] = s.get("control_writes")
+    uses = [v["share"] for v in s.get("validity", {}).get("ports", {}).get(phase, {}).values() if v.get("share")]
+    m["port_use_pct"] = 100 * min(uses) if uses else None
     cpus = [v["mean"] for k, v in s.get("cpu_pct", {}).items() if k != "system_pct" and v]
     m["switch_cpu_pct"] = max(cpus) if cpus else None
     return m
@@ -104,7 +107,9 @@ def report(paths: list[Path], out: Path) -> Path:
         "protocol and algorithm (thesis link rates: star 100, tree1 50, tree2 10 Mb/s). The metrics "
         "are taken in the phase where the high class is present (proactive: high_present, runtime: "
         "prioritized, mpi: mpi). `writes` counts control-plane writes after set-up (thesis 7.4 in "
-        "parentheses)."
+        "parentheses). `valid`: whether the congested port delivered at least 95 % of its capacity "
+        "while backlogged, the senders sent at least 95 % of their rate and the hypervisor stole at "
+        "most 2 % of the CPU (lanes.lab.validity)."
     )
     md = ["# lanes lab report", "", intro, ""]
     body_html = []
@@ -115,8 +120,9 @@ def report(paths: list[Path], out: Path) -> Path:
             title += f" (thesis: {THESIS_LINK_MBPS[topo]} Mb/s)"
         if load:
             title += f"; {load}"
-        head = ["alg", *(c for _, c in COLUMNS)]
+        head = ["alg", *(c for _, c in COLUMNS), "valid"]
         rows = []
+        notes = []
         for _, s in items:
             alg = s["params"]["alg"]
             pub = dict(PUBLISHED.get((topo, case, proto, alg), {})) if not load else {}
@@ -126,11 +132,22 @@ def report(paths: list[Path], out: Path) -> Path:
             if w is not None:
                 pub["control_writes"] = w
             m = metrics(s)
-            rows.append([alg, *(_cell(m.get(k), pub.get(k)) for k, _ in COLUMNS)])
+            warnings = s.get("validity", {}).get("warnings", [])
+            valid = "–" if "validity" not in s else ("yes" if not warnings else f"NO ({len(warnings)})")
+            rows.append([alg, *(_cell(m.get(k), pub.get(k)) for k, _ in COLUMNS), valid])
+            notes += [f"{alg}: {w}" for w in warnings]
         md += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         md += ["| " + " | ".join(r) + " |" for r in rows]
         md.append("")
+        if notes:
+            md += ["**Not valid** (the numbers above are what was measured, under these conditions):", ""]
+            md += [f"- {n}" for n in notes]
+            md.append("")
         body_html.append(f"<h2>{html.escape(title)}</h2>" + _html_table(head, rows))
+        if notes:
+            body_html.append("<p><b>Not valid</b> (the numbers above are what was measured, under these "
+                             "conditions):</p><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+                             + "</ul>")  # fmt: skip
         for r, s in items:
             name = f"{topo}_{case}_{proto}_{s['params']['alg']}"
             imgs = []

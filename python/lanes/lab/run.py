@@ -38,6 +38,8 @@ class Params:
     switch_rt: int = 20
     high_load_pct: float = 50.0  # UDP sending rate of the high class, % of the link
     low_load_pct: float = 50.0  # of each medium and low class (thesis: 50 % each)
+    burst_bytes: int | None = None  # token bucket of rate-limited classes (None: the default)
+    batch_us: float | None = None  # the lanes switch's batch window (None: its default)
 
 
 def say(msg: str) -> None:
@@ -105,6 +107,7 @@ def run(p: Params) -> Path:
             topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
             queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
             switch_rt=p.switch_rt,
+            switch_args=("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else (),
         ) as net:  # fmt: skip
             procs.net = net
             try:
@@ -117,6 +120,8 @@ def run(p: Params) -> Path:
 
     summary = summarize(p, topo, plan, result)
     (p.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    for w in summary["validity"]["warnings"]:
+        say(f"WARNING, this run is not valid: {w}")
     from lanes.lab.plots import plot_run
 
     plot_run(p.out, summary)
@@ -308,8 +313,11 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
         if mpi_idle:
             mpi_result["idle_latency_us"] = mpi_idle
     (p.out / "writes.json").write_text(json.dumps(writes.entries))
+    from lanes.lab.validity import IPERF_MEGA
+
+    offered = {fr.flow.key: _udp_mbps(p, fr.flow.cls) * IPERF_MEGA for fr in plan.flows}
     return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result,
-            "receivers": receivers, "switch_drops": switch_drops}  # fmt: skip
+            "receivers": receivers, "switch_drops": switch_drops, "offered_mbps": offered}  # fmt: skip
 
 
 def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,

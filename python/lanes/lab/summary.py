@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from lanes.emu.topo import Topology
-from lanes.lab import traffic
+from lanes.lab import traffic, validity
 from lanes.lab.cases import Plan
 from lanes.lab.delay import per_phase
 
@@ -102,7 +102,7 @@ def _cpu(out: Path) -> dict:
     if not path.exists():
         return {}
     recs = [json.loads(x) for x in path.read_text().splitlines()]
-    keys = {k for r in recs for k in r if k != "t"}
+    keys = {k for r in recs for k in r if k not in ("t", "steal_pct")}
     res = {}
     for k in sorted(keys):
         v = [r[k] for r in recs if k in r]
@@ -160,4 +160,14 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]
+    summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(out),
+                                         result.get("offered_mbps", {}))  # fmt: skip
     return summary
+
+
+def _steal_pct(out: Path) -> float | None:
+    path = out / "cpu.jsonl"
+    if not path.exists():
+        return None
+    v = [r["steal_pct"] for r in map(json.loads, path.read_text().splitlines()) if "steal_pct" in r]
+    return round(sum(v) / len(v), 2) if v else None

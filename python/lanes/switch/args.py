@@ -35,6 +35,7 @@ class SwitchArgs:
     cpu_port: int | None = None
     priority_queues: int = 8
     no_grpc: bool = False
+    batch_us: float = 100.0
 
 
 def parse_rate(text: str) -> float:
@@ -96,6 +97,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--runtime-json", type=Path, help="P4 tutorials runtime.json to apply at start (P4Runtime)"
     )
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
+    p.add_argument("--batch-us", type=float, default=100.0, metavar="US",
+                   help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
 
 
 def _target_parser() -> argparse.ArgumentParser:
@@ -120,6 +123,8 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         raise LanesError(f"--priority-queues must be 1 to 32, got {t.priority_queues}")
     if a.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {a.queue_depth}")
+    if not 0 <= a.batch_us <= 10_000:
+        raise LanesError(f"--batch-us must be 0 to 10000, got {a.batch_us:g}")
     interfaces = [_port_at(i, "-i") for i in a.interface]
     nums = [n for n, _ in interfaces]
     if len(set(nums)) != len(nums):
@@ -148,4 +153,5 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         cpu_port=t.cpu_port,
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,
+        batch_us=a.batch_us,
     )

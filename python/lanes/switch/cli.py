@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
             buffer_bytes=sa.buffer_bytes,
             pcap_dir=str(sa.pcap) if sa.pcap else None,
             cpu_port=sa.cpu_port,
+            batch_ns=round(sa.batch_us * 1000),
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None

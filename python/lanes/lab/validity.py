@@ -1,0 +1,113 @@
+"""Whether a run measured what it meant to: the congested port was kept busy, the senders sent
+what they were asked to, and the machine did not lose much CPU time to its hypervisor. A run that
+fails a check still has its numbers; the warnings stand beside them in summary.json and reports.
+
+- port: per phase and receiving host, the goodput delivered over its access link, as a share of
+  what that link carries at line rate (frames of UDP_LEN payload + 42 B, or TCP's 1448 + 66 B),
+  checked where the offered load exceeds it (the port was backlogged).
+- senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
+  it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
+- steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lanes.emu.topo import Topology
+from lanes.lab import traffic
+from lanes.lab.cases import Plan
+
+PORT_MIN_SHARE = 0.95
+SENDER_MIN_SHARE = 0.95
+STEAL_MAX_PCT = 2.0
+IPERF_MEGA = 1.048576  # iperf 2's M in -b is 2^20
+TCP_PAYLOAD, TCP_FRAME = 1448, 1514
+
+
+def goodput_capacity_mbps(link_mbps: float, proto: str) -> float:
+    """Most goodput a link carries: the payload share of its frames at line rate."""
+    if proto == "udp":
+        return link_mbps * traffic.UDP_LEN / (traffic.UDP_LEN + 42)
+    return link_mbps * TCP_PAYLOAD / TCP_FRAME
+
+
+def _client_mbps(out: Path, src: str, dst: str, start_s: float, a: float, b: float) -> float | None:
+    log = out / f"client_{src}_{dst}.txt"
+    if not log.exists():
+        return None
+    ivs = [
+        iv
+        for iv in traffic.parse_server(log.read_text())
+        if a <= start_s + iv.end_s - 1.0 and start_s + iv.end_s <= b
+    ]
+    return sum(iv.mbps for iv in ivs) / len(ivs) if ivs else None
+
+
+def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict], steal_pct: float | None,
+          offered_mbps: dict[str, float]) -> dict:  # fmt: skip
+    """The `validity` section of summary.json. `flows` is summary["flows"]; `offered_mbps` the UDP
+    rate each flow was asked for (by flow key)."""
+    out = Path(p.out)  # type: ignore[attr-defined]
+    proto = p.proto  # type: ignore[attr-defined]
+    warnings: list[str] = []
+    ports: dict = {}
+    senders: dict = {}
+    starts = {fr.flow.key: fr.start_s for fr in plan.flows}
+    for ph in phases:
+        name = ph["name"]
+        by_dst: dict[str, list] = {}
+        for fr in plan.flows:
+            st = flows[fr.flow.key]["phases"].get(name)
+            if st is not None:
+                by_dst.setdefault(fr.flow.dst, []).append((fr.flow, st))
+        for dst, items in sorted(by_dst.items()):
+            host = topo.hosts[dst]
+            cap = goodput_capacity_mbps(topo.port_rates(host.switch)[host.port], proto)
+            delivered = sum(st["throughput_mbps"] for _, st in items)
+            offered = sum(offered_mbps.get(f.key, 0.0) for f, _ in items) if proto == "udp" else None
+            backlogged = proto == "tcp" or (offered is not None and offered >= 1.02 * cap)
+            share = delivered / cap if cap else None
+            ports.setdefault(name, {})[dst] = {
+                "capacity_mbps": round(cap, 2), "delivered_mbps": round(delivered, 2),
+                "offered_mbps": round(offered, 2) if offered is not None else None,
+                "share": round(share, 4) if share is not None else None, "backlogged": backlogged,
+            }  # fmt: skip
+            if backlogged and share is not None and share < PORT_MIN_SHARE:
+                warnings.append(
+                    f"{name}: the port to {dst} delivered {delivered:.1f} of {cap:.1f} Mb/s "
+                    f"({100 * share:.1f} %) while backlogged (under {100 * PORT_MIN_SHARE:.0f} %)"
+                )
+        if proto != "udp":
+            continue
+        for fr in plan.flows:
+            f = fr.flow
+            if name not in flows[f.key]["phases"] or f.key not in offered_mbps:
+                continue
+            sent = _client_mbps(out, f.src, f.dst, starts[f.key], ph["start_s"], ph["end_s"])
+            if sent is None:
+                continue
+            share = sent / offered_mbps[f.key]
+            senders.setdefault(name, {})[f.key] = {"asked_mbps": round(offered_mbps[f.key], 2),
+                                                   "sent_mbps": round(sent, 2), "share": round(share, 4)}  # fmt: skip
+            if share < SENDER_MIN_SHARE:
+                warnings.append(
+                    f"{name}: sender {f.key} reached {sent:.1f} of {offered_mbps[f.key]:.1f} Mb/s "
+                    f"({100 * share:.1f} %, under {100 * SENDER_MIN_SHARE:.0f} %)"
+                )
+    if steal_pct is not None and steal_pct > STEAL_MAX_PCT:
+        warnings.append(
+            f"the hypervisor stole {steal_pct:.1f} % of the machine's CPU time (over {STEAL_MAX_PCT:g} %)"
+        )
+    return {
+        "valid": not warnings,
+        "warnings": warnings,
+        "limits": {
+            "port_min_share": PORT_MIN_SHARE,
+            "sender_min_share": SENDER_MIN_SHARE,
+            "steal_max_pct": STEAL_MAX_PCT,
+        },
+        "ports": ports,
+        "senders": senders,
+        "steal_pct": steal_pct,
+    }
