@@ -66,7 +66,9 @@ def metrics(s: dict) -> dict[str, float | None]:
     m["mpi_1024_ms"] = lat["1024"] / 1000 if "1024" in lat else None
     m["mpi_16384_ms"] = lat["16384"] / 1000 if "16384" in lat else None
     m["control_writes"] = s.get("control_writes")
-    uses = [v["share"] for v in s.get("validity", {}).get("ports", {}).get(phase, {}).values() if v.get("share")]
+    uses = [
+        v["share"] for v in s.get("validity", {}).get("ports", {}).get(phase, {}).values() if v.get("share")
+    ]
     m["port_use_pct"] = 100 * min(uses) if uses else None
     cpus = [v["mean"] for k, v in s.get("cpu_pct", {}).items() if k != "system_pct" and v]
     m["switch_cpu_pct"] = max(cpus) if cpus else None
