@@ -46,19 +46,28 @@ class CtlTables:
     def add_route(self, r: Route) -> None:
         self._run(f"table_add ipv4_lpm ipv4_forward {r.prefix} => {r.mac} {r.port}")
 
-    def add_class(self, prefix: str, prio: int, rate: int, quantum: int) -> None:
-        out = self._run(f"table_add src_ip_prio set_priority {prefix} => {prio} {rate} {quantum}")
+    def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
+        action, params = _class_action(prio, rate, quantum, burst)
+        out = self._run(f"table_add src_ip_prio {action} {prefix} => {params}")
         m = re.search(r"handle (\d+)", out)
         if not m:
             raise LanesError(f"{self.name}: no entry handle in '{out}'")
         self.handles[prefix] = int(m.group(1))
 
-    def modify_class(self, prefix: str, prio: int, rate: int, quantum: int) -> None:
+    def modify_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
         h = self.handles[prefix]
-        self._run(f"table_modify src_ip_prio set_priority {h} => {prio} {rate} {quantum}")
+        action, params = _class_action(prio, rate, quantum, burst)
+        self._run(f"table_modify src_ip_prio {action} {h} => {params}")
 
     def close(self) -> None:
         self.ctl.close()
+
+
+def _class_action(prio: int, rate: int, quantum: int, burst: int) -> tuple[str, str]:
+    """tm_basic's class action and its parameters (set_priority_burst when a bucket size is given)."""
+    if burst > 0:
+        return "set_priority_burst", f"{prio} {rate} {quantum} {burst}"
+    return "set_priority", f"{prio} {rate} {quantum}"
 
 
 def p4runtime_available() -> bool:
@@ -74,11 +83,13 @@ def p4runtime_available() -> bool:
     return True
 
 
-def populate(tables: object, topo: Topology, switch: str, settings: dict, log: WriteLog, t: float) -> None:
-    """The thesis's runtime.json: routes and class entries of one switch (set-up writes)."""
+def populate(tables: object, topo: Topology, switch: str, settings: dict, log: WriteLog, t: float,
+             burst: int = 0) -> None:  # fmt: skip
+    """The thesis's runtime.json: routes and class entries of one switch (set-up writes); `burst`
+    (bytes, 0: the switch's default) sizes the rate-limited classes' token buckets."""
     for r in topo.routes[switch]:
         tables.add_route(r)  # type: ignore[attr-defined]
         log.add(t, switch, f"ipv4_lpm {r.prefix}")
     for prefix, s in settings.items():
-        tables.add_class(prefix, s.prio, s.rate_Bps, s.quantum)  # type: ignore[attr-defined]
+        tables.add_class(prefix, s.prio, s.rate_Bps, s.quantum, burst)  # type: ignore[attr-defined]
         log.add(t, switch, f"src_ip_prio {prefix} {s.prio} {s.rate_Bps}")

@@ -132,12 +132,19 @@ class P4RuntimeTables:
     def add_route(self, r: Route) -> None:
         self._write("INSERT", "ipv4_lpm", r.prefix, "ipv4_forward", [int(r.mac.replace(":", ""), 16), r.port])
 
-    def add_class(self, prefix: str, prio: int, rate: int, quantum: int) -> None:
-        self._write("INSERT", "src_ip_prio", prefix, "set_priority", [prio, rate, quantum])
+    def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
+        self._write("INSERT", "src_ip_prio", prefix, *_class_action(prio, rate, quantum, burst))
 
-    def modify_class(self, prefix: str, prio: int, rate: int, quantum: int) -> None:
-        self._write("MODIFY", "src_ip_prio", prefix, "set_priority", [prio, rate, quantum])
+    def modify_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
+        self._write("MODIFY", "src_ip_prio", prefix, *_class_action(prio, rate, quantum, burst))
 
     def close(self) -> None:
         self._requests.put(None)
         self.ch.close()
+
+
+def _class_action(prio: int, rate: int, quantum: int, burst: int) -> tuple[str, list[int]]:
+    """tm_basic's class action: set_priority, or set_priority_burst when a bucket size is given."""
+    if burst > 0:
+        return "set_priority_burst", [prio, rate, quantum, burst]
+    return "set_priority", [prio, rate, quantum]

@@ -140,7 +140,7 @@ def _raise_interrupt(*_: object) -> None:
 def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: control.WriteLog,
             use_grpc: bool) -> dict:  # fmt: skip
     if plan.family == "htb":
-        n = htb.setup(topo, net, plan.initial, p.queue_depth)
+        n = htb.setup(topo, net, plan.initial, p.queue_depth, p.burst_bytes)
         for _ in range(n):
             writes.add(-1.0, "tc", "class")
         return {}
@@ -153,7 +153,7 @@ def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: co
             t = P4RuntimeTables(s, sw.grpc_port, sw.device_id, REPO / "p4" / "tm_basic.p4info.txtpb", PROGRAM)
         else:
             t = control.CtlTables(s, sw.thrift_port)
-        control.populate(t, topo, s, plan.initial[s], writes, -1.0)
+        control.populate(t, topo, s, plan.initial[s], writes, -1.0, p.burst_bytes or 0)
         tables[s] = t
     return tables
 
@@ -267,7 +267,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             while events and events[0][0] <= now:
                 _, kind, obj = events.pop(0)
                 if kind == 1:
-                    _write(topo, net, plan, tables, writes, obj, round(now, 3))  # type: ignore[arg-type]
+                    _write(topo, net, plan, tables, writes, obj, round(now, 3), p.burst_bytes)  # type: ignore[arg-type]
                 else:
                     from lanes.lab import mpi
 
@@ -321,13 +321,13 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
 
 
 def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,
-           w: cases.Write, t: float) -> None:  # fmt: skip
+           w: cases.Write, t: float, burst: int | None) -> None:  # fmt: skip
     s = w.setting
     if plan.family == "htb":
-        for _ in range(htb.change(topo, net, w.switch, w.cls, s)):
+        for _ in range(htb.change(topo, net, w.switch, w.cls, s, burst)):
             writes.add(t, w.switch, f"tc class {w.cls}")
     else:
-        tables[w.switch].modify_class(w.prefix, s.prio, s.rate_Bps, s.quantum)
+        tables[w.switch].modify_class(w.prefix, s.prio, s.rate_Bps, s.quantum, burst or 0)
         writes.add(t, w.switch, f"src_ip_prio {w.prefix} {s.prio} {s.rate_Bps}")
     say(f"t={t:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s")
 
