@@ -55,8 +55,9 @@ bench: setup
 	$(CARGO) bench --workspace
 	@echo "bench: record the figures in bench/RESULTS.md"
 
-# End-to-end benchmarks with real packets (root; about 5 min): switch vs the kernel bridge over
-# veth, high-class latency vs tc HTB, P4Runtime writes. Lab, fabric and consolidation runs are
+# End-to-end benchmarks with real packets (root; about 20 min): switch vs the kernel bridge over
+# veth, high-class latency vs tc HTB, P4Runtime writes, and the lab against the kernel (bridge +
+# HTB) in the same run, quiet and beside a CPU-bound process. Fabric and consolidation runs are
 # longer: their scripts are in bench/ and their commands in bench/RESULTS.md.
 BENCH_OUT ?= results/bench
 bench-e2e: setup
@@ -64,6 +65,7 @@ bench-e2e: setup
 	$(PY) bench/switch_veth.py --json $(BENCH_OUT)/switch_veth.json
 	$(PY) bench/switch_latency.py --runs 2 --json $(BENCH_OUT)/switch_latency.json
 	$(PY) bench/p4runtime_writes.py
+	$(PY) bench/lab_vs_htb.py --out $(BENCH_OUT)/lab_vs_htb
 	@echo "bench-e2e: JSON in $(BENCH_OUT)/; record the figures in bench/RESULTS.md"
 
 lint: setup

@@ -10,7 +10,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::dataplane::MAX_FRAME;
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
 use crate::pcap::PcapWriter;
 use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Waker};
@@ -48,11 +47,9 @@ pub struct Switch {
 }
 
 const WAKER: u64 = u64::MAX;
-/// Frames taken from one socket per loop turn (one recvmmsg), so one busy port cannot starve
-/// the others.
+/// Frames taken from one port's receive ring per loop turn, so one busy port cannot starve the
+/// others.
 const RX_BATCH: usize = 64;
-/// Bytes per receive cell: a frame longer than this arrives truncated and is dropped as oversize.
-const RX_STRIDE: usize = MAX_FRAME;
 /// The data plane's clock runs this far ahead of the monotonic clock: the loop sleeps until a
 /// frame is due minus this much, so a wake-up that comes a little late (the kernel's timer, a
 /// busy VM) still sends on time, and one that comes on time sends at most this early. It
@@ -206,10 +203,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         all.add(s.raw(), i as u64)?;
     }
     let mut events = Vec::with_capacity(64);
-    let mut readable = vec![false; io.sockets.len()];
     let mut scratch = MsgScratch::new(RX_BATCH);
-    let mut rx_buf = vec![0u8; RX_BATCH * RX_STRIDE];
-    let mut rx_lens = [0usize; RX_BATCH];
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
     let result = loop {
@@ -228,41 +222,30 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             if let Err(e) = control.wait(&mut events, Some(t)) {
                 break Err(e);
             }
-            if events.iter().any(|ev| ev.u64 == WAKER) {
-                shared.waker.ack();
-            }
-            // then look at what arrived meanwhile, without waiting
-            if let Err(e) = all.wait(&mut events, Some(0)) {
-                break Err(e);
-            }
         } else if let Err(e) = all.wait(&mut events, wait) {
             break Err(e);
         }
-        for ev in &events {
-            match ev.u64 {
-                WAKER => shared.waker.ack(),
-                i => readable[i as usize] = true,
-            }
+        // what arrived meanwhile is in the rings: no need to ask which sockets are readable
+        if events.iter().any(|ev| ev.u64 == WAKER) {
+            shared.waker.ack();
         }
         let mut dp = lock(shared);
         let now = dataplane_now_ns();
         more_rx = false;
-        for (i, (num, sock)) in io.sockets.iter().enumerate() {
-            if !std::mem::take(&mut readable[i]) {
-                continue;
-            }
-            let got = sock
-                .recv_many(&mut rx_buf, RX_STRIDE, &mut rx_lens, &mut scratch)
-                .unwrap_or(0);
-            for (k, &len) in rx_lens[..got].iter().enumerate() {
-                let cell = &rx_buf[k * RX_STRIDE..(k + 1) * RX_STRIDE];
-                let frame = &cell[..len.min(RX_STRIDE)];
+        for (i, (num, sock)) in io.sockets.iter_mut().enumerate() {
+            let mut got = 0;
+            while got < RX_BATCH {
+                let Some((frame, len)) = sock.peek() else {
+                    break;
+                };
                 if let Some((pin, _)) = io.pcap[i].as_mut() {
                     let _ = pin.write(wall_ns(), frame);
                 }
                 dp.ingress_frame(frame, len, *num, now);
+                sock.release();
+                got += 1;
             }
-            // a full batch: more may be waiting (epoll is level-triggered, but polling is cheaper)
+            // a full batch: more may be waiting
             more_rx |= got == RX_BATCH;
         }
         let Io {

@@ -1,10 +1,13 @@
 //! Thin wrappers over the Linux calls the switch needs: AF_PACKET sockets, epoll,
-//! eventfd, the monotonic clock. Every `unsafe` block in the crate is here, each one a single
-//! system call on memory this module owns or borrows for the duration of the call.
+//! eventfd, the monotonic clock. Every `unsafe` block in the crate is here or in ring.rs (the
+//! socket's receive ring), each one a single system call on memory this module owns or borrows
+//! for the duration of the call.
 
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use crate::ring::RxRing;
 
 fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
@@ -47,7 +50,12 @@ pub fn if_index(name: &str) -> io::Result<u32> {
     }
 }
 
-fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+pub(crate) fn setsockopt<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: &T,
+) -> io::Result<()> {
     // SAFETY: passes a pointer to a value we borrow and its exact size.
     check(unsafe {
         libc::setsockopt(
@@ -63,11 +71,32 @@ fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) ->
 
 /// A raw AF_PACKET socket bound to one interface: promiscuous, non-blocking, blind to the
 /// frames it sends itself, and bypassing the qdisc (the switch paces; nothing may queue after it).
+/// It receives into a ring shared with the kernel ([`RxRing`]) and sends with sendmmsg.
 pub struct PacketSocket {
     fd: OwnedFd,
+    rx: RxRing,
 }
 
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+
+/// Read and drop every frame waiting in a socket's receive queue.
+fn drain(fd: RawFd) {
+    let mut buf = [0u8; 64];
+    loop {
+        // SAFETY: recv writes at most buf.len() bytes into a buffer we own.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                buf.as_mut_ptr() as *mut libc::c_void,
+                buf.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            return;
+        }
+    }
+}
 
 impl PacketSocket {
     pub fn open(ifname: &str) -> io::Result<PacketSocket> {
@@ -103,86 +132,21 @@ impl PacketSocket {
         setsockopt(raw, libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
         setsockopt(raw, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1i32)?;
         setsockopt(raw, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, &1i32)?;
-        // A deep receive buffer rides out moments when the loop is not scheduled (shared
-        // cores); FORCE needs CAP_NET_ADMIN, which a switch has, else take what rmem_max allows.
-        if setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &(32i32 << 20)).is_err() {
-            setsockopt(raw, libc::SOL_SOCKET, libc::SO_RCVBUF, &(4i32 << 20))?;
-        }
-        let sock = PacketSocket { fd };
-        sock.drain();
-        Ok(sock)
+        // what arrived between socket() and bind() came from any interface: drop it, then
+        // receive into the ring (its slots ride out moments when the loop is not scheduled)
+        drain(raw);
+        let rx = RxRing::new(raw)?;
+        Ok(PacketSocket { fd, rx })
     }
 
-    /// Drop what arrived between socket() and bind(), from any interface.
-    fn drain(&self) {
-        let mut buf = [0u8; 64];
-        while self.recv(&mut buf).is_ok_and(|r| r.is_some()) {}
+    /// The oldest received frame not yet released: (bytes, real length).
+    pub fn peek(&self) -> Option<(&[u8], usize)> {
+        self.rx.peek()
     }
 
-    /// Receive one frame into `buf`. `Ok(None)` when nothing is waiting. The length returned is
-    /// the frame's real length, which may exceed `buf` (then the frame was truncated).
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        // SAFETY: recv writes at most buf.len() bytes into buf, which we borrow mutably.
-        let n = unsafe {
-            libc::recv(
-                self.fd.as_raw_fd(),
-                buf.as_mut_ptr() as *mut libc::c_void,
-                buf.len(),
-                libc::MSG_TRUNC | libc::MSG_DONTWAIT,
-            )
-        };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock => Ok(None),
-                io::ErrorKind::Interrupted => Ok(None),
-                _ => Err(e),
-            };
-        }
-        Ok(Some(n as usize))
-    }
-
-    /// Receive up to `lens.len()` frames with one recvmmsg: frame k goes into
-    /// `buf[k * stride..(k + 1) * stride]` and its real length (which may exceed `stride`, then the
-    /// frame was truncated) into `lens[k]`. Returns how many arrived; 0 when nothing is waiting.
-    pub fn recv_many(
-        &self,
-        buf: &mut [u8],
-        stride: usize,
-        lens: &mut [usize],
-        scratch: &mut MsgScratch,
-    ) -> io::Result<usize> {
-        let n = lens.len().min(buf.len() / stride);
-        scratch.iov.clear();
-        for cell in buf.chunks_exact_mut(stride).take(n) {
-            scratch.iov.push(libc::iovec {
-                iov_base: cell.as_mut_ptr() as *mut libc::c_void,
-                iov_len: stride,
-            });
-        }
-        scratch.point_msgs_at_iovs();
-        // SAFETY: n message headers, each pointing at one iovec over a distinct `stride`-byte
-        // cell of `buf`, which we borrow mutably for the whole call.
-        let got = unsafe {
-            libc::recvmmsg(
-                self.fd.as_raw_fd(),
-                scratch.msgs.as_mut_ptr(),
-                n as u32,
-                libc::MSG_TRUNC | libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-            )
-        };
-        if got < 0 {
-            let e = io::Error::last_os_error();
-            return match e.kind() {
-                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
-                _ => Err(e),
-            };
-        }
-        for (len, m) in lens.iter_mut().zip(&scratch.msgs[..got as usize]) {
-            *len = m.msg_len as usize;
-        }
-        Ok(got as usize)
+    /// Hand the frame `peek` returned back to the kernel.
+    pub fn release(&mut self) {
+        self.rx.release();
     }
 
     /// Send the frames `buf[off..off + len]` with one sendmmsg. Returns how many the kernel took
