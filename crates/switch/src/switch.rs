@@ -204,6 +204,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
     }
     let mut events = Vec::with_capacity(64);
     let mut scratch = MsgScratch::new(RX_BATCH);
+    let mut error_reported = vec![false; io.sockets.len()];
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
     let result = loop {
@@ -225,9 +226,27 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         } else if let Err(e) = all.wait(&mut events, wait) {
             break Err(e);
         }
-        // what arrived meanwhile is in the rings: no need to ask which sockets are readable
-        if events.iter().any(|ev| ev.u64 == WAKER) {
-            shared.waker.ack();
+        // what arrived meanwhile is in the rings: no need to ask which sockets are readable;
+        // but a socket whose interface went down reports an error until it is taken (else the
+        // loop would spin, at real-time priority in the lab)
+        for ev in &events {
+            let (token, flags) = (ev.u64, ev.events);
+            if token == WAKER {
+                shared.waker.ack();
+            } else if flags & (libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0 {
+                let (num, sock) = &io.sockets[token as usize];
+                let why = sock.take_error();
+                if flags & libc::EPOLLHUP as u32 != 0 || why.is_none() {
+                    // nothing to take: stop watching it rather than wake for it forever
+                    let _ = all.delete(sock.raw());
+                }
+                if !std::mem::replace(&mut error_reported[token as usize], true) {
+                    eprintln!(
+                        "lanes switch: port {num}: {}",
+                        why.map_or("hung up".into(), |e| e.to_string())
+                    );
+                }
+            }
         }
         let mut dp = lock(shared);
         let now = dataplane_now_ns();

@@ -139,6 +139,25 @@ impl PacketSocket {
         Ok(PacketSocket { fd, rx })
     }
 
+    /// Take the socket's pending error (e.g. ENETDOWN when its interface went down or away). A
+    /// socket with an error stays readable to epoll until the error is taken; receiving through
+    /// the ring never takes it.
+    pub fn take_error(&self) -> Option<io::Error> {
+        let mut err: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt writes one c_int we own and its length.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ERROR,
+                &mut err as *mut libc::c_int as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        (r == 0 && err != 0).then(|| io::Error::from_raw_os_error(err))
+    }
+
     /// The oldest received frame not yet released: (bytes, real length).
     pub fn peek(&self) -> Option<(&[u8], usize)> {
         self.rx.peek()
@@ -230,6 +249,14 @@ impl Epoll {
         Ok(Epoll {
             fd: unsafe { OwnedFd::from_raw_fd(raw) },
         })
+    }
+
+    /// Stop watching `fd`.
+    pub fn delete(&self, fd: RawFd) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events: 0, u64: 0 };
+        // SAFETY: epoll_ctl with a descriptor and an event we own (ignored for DEL).
+        check(unsafe { libc::epoll_ctl(self.fd.as_raw_fd(), libc::EPOLL_CTL_DEL, fd, &mut ev) })
+            .map(|_| ())
     }
 
     pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
