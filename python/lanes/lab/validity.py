@@ -4,7 +4,8 @@ fails a check still has its numbers; the warnings stand beside them in summary.j
 
 - port: per phase and receiving host, the goodput delivered over its access link, as a share of
   what that link carries at line rate (frames of UDP_LEN payload + 42 B, or TCP's 1448 + 66 B),
-  checked where the offered load exceeds it (the port was backlogged).
+  checked where the offered load exceeds it (the port was backlogged), for work-conserving
+  schedulers only: strict priority with per-class rates leaves capacity idle by design.
 - senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
   it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
 - steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
@@ -67,13 +68,15 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
             delivered = sum(st["throughput_mbps"] for _, st in items)
             offered = sum(offered_mbps.get(f.key, 0.0) for f, _ in items) if proto == "udp" else None
             backlogged = proto == "tcp" or (offered is not None and offered >= 1.02 * cap)
+            work_conserving = plan.family != "strict"
             share = delivered / cap if cap else None
             ports.setdefault(name, {})[dst] = {
                 "capacity_mbps": round(cap, 2), "delivered_mbps": round(delivered, 2),
                 "offered_mbps": round(offered, 2) if offered is not None else None,
                 "share": round(share, 4) if share is not None else None, "backlogged": backlogged,
+                "checked": work_conserving,
             }  # fmt: skip
-            if backlogged and share is not None and share < PORT_MIN_SHARE:
+            if work_conserving and backlogged and share is not None and share < PORT_MIN_SHARE:
                 warnings.append(
                     f"{name}: the port to {dst} delivered {delivered:.1f} of {cap:.1f} Mb/s "
                     f"({100 * share:.1f} %) while backlogged (under {100 * PORT_MIN_SHARE:.0f} %)"

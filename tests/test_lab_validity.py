@@ -1,0 +1,62 @@
+"""A run's validity section (lanes.lab.validity): an under-used congested port, a sender short of
+its rate and a machine losing CPU to steal are flagged; a good run and a strict scheduler's
+deliberately idle capacity are not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from lanes.emu.topo import build
+from lanes.lab import cases, validity
+
+
+def _run(tmp_path: Path, alg: str, delivered: dict[str, float], sent: dict[str, float],
+         steal: float | None = 0.1) -> dict:  # fmt: skip
+    topo = build("star", 100)
+    plan = cases.plan(topo, "proactive", alg, 20)
+    phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
+    flows = {}
+    for fr in plan.flows:
+        per = {}
+        for ph in phases:
+            if fr.start_s < ph["end_s"] - 0.5:
+                per[ph["name"]] = {"throughput_mbps": delivered[f"{fr.flow.key}@{ph['name']}"]}
+        flows[fr.flow.key] = {"class": fr.flow.cls, "phases": per}
+        # the client's per-second reports, as iperf 2 prints them
+        lines = [f"[  1] {t:.4f}-{t + 1:.4f} sec  6.25 MBytes  {sent[fr.flow.key]} Mbits/sec  4458/0  4458 pps"
+                 for t in range(30)]  # fmt: skip
+        (tmp_path / f"client_{fr.flow.src}_{fr.flow.dst}.txt").write_text("\n".join(lines) + "\n")
+    offered = {fr.flow.key: 50 * validity.IPERF_MEGA for fr in plan.flows}
+    p = SimpleNamespace(out=tmp_path, proto="udp")
+    return validity.check(p, topo, plan, flows, phases, steal, offered)
+
+
+FULL = {"h2->h4@low_only": 48.6, "h3->h4@low_only": 48.6, "h1->h4@high_present": 52.4,
+        "h2->h4@high_present": 22.4, "h3->h4@high_present": 22.4}  # fmt: skip
+SENT = {"h1->h4": 52.4, "h2->h4": 52.4, "h3->h4": 52.4}
+
+
+def test_a_full_port_and_punctual_senders_are_valid(tmp_path: Path) -> None:
+    v = _run(tmp_path, "rlsp-drr", FULL, SENT)
+    assert v["valid"] and v["warnings"] == []
+    assert v["ports"]["high_present"]["h4"]["backlogged"]
+    assert abs(v["ports"]["high_present"]["h4"]["share"] - 97.2 / 97.22) < 0.01
+
+
+def test_an_underused_port_a_short_sender_and_steal_are_flagged(tmp_path: Path) -> None:
+    slow = {**FULL, "h2->h4@low_only": 44.9, "h3->h4@low_only": 44.9}
+    v = _run(tmp_path, "rlsp-drr", slow, {**SENT, "h3->h4": 40.0}, steal=3.5)
+    assert not v["valid"]
+    text = "\n".join(v["warnings"])
+    assert "low_only: the port to h4 delivered 89.8 of 97.2 Mb/s (92.4 %)" in text
+    assert "sender h3->h4 reached 40.0 of 52.4 Mb/s" in text
+    assert "stole 3.5 %" in text
+    assert len(v["warnings"]) == 4  # the short sender in both phases
+
+
+def test_strict_priority_leaves_capacity_idle_by_design(tmp_path: Path) -> None:
+    idle = {**FULL, "h2->h4@high_present": 19.4, "h3->h4@high_present": 19.4}
+    v = _run(tmp_path, "strict", idle, SENT)
+    assert v["valid"], v["warnings"]
+    assert v["ports"]["high_present"]["h4"]["checked"] is False
