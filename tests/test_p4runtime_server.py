@@ -353,7 +353,13 @@ def test_load_runtime_json(tmp_path) -> None:
         dump = ctl(cport, "table_dump ipv4_lpm")
         assert "0x0a000101/32 => MyIngress.ipv4_forward 0x000000000101 0x0001" in dump
         assert "default: MyIngress.drop" in dump
-        assert "0x0a000102/32 => MyIngress.set_priority 0x05" in ctl(cport, "table_dump src_ip_prio")
+        prio = ctl(cport, "table_dump src_ip_prio")
+        assert "0x0a000102/32 => MyIngress.set_priority 0x05" in prio
+        # the token bucket size of a rate-limited class, from the runtime file
+        assert (
+            "0x0a000103/32 => MyIngress.set_priority_burst 0x06 0x00000000002625a0 0x0000000000001b58 0x0000000000004e20"
+            in prio
+        )
         # entries already there: refused one by one, non-zero exit, one line each
         r = subprocess.run(
             [LANES, "load-runtime", str(rt), "--grpc-addr", addr, "--no-pipeline"],
@@ -361,7 +367,7 @@ def test_load_runtime_json(tmp_path) -> None:
             check=False,
             text=True,
         )
-        assert r.returncode != 0 and r.stderr.count("ALREADY_EXISTS") == 4 and "Traceback" not in r.stderr
+        assert r.returncode != 0 and r.stderr.count("ALREADY_EXISTS") == 5 and "Traceback" not in r.stderr
         bad = tmp_path / "bad.json"
         bad.write_text(json.dumps({"p4info": str(rt.parent / "tm_basic.p4info.txtpb"), "table_entries": [
             {"table": "MyIngress.ipv4_lpm", "match": {"hdr.ipv4.dstAddr": ["10.0.1.1", 32]},
@@ -385,7 +391,7 @@ def test_switch_runtime_json_option(tmp_path) -> None:
         try:
             cfg = c.get_pipeline().config
             assert cfg.p4info == load_p4info(REPO / "p4" / "tm_basic.p4info.txtpb")
-            assert len(c.read([p4r.Entity(table_entry=p4r.TableEntry())])) == 4
+            assert len(c.read([p4r.Entity(table_entry=p4r.TableEntry())])) == 5
         finally:
             c.close()
     bad = tmp_path / "bad.json"
