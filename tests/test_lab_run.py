@@ -121,6 +121,27 @@ def test_interrupt_leaves_nothing_behind_and_clean_is_idempotent(tmp_path: Path)
         assert r.returncode == 0, r.stderr
 
 
+def test_a_switch_that_dies_stops_the_run_and_says_how(tmp_path: Path) -> None:
+    p = subprocess.Popen(
+        [LANES, "lab", "run", "--topo", "star", "--link-mbps", "20", "--duration", "30", "--out", str(tmp_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (tmp_path / "telemetry.jsonl").exists():
+        time.sleep(0.2)
+    pid = int(subprocess.run(["pgrep", "-f", "lanes switch.*--device-id 1 "], capture_output=True, text=True,
+                             check=True).stdout.split()[0])  # fmt: skip
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    # the run notices within its loop's period, not at the end of its 30 s
+    assert time.monotonic() - killed < 20, err[-1000:]
+    assert "switch s1 died " in err and "(signal SIGKILL)" in err, err[-1000:]
+    assert "Traceback" not in err, err
+    assert leftovers() == []
+
+
 def test_bad_input_is_one_line() -> None:
     r = lab("run", "--topo", "ring", "--out", "/tmp/lab-never")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr

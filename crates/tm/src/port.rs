@@ -1,4 +1,27 @@
 //! One egress port: class queues, shared buffer, scheduler and line-rate pacing.
+//!
+//! Algorithm
+//!
+//! - Queues are numbered 0..N; a higher number is a higher priority (bmv2's `priority`). Queues at
+//!   or above `strict_from` are strict, the ones below it share by deficit round robin: fifo puts
+//!   everything in queue 0, strict makes every queue strict, drr none, rlsp-drr only the top one.
+//! - Enqueue: a packet is refused if its queue is at its packet or byte depth, or the port's shared
+//!   buffer is full. A queue that becomes non-empty joins the DRR round (if it is a DRR queue)
+//!   with a zero deficit.
+//! - Dequeue, only when the port is free (`now >= tx_free_at`): the highest non-empty strict queue
+//!   whose token bucket holds its head packet sends; else the DRR queue at the front of the round
+//!   sends if its deficit covers its head (it adds its quantum once per visit), otherwise it goes to
+//!   the back of the round; else, under rlsp-drr-borrow, the top queue sends beyond its rate
+//!   (uncharged). A queue that empties leaves the round and loses its deficit.
+//! - Token buckets (shaper.rs): a rate-limited queue's bucket fills at its rate up to its burst;
+//!   a departure is charged when it leaves, but no earlier than the moment the head became ready
+//!   minus the frame that was on the wire then, so a non-preemptive link does not cost the class
+//!   its rate. Over any window T a queue sends at most rate x T + burst (+ that frame's share).
+//! - Pacing: a departure occupies the port for its wire time (bytes + overhead at line rate); a
+//!   caller that comes late may send back to back until the port is on schedule again, at most
+//!   `burst_ns` behind it.
+//! - `next_event_ns` tells an event loop when to call `dequeue` next: when the port is free if a
+//!   DRR queue (or fifo, or borrowing) has work, else when the earliest strict head's bucket allows.
 
 use crate::config::{ConfigError, PortConfig, QueueConfig, Scheduler};
 use crate::drr::ActiveList;

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from lanes.ctl import Ctl
+from lanes.errors import LanesError
 from lanes.lab.delay import parse_show_delay
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -89,7 +90,7 @@ class Monitor:
                 for name, c in ctls.items():
                     try:
                         rows = parse_show_queues(c.run("show_queues"))
-                    except (OSError, ValueError):
+                    except (OSError, ValueError, LanesError):  # a switch that died: the run stops it
                         continue
                     busy = [r for r in rows if r["enq_pkts"] > 0]
                     tel.write(json.dumps({"t": t, "switch": name, "queues": busy}) + "\n")
@@ -98,7 +99,7 @@ class Monitor:
                     for name, c in ctls.items():
                         try:
                             rows = parse_show_delay(c.run("show_delay reset"))
-                        except (OSError, ValueError):
+                        except (OSError, ValueError, LanesError):  # a switch that died: the run stops it
                             continue
                         delay.write(json.dumps({"t": t, "switch": name, "queues": rows}) + "\n")
                     rec: dict = {"t": t}

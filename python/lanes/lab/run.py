@@ -289,6 +289,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
                     raise LanesError(f"the MPI ping-pong did not finish within {mpi.TIMEOUT_S} s")
             elif now >= plan.duration_s + 0.5 and not events:
                 break
+            if plan.family != "htb":
+                _check_switches(p, topo, net, now)
             if now >= next_progress >= 0:
                 next_progress += 5.0
                 _progress(p, plan, now, writes)
@@ -330,6 +332,20 @@ def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: 
         tables[w.switch].modify_class(w.prefix, s.prio, s.rate_Bps, s.quantum, burst or 0)
         writes.add(t, w.switch, f"src_ip_prio {w.prefix} {s.prio} {s.rate_Bps}")
     say(f"t={t:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s")
+
+
+def _check_switches(p: Params, topo: Topology, net: LabNet, now: float) -> None:
+    """Stop the run at once, saying which switch died and how, if a lanes switch is gone."""
+    for s in topo.switches:
+        proc = net.switch(s).proc
+        code = proc.poll() if proc is not None else None
+        if code is None:
+            continue
+        how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+        log = p.out / f"{s}.log"
+        tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
+        when = f"at t={now:.1f} s" if now >= 0 else "before the traffic started"
+        raise LanesError(f"switch {s} died {when} ({how})" + (": " + " | ".join(tail) if tail else ""))
 
 
 def _progress(p: Params, plan: cases.Plan, now: float, writes: control.WriteLog) -> None:
