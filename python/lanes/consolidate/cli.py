@@ -234,7 +234,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--data",
         default=None,
         help="directory of day CSVs (vm,u000,... per row); default: the PlanetLab trace in "
-        "../shared/data/planetlab next to the repository, or $LANES_PLANETLAB",
+        "data/planetlab of the repository, or $LANES_PLANETLAB",
     )
     p.add_argument("--min-days", type=int, default=7, help="keep VMs present on at least this many days")
     p.add_argument("--step-s", type=float, default=None, help="seconds per sample (default: 86400 / samples)")
@@ -248,7 +248,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--planetlab",
         default=None,
-        help="PlanetLab day CSVs (default: ../shared/data/planetlab next to the repository, or $LANES_PLANETLAB)",
+        help="PlanetLab day CSVs (default: data/planetlab of the repository, or $LANES_PLANETLAB)",
     )
     p.add_argument("--out", default="results/consolidate")
     p.add_argument("--seed", type=int, default=1)

@@ -154,8 +154,8 @@ def render_full_report(runs: list[tuple[str, str, dict, list[dict]]], links: boo
         "# Workload delay and delay-aware consolidation (Paper VI): report",
         "",
         (
-            "Regenerate from a fresh clone (after `make setup`, with the trace in ../shared/data/planetlab "
-            "next to the clone or `--planetlab DIR`): `.venv/bin/lanes consolidate report --out results/consolidate`."
+            "Regenerate from a fresh clone (after `make setup`; the trace is data/planetlab, or give "
+            "`--planetlab DIR`): `.venv/bin/lanes consolidate report --out results/consolidate`."
         ),
         "Each run's full tables (all packers, per core count) and Fig. 6/7-style plots are in its own report.md.",
         "",

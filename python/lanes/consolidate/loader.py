@@ -1,4 +1,4 @@
-"""Load a directory of per-day utilisation CSVs (the ../shared/data/planetlab format).
+"""Load a directory of per-day utilisation CSVs (the data/planetlab format).
 
 One file per day, `NAME.csv` or `NAME.csv.gz`, day named by NAME; header `vm,u000,u001,...`; a row per
 VM with its utilisation samples in percent. The sample step is 86400 s / number of samples unless

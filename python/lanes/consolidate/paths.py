@@ -1,8 +1,8 @@
 """Where the PlanetLab trace is found when no directory is given.
 
-The data sits outside the repository, in `../shared/data/planetlab` next to the checkout. That path is
-tried relative to the repository this package was loaded from (so any working directory works) and
-relative to the working directory; `LANES_PLANETLAB` overrides both.
+The trace ships with the repository, in `data/planetlab` (see data/README.md for where it comes from),
+found relative to the repository this package was loaded from, so any working directory works;
+`LANES_PLANETLAB` overrides it.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from lanes.errors import LanesError
 
 ENV = "LANES_PLANETLAB"
-RELATIVE = Path("..") / "shared" / "data" / "planetlab"
+RELATIVE = Path("data") / "planetlab"
 
 
 def candidates() -> list[Path]:
@@ -21,8 +21,7 @@ def candidates() -> list[Path]:
     if env:
         return [Path(env)]
     repo = Path(__file__).resolve().parents[3]  # python/lanes/consolidate/paths.py -> repository
-    out = [(repo / RELATIVE).resolve(), (Path.cwd() / RELATIVE).resolve()]
-    return list(dict.fromkeys(out))
+    return [(repo / RELATIVE).resolve()]
 
 
 def _has_days(d: Path) -> bool:
