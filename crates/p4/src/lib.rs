@@ -38,8 +38,8 @@
 //!
 //! Semantics follow bmv2's simple_switch: egress_spec 511 (mark_to_drop) drops after ingress
 //! or egress; `priority` selects the queue (higher first); if `standard_metadata` declares
-//! `queue_rate` (bytes/s) and `queue_quantum` (bytes) they are returned in [`IngressResult`]
-//! and [`QueueConfigTracker`] tells the switch when they change for a queue. One deliberate
+//! `queue_rate` (bytes/s), `queue_quantum` (bytes) and `queue_burst` (bytes) they are returned
+//! in [`IngressResult`] for the switch to apply to the queue. One deliberate
 //! difference: a frame the parser rejects (too short, no match) is counted and dropped unless
 //! [`ParserErrorPolicy::Continue`] is set.
 //!
@@ -61,7 +61,6 @@ pub mod p4info;
 mod parser;
 mod pipeline;
 mod program;
-mod queue_cfg;
 mod state;
 mod table;
 #[cfg(test)]
@@ -75,7 +74,6 @@ pub use layout::FieldRef;
 pub use program::{
     DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program, DROP_PORT,
 };
-pub use queue_cfg::{QueueConfigTracker, QueueUpdate};
 pub use state::PacketState;
 pub use table::{MatchKey, MatchKind};
 

@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use lanes_p4::{DropReason, EgressMeta, MatchKey, Program, QueueConfigTracker, TableId};
+use lanes_p4::{DropReason, EgressMeta, MatchKey, Program, TableId};
 
 /// TOPO-1 switch S1: tables 2.1 and 2.2.
 fn topo1() -> (Program, TableId, TableId) {
@@ -341,31 +341,23 @@ fn state_survives_queueing_between_ingress_and_egress() {
 }
 
 #[test]
-fn queue_config_applied_only_on_change() {
+fn queue_config_metadata_comes_with_every_packet() {
     let (mut p, _, _) = topo1();
     assert!(p.has_queue_config());
     let mut st = p.new_state();
-    let mut tr = QueueConfigTracker::new(8);
-    let mut updates = 0;
-    for _ in 0..10 {
+    for _ in 0..3 {
         let ig = p.ingress(
             &mut st,
             &ipv4_udp([10, 0, 1, 1], [10, 0, 1, 2], 64, b""),
             1,
             0,
         );
-        if tr
-            .observe(
-                ig.egress_spec,
-                ig.priority,
-                (ig.queue_rate.unwrap(), ig.queue_quantum.unwrap(), 0),
-            )
-            .is_some()
-        {
-            updates += 1;
-        }
+        // set_priority leaves queue_burst at 0: the switch keeps the queue's bucket as it is
+        assert_eq!(
+            (ig.priority, ig.queue_rate, ig.queue_quantum, ig.queue_burst),
+            (7, Some(7_500_000), Some(7000), Some(0))
+        );
     }
-    assert_eq!(updates, 1);
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! (switch.rs) owns the sockets and calls in here; tests and benchmarks call it directly.
 
 use crate::delay::DelayHistogram;
-use lanes_p4::{EgressMeta, PacketState, Program, QueueConfigTracker};
+use crate::queue_cfg::QueueConfigTracker;
+use lanes_p4::{EgressMeta, PacketState, Program};
 use lanes_tm::{
     ConfigError, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig, Scheduler,
 };
@@ -104,7 +105,7 @@ impl Dataplane {
     pub fn new(defaults: TmDefaults) -> Self {
         Dataplane {
             program: None,
-            tracker: QueueConfigTracker::new(0),
+            tracker: QueueConfigTracker::default(),
             ports: vec![],
             index: vec![NO_PORT; MAX_PORTS],
             slots: vec![],
@@ -221,7 +222,7 @@ impl Dataplane {
         for s in &mut self.slots {
             s.state = None;
         }
-        self.tracker = QueueConfigTracker::new(MAX_PORTS);
+        self.tracker.clear();
         self.program = Some(program);
     }
 
@@ -304,12 +305,9 @@ impl Dataplane {
         let tm = &mut self.ports[usize::from(i)].tm;
         if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
             let burst = ig.queue_burst.unwrap_or(0);
-            if let Some(u) = self
-                .tracker
-                .observe(out_port, ig.priority, (rate, quantum, burst))
-            {
-                apply_queue_update(tm, usize::from(u.priority), u.rate, u.quantum, u.burst);
-            }
+            let qid = usize::from(ig.priority);
+            self.tracker
+                .apply(usize::from(i), tm, qid, (rate, quantum, burst));
         }
         match tm.enqueue(now, usize::from(ig.priority), len as u32, slot) {
             EnqueueOutcome::Queued => {}
@@ -395,23 +393,5 @@ impl Dataplane {
 
     pub fn queued_pkts(&self) -> u32 {
         self.ports.iter().map(|p| p.tm.len_pkts()).sum()
-    }
-}
-
-/// Metadata-driven queue configuration (thesis 4.3): a rate, quantum or burst of 0 leaves that
-/// setting as it is.
-fn apply_queue_update(tm: &mut Port<u32>, qid: usize, rate: u64, quantum: u64, burst: u64) {
-    if let Some(mut cfg) = tm.queue_config(qid).cloned() {
-        if rate > 0 {
-            cfg.rate_bytes_per_s = Some(rate as f64);
-        }
-        if burst > 0 {
-            cfg.burst_bytes = Some(burst);
-        }
-        if quantum > 0 {
-            cfg.quantum = u32::try_from(quantum).unwrap_or(u32::MAX);
-        }
-        // a value the TM refuses (cannot happen for positive numbers) leaves the queue unchanged
-        let _ = tm.set_queue_config(qid, cfg);
     }
 }

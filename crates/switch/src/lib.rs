@@ -6,6 +6,7 @@ pub mod commands;
 pub mod dataplane;
 pub mod delay;
 mod pcap;
+mod queue_cfg;
 mod ring;
 mod switch;
 mod sys;
