@@ -1,7 +1,8 @@
 //! The switch process's data plane thread: one epoll loop over the port sockets and an eventfd
 //! for control-plane changes. It sleeps (epoll with a nanosecond timeout) until the next moment
 //! a port may send; while that moment is close, arrivals do not wake it: they are read at the
-//! departure, so a saturated port costs one wake-up per frame sent.
+//! departure, and the frames due within the batch window leave together, so a saturated port
+//! costs one wake-up per batch sent. Arrivals are read from each port's receive ring (ring.rs).
 
 use std::io;
 use std::path::PathBuf;
