@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark of `lanes consolidate cv` on the PlanetLab trace (issue 7 target: < 30 s for the full
+# Benchmark of `lanes consolidate cv` on the PlanetLab trace (target: < 30 s for the full
 # leave-one-day-out cross-validation, VMs present on >= 7 of 10 days, all thresholds and delay limits).
 # Usage: bench/consolidate.sh [OUT_DIR]   (run from the repository; the trace as for `lanes consolidate cv`)
 set -eu

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The lab's target runs (issue 5, section 7): shares at 1 Gb/s on star and >= 100 Mb/s on tree2,
+# The lab's target runs: shares at 1 Gb/s on star and >= 100 Mb/s on tree2,
 # high-class latency under saturating load, MPI ping-pong under TCP load, each with linux-htb.
 # usage: bench/lab_targets.sh [OUT_DIR] [DURATION_S]    (root; ~20 min)
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The bar from the mission: high-class ping RTT at a saturated 100 Mb/s port, lanes (rlsp-drr,
+"""The bar set for the switch: high-class ping RTT at a saturated 100 Mb/s port, lanes (rlsp-drr,
 tm_basic) next to the Linux kernel (bridge + tc HTB shaped like RL-SP-DRR) between the same
 namespaces in the same run, with the low classes' shares.
 

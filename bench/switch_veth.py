@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 3 benchmark: highest loss-free packet rate between two network namespaces through the
+"""Highest loss-free packet rate between two network namespaces through the
 lanes switch over veth, next to the Linux kernel bridge between the same namespaces in the same
 run, at 64 B and 1500 B frames; and the CPU an idle switch uses.
 

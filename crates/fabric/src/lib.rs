@@ -1,4 +1,4 @@
-//! InfiniBand fabric model, fat-tree routing engines and OpenSM file formats (issue 6).
+//! InfiniBand fabric model, fat-tree routing engines and OpenSM file formats.
 //!
 //! - [`model`]: switches, HCAs, ports, links, GUIDs, LIDs.
 //! - [`gen`]: PGFT / XGFT / k-ary-n-tree generators and the thesis's 36-port trees.

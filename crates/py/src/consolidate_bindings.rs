@@ -1,4 +1,5 @@
-//! Delay-based VM packing of Paper VI (seed 004), the hot loop of `lanes consolidate cv`.
+//! Delay-based VM packing (Paper VI of the InfiniBand cloud studies), the hot loop of
+//! `lanes consolidate cv`.
 //!
 //! The Python package (`lanes.consolidate.packers`) holds the same algorithm in numpy as the
 //! reference; this is a plain-loop version of it, tested against that reference from Python.

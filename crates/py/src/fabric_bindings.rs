@@ -1,4 +1,4 @@
-//! Bindings for lanes-fabric (issue 6): paths and JSON strings in, JSON strings out. Long work runs
+//! Bindings for lanes-fabric: paths and JSON strings in, JSON strings out. Long work runs
 //! without the GIL.
 
 use lanes_fabric::api;

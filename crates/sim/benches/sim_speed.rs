@@ -1,6 +1,6 @@
 //! Simulator speed in packet events (arrivals + departures) per second, on the repo's
 //! 100 Gb/s latency scenario (three ports, nine flows, size mixes, Poisson sources).
-//! Target (issue 2): >= 5 million packet events per second.
+//! Target: >= 5 million packet events per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 

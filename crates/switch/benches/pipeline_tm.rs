@@ -1,4 +1,4 @@
-//! Issue 3 target: pre-built frames through parser -> tm_basic tables -> rlsp-drr -> egress ->
+//! Target: pre-built frames through parser -> tm_basic tables -> rlsp-drr -> egress ->
 //! deparser on one core, no sockets. Target >= 3 Mpps. The port runs at 1 Tb/s so pacing never
 //! holds packets back and the figure is the packet path's own cost.
 

@@ -1,5 +1,5 @@
 //! Cost of one enqueue + dequeue on a port with 8 backlogged queues, per scheduler.
-//! Target (issue 2): <= 50 ns per packet.
+//! Target: <= 50 ns per packet.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use lanes_tm::{Port, PortConfig, Scheduler};

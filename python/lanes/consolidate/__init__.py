@@ -1,4 +1,4 @@
-"""Workload delay and delay-aware VM consolidation (seed 004, Paper VI).
+"""Workload delay and delay-aware VM consolidation (Paper VI of the InfiniBand cloud studies).
 
 Modules, one job each: `delay` (the queue recursion and per-bin statistics), `trace` (the in-memory
 trace), `loader` (CSV per day), `paths` (where the PlanetLab trace is found), `synthetic` (generator of

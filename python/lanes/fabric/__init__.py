@@ -1,1 +1,1 @@
-"""InfiniBand fabric: topologies, routing engines, checks and OpenSM/ibsim runs (issue 6)."""
+"""InfiniBand fabric: topologies, routing engines, checks and OpenSM/ibsim runs."""
