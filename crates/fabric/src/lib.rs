@@ -8,6 +8,8 @@
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
 //! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy.
 
+#![forbid(unsafe_code)]
+
 pub mod align;
 pub mod api;
 pub mod balance;

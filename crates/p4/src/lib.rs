@@ -46,6 +46,8 @@
 //! Anything the loader does not support is refused with a [`LoadError`] naming the JSON object;
 //! see the crate README table in `crates/p4/README.md`.
 
+#![forbid(unsafe_code)]
+
 mod action;
 mod bits;
 mod checksum;

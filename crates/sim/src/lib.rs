@@ -1,6 +1,8 @@
 //! Deterministic discrete-event simulator of switch egress ports fed by traffic sources,
 //! running lanes-tm in virtual time. Same seed, same scenario: same result, bit for bit.
 
+#![forbid(unsafe_code)]
+
 mod engine;
 mod histogram;
 mod report;

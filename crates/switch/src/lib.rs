@@ -2,13 +2,17 @@
 //! the P4 ingress and egress pipelines. A library; the process is started from Python
 //! (`lanes switch`), which also runs the control plane.
 
+#![deny(unsafe_code)]
+
 pub mod commands;
 pub mod dataplane;
 pub mod delay;
 mod pcap;
 mod queue_cfg;
+#[allow(unsafe_code)] // the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs
 mod ring;
 mod switch;
+#[allow(unsafe_code)] // thin wrappers over system calls
 mod sys;
 
 pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};

@@ -4,6 +4,8 @@
 //! pacing. Nothing here reads a clock or does I/O: every call takes `now` in nanoseconds, so the
 //! same code runs under the switch (monotonic time) and the simulator (virtual time).
 
+#![forbid(unsafe_code)]
+
 mod config;
 mod drr;
 mod port;
