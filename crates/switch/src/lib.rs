@@ -9,7 +9,8 @@ pub mod dataplane;
 pub mod delay;
 mod pcap;
 mod queue_cfg;
-#[allow(unsafe_code)] // the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs
+#[allow(unsafe_code)]
+// the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs
 mod ring;
 mod switch;
 #[allow(unsafe_code)] // thin wrappers over system calls
