@@ -146,3 +146,21 @@ def test_bad_input_is_one_line() -> None:
     r = lab("run", "--topo", "ring", "--out", "/tmp/lab-never")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
     assert "unknown topology 'ring'" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--burst-bytes", "0"], "--burst-bytes must be at least 1"),
+        (["--batch-us", "-5"], "--batch-us must be 0 to 10000"),
+    ],
+)
+def test_bad_bucket_and_batch_are_one_line(args: list[str], message: str) -> None:
+    r = lab("run", *args, "--out", "/tmp/lab-never")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and message in r.stderr, r.stderr
+
+
+def test_switch_refuses_a_bad_batch_window() -> None:
+    r = subprocess.run([LANES, "switch", "--no-p4", "--batch-us", "-1"], capture_output=True, text=True,
+                       timeout=60, check=False)  # fmt: skip
+    assert r.returncode == 2 and "--batch-us must be 0 to 10000" in r.stderr and "Traceback" not in r.stderr
