@@ -103,14 +103,20 @@ def test_mpi_case_measures_every_message_size(tmp_path: Path) -> None:
     assert "h2->h4" in s["flows"] and "h1->h4" not in s["flows"]  # the high pair runs MPI instead
 
 
-def test_interrupt_leaves_nothing_behind_and_clean_is_idempotent(tmp_path: Path) -> None:
+def start_run_in_background(out: Path, topo: str) -> subprocess.Popen:
+    """A 30-s run, returned once its traffic phase has begun (its monitor writes telemetry)."""
     p = subprocess.Popen(
-        [LANES, "lab", "run", "--topo", "tree1", "--link-mbps", "20", "--duration", "30", "--out", str(tmp_path)],
+        [LANES, "lab", "run", "--topo", topo, "--link-mbps", "20", "--duration", "30", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (tmp_path / "telemetry.jsonl").exists():
+    while time.monotonic() < deadline and not (out / "telemetry.jsonl").exists():
         time.sleep(0.2)
+    return p
+
+
+def test_interrupt_leaves_nothing_behind_and_clean_is_idempotent(tmp_path: Path) -> None:
+    p = start_run_in_background(tmp_path, "tree1")
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
@@ -122,13 +128,7 @@ def test_interrupt_leaves_nothing_behind_and_clean_is_idempotent(tmp_path: Path)
 
 
 def test_a_switch_that_dies_stops_the_run_and_says_how(tmp_path: Path) -> None:
-    p = subprocess.Popen(
-        [LANES, "lab", "run", "--topo", "star", "--link-mbps", "20", "--duration", "30", "--out", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (tmp_path / "telemetry.jsonl").exists():
-        time.sleep(0.2)
+    p = start_run_in_background(tmp_path, "star")
     pid = int(subprocess.run(["pgrep", "-f", "lanes switch.*--device-id 1 "], capture_output=True, text=True,
                              check=True).stdout.split()[0])  # fmt: skip
     os.kill(pid, signal.SIGKILL)
