@@ -25,6 +25,7 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
+    /// Every scheduler, in the order `lanes` lists them.
     pub const ALL: [Scheduler; 5] = [
         Scheduler::Fifo,
         Scheduler::Strict,
@@ -33,6 +34,7 @@ impl Scheduler {
         Scheduler::RlspDrrBorrow,
     ];
 
+    /// The scheduler's name on command lines and in configuration files.
     pub fn name(self) -> &'static str {
         match self {
             Scheduler::Fifo => "fifo",
@@ -96,7 +98,9 @@ pub struct QueueConfig {
     pub burst_bytes: Option<u64>,
     /// DRR quantum in bytes.
     pub quantum: u32,
+    /// Most packets the queue holds (bmv2's queue depth).
     pub depth_pkts: Option<u32>,
+    /// Most bytes the queue holds.
     pub depth_bytes: Option<u64>,
 }
 
@@ -120,6 +124,7 @@ impl QueueConfig {
             .unwrap_or_else(|| default_burst_bytes(self.rate_bytes_per_s.unwrap_or(0.0)))
     }
 
+    /// A one-line reason if the settings cannot be used.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(r) = self.rate_bytes_per_s {
             if !(r.is_finite() && r > 0.0) {
@@ -146,7 +151,9 @@ impl QueueConfig {
 pub struct PortConfig {
     /// Line rate in bits per second.
     pub rate_bps: f64,
+    /// How the port picks the next packet among its queues.
     pub scheduler: Scheduler,
+    /// The class queues, lowest priority first (queue i serves priority i).
     pub queues: Vec<QueueConfig>,
     /// Buffer shared by all queues of the port, in bytes.
     pub buffer_bytes: Option<u64>,
@@ -162,6 +169,7 @@ pub struct PortConfig {
 }
 
 impl PortConfig {
+    /// A port of `queues` default queues, no shared buffer limit, no overhead, 1 ns of pacing slack.
     pub fn new(rate_bps: f64, scheduler: Scheduler, queues: usize) -> Self {
         PortConfig {
             rate_bps,
@@ -173,6 +181,7 @@ impl PortConfig {
         }
     }
 
+    /// A one-line reason (naming the queue) if the port cannot be built from these settings.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
             return Err(ConfigError(format!(

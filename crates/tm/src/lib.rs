@@ -5,6 +5,7 @@
 //! same code runs under the switch (monotonic time) and the simulator (virtual time).
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod config;
 mod drr;

@@ -32,26 +32,37 @@ use crate::Nanos;
 /// Result of [`Port::enqueue`]. A refused packet is handed back so the caller can reuse its buffer.
 #[derive(Debug, PartialEq, Eq)]
 pub enum EnqueueOutcome<T> {
+    /// The packet is in its queue.
     Queued,
+    /// The packet was refused, and why.
     Dropped(T, DropReason),
 }
 
 /// A packet leaving the TM, with the telemetry bmv2 exposes as standard_metadata.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Dequeued<T> {
+    /// What the caller enqueued (the switch: its packet buffer's slot).
     pub item: T,
+    /// The queue it left from.
     pub qid: usize,
+    /// Its size as enqueued.
     pub bytes: u32,
+    /// When it was enqueued.
     pub enq_ns: Nanos,
     /// Time spent queued (bmv2's deq_timedelta, here in ns).
     pub queued_ns: Nanos,
+    /// Packets in its queue when it arrived (bmv2's enq_qdepth).
     pub enq_depth_pkts: u32,
+    /// Bytes in its queue when it arrived.
     pub enq_depth_bytes: u64,
     /// Depth of the queue left behind by this packet.
     pub deq_depth_pkts: u32,
+    /// Bytes left in its queue behind it.
     pub deq_depth_bytes: u64,
 }
 
+/// One egress port's traffic manager; `T` is what a queued packet carries (see the module's
+/// Algorithm).
 pub struct Port<T> {
     queues: Vec<Queue<T>>,
     scheduler: Scheduler,
@@ -74,6 +85,7 @@ pub struct Port<T> {
 }
 
 impl<T> Port<T> {
+    /// A port with these settings, or the reason they cannot be used.
     pub fn new(cfg: PortConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let n = cfg.queues.len();
@@ -97,30 +109,37 @@ impl<T> Port<T> {
         Ok(port)
     }
 
+    /// How many class queues the port has.
     pub fn num_queues(&self) -> usize {
         self.queues.len()
     }
 
+    /// The scheduler in use.
     pub fn scheduler(&self) -> Scheduler {
         self.scheduler
     }
 
+    /// The line rate in bits per second.
     pub fn rate_bps(&self) -> f64 {
         self.rate_bps
     }
 
+    /// Packets queued, all queues.
     pub fn len_pkts(&self) -> u32 {
         self.queues.iter().map(Queue::len).sum()
     }
 
+    /// Bytes queued, all queues (what the shared buffer holds).
     pub fn len_bytes(&self) -> u64 {
         self.buffer_used
     }
 
+    /// Whether no queue holds a packet.
     pub fn is_empty(&self) -> bool {
         self.nonempty == 0
     }
 
+    /// Depth, settings and counters of queue `qid`, if the port has it.
     pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
         self.queues.get(qid).map(|q| QueueStatus {
             depth_pkts: q.len(),
@@ -131,6 +150,7 @@ impl<T> Port<T> {
         })
     }
 
+    /// Change the line rate (bits per second, positive).
     pub fn set_rate_bps(&mut self, rate_bps: f64) -> Result<(), ConfigError> {
         if !(rate_bps.is_finite() && rate_bps > 0.0) {
             return Err(ConfigError(format!(
@@ -142,6 +162,7 @@ impl<T> Port<T> {
         Ok(())
     }
 
+    /// Limit the bytes all queues hold together (None: no limit).
     pub fn set_buffer_bytes(&mut self, limit: Option<u64>) {
         self.buffer_limit = limit;
     }
@@ -158,6 +179,7 @@ impl<T> Port<T> {
         Ok(())
     }
 
+    /// The settings of queue `qid`, if the port has it.
     pub fn queue_config(&self, qid: usize) -> Option<&QueueConfig> {
         self.queues.get(qid).map(|q| &q.cfg)
     }
