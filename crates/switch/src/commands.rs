@@ -15,6 +15,7 @@ type R = Result<String, String>;
 /// Bytes a rate in packets per second stands for, as bmv2's pps queue rates assume MTU frames.
 const PPS_FRAME_BYTES: f64 = 1500.0;
 
+/// Run one command line on the data plane: its text answer, or a one-line error.
 pub fn execute(dp: &mut Dataplane, line: &str) -> R {
     let line = line.split('#').next().unwrap_or("").trim();
     let words: Vec<&str> = line.split_whitespace().collect();

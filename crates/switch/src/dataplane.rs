@@ -19,10 +19,15 @@ const MAX_SLOTS: usize = 1 << 16;
 /// Settings of every egress port's TM.
 #[derive(Clone, Debug)]
 pub struct TmDefaults {
+    /// Line rate of ports given no rate of their own, bits per second.
     pub rate_bps: f64,
+    /// Scheduler of every port.
     pub scheduler: Scheduler,
+    /// Class queues per port (bmv2's --priority-queues).
     pub queues: usize,
+    /// Packets per queue (bmv2's queue depth).
     pub depth_pkts: u32,
+    /// Bytes each port's queues may hold together (None: no limit).
     pub buffer_bytes: Option<u64>,
     /// How much lateness of the event loop a port may make up (see lanes_tm::PortConfig).
     pub port_burst_ns: u64,
@@ -46,30 +51,48 @@ impl Default for TmDefaults {
 /// Per-port counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PortCounters {
+    /// Frames received.
     pub rx_pkts: u64,
+    /// Bytes received.
     pub rx_bytes: u64,
+    /// Frames sent.
     pub tx_pkts: u64,
+    /// Bytes sent.
     pub tx_bytes: u64,
+    /// Frames the kernel refused to send, or PacketIns dropped for a slow controller.
     pub tx_errors: u64,
 }
 
 /// Why packets were dropped, switch-wide.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DropCounters {
+    /// Frames received before a program was loaded.
     pub no_program: u64,
+    /// Frames longer than MAX_FRAME.
     pub oversize: u64,
+    /// Frames the parser rejected.
     pub parser: u64,
+    /// Frames the ingress control dropped.
     pub ingress: u64,
+    /// Frames the egress control dropped (or queued under a program since replaced).
     pub egress: u64,
+    /// Frames sent to a port the switch does not have.
     pub unknown_port: u64,
+    /// Frames refused by a full queue.
     pub queue_full: u64,
+    /// Frames refused by a port's full shared buffer.
     pub buffer_full: u64,
+    /// Frames dropped because the switch held MAX_SLOTS packets.
     pub no_buffer: u64,
 }
 
+/// One port: its traffic manager, counters and queueing-delay histograms.
 pub struct EgressPort {
+    /// The port number (bmv2's).
     pub num: u32,
+    /// Its traffic manager; queued items are packet buffer slots.
     pub tm: Port<u32>,
+    /// What it received and sent.
     pub counters: PortCounters,
     /// Queueing delay per queue, recorded at dequeue.
     pub delay: Vec<DelayHistogram>,
@@ -81,14 +104,17 @@ struct Slot {
     state: Option<PacketState>,
 }
 
+/// The packet path without I/O: program, ports with their TMs, packet buffers, counters.
 pub struct Dataplane {
     program: Option<Program>,
     tracker: QueueConfigTracker,
+    /// The ports, in the order they were added.
     pub ports: Vec<EgressPort>,
     index: Vec<u16>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     out: Vec<u8>,
+    /// Drops by reason, switch-wide.
     pub drops: DropCounters,
     defaults: TmDefaults,
     /// Port whose output goes to the controller (P4Runtime PacketIn) instead of a wire.
@@ -102,6 +128,7 @@ const MAX_PACKET_INS: usize = 4096;
 const NO_PORT: u16 = u16::MAX;
 
 impl Dataplane {
+    /// A data plane with no ports and no program; ports get `defaults`.
     pub fn new(defaults: TmDefaults) -> Self {
         Dataplane {
             program: None,
@@ -128,6 +155,7 @@ impl Dataplane {
         Ok(())
     }
 
+    /// The CPU port, if one is set.
     pub fn cpu_port(&self) -> Option<u32> {
         self.cpu_port
     }
@@ -157,6 +185,7 @@ impl Dataplane {
         Ok(())
     }
 
+    /// The TM settings new ports get.
     pub fn defaults(&self) -> &TmDefaults {
         &self.defaults
     }
@@ -192,20 +221,24 @@ impl Dataplane {
         Ok(())
     }
 
+    /// Port `num`, to change.
     pub fn port_mut(&mut self, num: u32) -> Option<&mut EgressPort> {
         let i = *self.index.get(num as usize)?;
         self.ports.get_mut(usize::from(i))
     }
 
+    /// Port `num`.
     pub fn port(&self, num: u32) -> Option<&EgressPort> {
         let i = *self.index.get(num as usize)?;
         self.ports.get(usize::from(i))
     }
 
+    /// The loaded program.
     pub fn program(&self) -> Option<&Program> {
         self.program.as_ref()
     }
 
+    /// The loaded program, to change its tables, counters and registers.
     pub fn program_mut(&mut self) -> Option<&mut Program> {
         self.program.as_mut()
     }
@@ -243,10 +276,12 @@ impl Dataplane {
         Some(self.slots.len() as u32 - 1)
     }
 
+    /// The packet buffer of `slot`, to receive a frame into.
     pub fn slot_buf(&mut self, slot: u32) -> &mut [u8] {
         &mut self.slots[slot as usize].frame
     }
 
+    /// Give `slot` back unused.
     pub fn release_slot(&mut self, slot: u32) {
         self.free.push(slot);
     }
@@ -391,6 +426,7 @@ impl Dataplane {
             .min()
     }
 
+    /// Packets queued, all ports.
     pub fn queued_pkts(&self) -> u32 {
         self.ports.iter().map(|p| p.tm.len_pkts()).sum()
     }

@@ -6,6 +6,8 @@
 pub const BUCKETS: usize = 252;
 
 #[derive(Clone, Debug)]
+/// Queueing delays of one queue: a log-linear histogram (4 buckets per octave) with count, sum
+/// and maximum.
 pub struct DelayHistogram {
     counts: [u64; BUCKETS],
     count: u64,
@@ -44,6 +46,7 @@ pub fn lower(i: usize) -> u64 {
 }
 
 impl DelayHistogram {
+    /// Count one packet that waited `ns`.
     pub fn record(&mut self, ns: u64) {
         self.counts[bucket(ns)] += 1;
         self.count += 1;
@@ -51,14 +54,17 @@ impl DelayHistogram {
         self.max_ns = self.max_ns.max(ns);
     }
 
+    /// Packets recorded.
     pub fn count(&self) -> u64 {
         self.count
     }
 
+    /// The longest wait recorded.
     pub fn max_ns(&self) -> u64 {
         self.max_ns
     }
 
+    /// The mean wait (0 when empty).
     pub fn mean_ns(&self) -> f64 {
         if self.count == 0 {
             0.0
@@ -67,6 +73,7 @@ impl DelayHistogram {
         }
     }
 
+    /// The sum of all waits.
     pub fn sum_ns(&self) -> u128 {
         self.sum_ns
     }
@@ -102,6 +109,7 @@ impl DelayHistogram {
             .map(|(i, &c)| (i, c))
     }
 
+    /// Forget everything recorded.
     pub fn reset(&mut self) {
         *self = DelayHistogram::default();
     }

@@ -3,6 +3,7 @@
 //! (`lanes switch`), which also runs the control plane.
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod commands;
 pub mod dataplane;

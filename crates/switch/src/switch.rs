@@ -16,18 +16,26 @@ use crate::pcap::PcapWriter;
 use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Waker};
 
 #[derive(Clone, Debug)]
+/// One port to open: its number, interface and line rate.
 pub struct PortSpec {
+    /// The port number (bmv2's -i NUM@IFACE).
     pub num: u32,
+    /// The network interface it sends and receives on.
     pub ifname: String,
+    /// Its line rate in bits per second (None: the default).
     pub rate_bps: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default)]
+/// What `Switch::start` opens and how.
 pub struct SwitchOptions {
+    /// The ports.
     pub ports: Vec<PortSpec>,
     /// bmv2's --cpu-port: P4Runtime PacketIn/PacketOut go through this port number.
     pub cpu_port: Option<u32>,
+    /// TM settings of every port.
     pub tm: TmDefaults,
+    /// Write NUM_in.pcap and NUM_out.pcap per port here (bmv2's --pcap).
     pub pcap_dir: Option<PathBuf>,
     /// Frames due within this many ns of a wake-up leave together with the one due then (see
     /// [`DEFAULT_BATCH_NS`]); 0 sends every frame at its own time.
@@ -42,6 +50,7 @@ struct Shared {
     packet_ins: Condvar,
 }
 
+/// A running switch: its ports' sockets and a data plane thread; stopped on drop.
 pub struct Switch {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<io::Result<()>>>,
@@ -149,6 +158,7 @@ impl Switch {
         dp.take_packet_ins()
     }
 
+    /// Whether the data plane thread is still running.
     pub fn is_running(&self) -> bool {
         self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
