@@ -3,6 +3,7 @@
 //! Used by `--commands FILE` at start-up and by `lanes ctl`.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
 use lanes_p4::p4info::{P4Names, TableInfo};
 use lanes_p4::{EntryHandle, MatchKey, MatchKind, Program};
@@ -74,6 +75,11 @@ fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
         .ok_or_else(|| "no P4 program loaded".to_string())
 }
 
+/// The loaded program's names (built once per program, not per command).
+fn names(dp: &Dataplane) -> Result<Arc<P4Names>, String> {
+    dp.names().ok_or_else(|| "no P4 program loaded".to_string())
+}
+
 fn find_table(names: &P4Names, name: &str) -> Result<TableInfo, String> {
     let hits: Vec<&TableInfo> = names
         .tables
@@ -96,9 +102,8 @@ fn with_table(
     if args.len() != n {
         return Err(format!("expected {n} argument(s), got {}", args.len()));
     }
-    let p = program(dp)?;
-    let t = find_table(&P4Names::from_program(p), args[0])?;
-    f(p, &t, args)
+    let t = find_table(&*names(dp)?, args[0])?;
+    f(program(dp)?, &t, args)
 }
 
 fn num(s: &str) -> Result<u64, String> {
@@ -219,8 +224,8 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
     let [table, action, keys @ ..] = head else {
         return Err("table_add TABLE ACTION KEY... => PARAM... [PRIORITY]".into());
     };
+    let names = names(dp)?;
     let p = program(dp)?;
-    let names = P4Names::from_program(p);
     let t = find_table(&names, table)?;
     if keys.len() != t.keys.len() {
         return Err(format!(
@@ -263,8 +268,8 @@ fn table_modify(dp: &mut Dataplane, args: &[&str]) -> R {
     let [table, action, handle, "=>", values @ ..] = args else {
         return Err("table_modify TABLE ACTION HANDLE => PARAM...".into());
     };
+    let names = names(dp)?;
     let p = program(dp)?;
-    let names = P4Names::from_program(p);
     let t = find_table(&names, table)?;
     let (action_name, params) = action_params(&names, &t, action, values)?;
     let a = p
@@ -279,8 +284,8 @@ fn table_set_default(dp: &mut Dataplane, args: &[&str]) -> R {
     let [table, action, values @ ..] = args else {
         return Err("table_set_default TABLE ACTION PARAM...".into());
     };
+    let names = names(dp)?;
     let p = program(dp)?;
-    let names = P4Names::from_program(p);
     let t = find_table(&names, table)?;
     let (action_name, params) = action_params(&names, &t, action, values)?;
     let a = p

@@ -4,10 +4,12 @@
 
 use crate::delay::DelayHistogram;
 use crate::queue_cfg::QueueConfigTracker;
+use lanes_p4::p4info::P4Names;
 use lanes_p4::{EgressMeta, PacketState, Program};
 use lanes_tm::{
     ConfigError, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig, Scheduler,
 };
+use std::sync::Arc;
 
 /// bmv2 port numbers go up to 511 (511 itself is the drop port).
 pub const MAX_PORTS: usize = 512;
@@ -107,6 +109,8 @@ struct Slot {
 /// The packet path without I/O: program, ports with their TMs, packet buffers, counters.
 pub struct Dataplane {
     program: Option<Program>,
+    /// The program's tables, actions and externs by name, for the command port.
+    names: Option<Arc<P4Names>>,
     tracker: QueueConfigTracker,
     /// The ports, in the order they were added.
     pub ports: Vec<EgressPort>,
@@ -132,6 +136,7 @@ impl Dataplane {
     pub fn new(defaults: TmDefaults) -> Self {
         Dataplane {
             program: None,
+            names: None,
             tracker: QueueConfigTracker::default(),
             ports: vec![],
             index: vec![NO_PORT; MAX_PORTS],
@@ -238,6 +243,11 @@ impl Dataplane {
         self.program.as_ref()
     }
 
+    /// The loaded program's names (tables, actions, externs), built when it was loaded.
+    pub fn names(&self) -> Option<Arc<P4Names>> {
+        self.names.clone()
+    }
+
     /// The loaded program, to change its tables, counters and registers.
     pub fn program_mut(&mut self) -> Option<&mut Program> {
         self.program.as_mut()
@@ -256,6 +266,7 @@ impl Dataplane {
             s.state = None;
         }
         self.tracker.clear();
+        self.names = Some(Arc::new(P4Names::from_program(&program)));
         self.program = Some(program);
     }
 
