@@ -154,7 +154,15 @@ impl PySwitch {
     }
 }
 
+/// A rate like `100Mbps`, `1Gbps`, `2.5e9` in bits per second: the command port's parser, so
+/// `lanes switch --port-rate` and `set_port_rate` read rates alike.
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<f64> {
+    lanes_switch::commands::parse_rate_bps(text).map_err(PyValueError::new_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySwitch>()?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     Ok(())
 }

@@ -39,29 +39,13 @@ class SwitchArgs:
 
 
 def parse_rate(text: str) -> float:
-    """`100Mbps`, `1Gbps`, `2.5e9` -> bits per second."""
-    t = text.strip().lower()
-    for suffix, mult in [
-        ("gbps", 1e9),
-        ("mbps", 1e6),
-        ("kbps", 1e3),
-        ("bps", 1.0),
-        ("g", 1e9),
-        ("m", 1e6),
-        ("k", 1e3),
-    ]:
-        if t.endswith(suffix):
-            t, scale = t[: -len(suffix)], mult
-            break
-    else:
-        scale = 1.0
+    """`100Mbps`, `1Gbps`, `2.5e9` -> bits per second (the switch's own parser)."""
+    from lanes import _native
+
     try:
-        value = float(t) * scale
-    except ValueError:
-        raise LanesError(f"'{text}' is not a rate (e.g. 100Mbps, 1Gbps, 2.5e9)") from None
-    if not value > 0:
-        raise LanesError(f"rate must be positive, got '{text}'")
-    return value
+        return float(_native.parse_rate_bps(text.strip()))
+    except ValueError as e:
+        raise LanesError(str(e)) from None
 
 
 def _port_at(text: str, what: str) -> tuple[int, str]:
