@@ -305,7 +305,14 @@ impl Dataplane {
         };
         let n = frame.len().min(MAX_FRAME);
         self.slots[slot as usize].frame[..n].copy_from_slice(&frame[..n]);
-        self.ingress(slot, real_len, in_port, now);
+        // a frame that arrived with fewer bytes than its length is dropped as oversize, never
+        // parsed from what an earlier packet left in the buffer
+        let len = if n < real_len {
+            real_len.max(MAX_FRAME + 1)
+        } else {
+            real_len
+        };
+        self.ingress(slot, len, in_port, now);
     }
 
     /// Frames `service` handed to `tx` that the kernel then refused: count them as errors.

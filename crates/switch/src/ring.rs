@@ -76,8 +76,9 @@ impl RxRing {
         let hdr = unsafe { &*(slot as *const libc::tpacket2_hdr) };
         let (mac, snap) = (usize::from(hdr.tp_mac), hdr.tp_snaplen as usize);
         if mac + snap > SLOT_BYTES {
-            // cannot come from a kernel that honours the ring's geometry; hand over nothing
-            return Some((&[], hdr.tp_len as usize));
+            // cannot come from a kernel that honours the ring's geometry: hand over no bytes
+            // (the data plane counts and drops a frame shorter than its length as oversize)
+            return Some((&[], (hdr.tp_len as usize).max(1)));
         }
         // SAFETY: [mac, mac + snap) lies within the slot, checked above.
         let data = unsafe { std::slice::from_raw_parts(slot.add(mac), snap) };

@@ -281,3 +281,14 @@ fn queue_burst_comes_from_metadata_and_from_the_command_port() {
     assert_eq!(burst_of(&mut dp, "4 7 "), "4000");
     assert!(execute(&mut dp, "set_queue_burst 0 4 7").is_err());
 }
+
+#[test]
+fn a_frame_shorter_than_its_length_is_dropped_as_oversize() {
+    let mut dp = switch();
+    let f = frame([10, 0, 1, 1], [10, 0, 1, 4], 100);
+    dp.ingress_frame(&f[..20], f.len(), 1, 0);
+    assert_eq!(dp.drops.oversize, 1);
+    assert_eq!(dp.queued_pkts(), 0);
+    dp.ingress_frame(&f, f.len(), 1, 0);
+    assert_eq!((dp.drops.oversize, dp.queued_pkts()), (1, 1));
+}
