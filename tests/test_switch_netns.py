@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from lanes.lab.monitor import CLK_TCK, proc_cpu_ticks
 from netns import REPO, Star, UdpFlows, is_root, ping_rtts, steal_ms
 
 pytestmark = [pytest.mark.root, pytest.mark.skipif(not is_root(), reason="needs root for network namespaces")]
@@ -190,11 +191,6 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
         assert statistics.median(loaded) > 3.0, loaded
 
 
-def _cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
 def test_a_port_whose_interface_vanishes_is_reported_not_spun_on(tmp_path: Path) -> None:
     """A link torn down under a running switch (as Mininet does at the end of a run) leaves an
     error on its socket; the switch reports it once, keeps forwarding between the other ports,
@@ -205,9 +201,9 @@ def test_a_port_whose_interface_vanishes_is_reported_not_spun_on(tmp_path: Path)
         assert ping_rtts(star, 2, 3, count=3)
         star.host(1, "ip", "link", "del", "eth0")
         time.sleep(0.5)
-        before, t0 = _cpu_ticks(sw.pid), time.monotonic()
+        before, t0 = proc_cpu_ticks(sw.pid), time.monotonic()
         time.sleep(2.0)
-        used = (_cpu_ticks(sw.pid) - before) / 100 / (time.monotonic() - t0)
+        used = (proc_cpu_ticks(sw.pid) - before) / CLK_TCK / (time.monotonic() - t0)
         # an idle switch uses well under 1 % of a core; spinning on the error would take 100 %
         assert used < 0.3, f"switch used {100 * used:.0f} % of a core after losing a port"
         assert ping_rtts(star, 2, 3, count=3), "the other ports stopped forwarding"

@@ -161,8 +161,16 @@ fn parse_rate_bps(text: &str) -> PyResult<f64> {
     lanes_switch::commands::parse_rate_bps(text).map_err(PyValueError::new_err)
 }
 
+/// The token bucket (bytes) a queue limited to `rate_bytes_per_s` gets when none is given: the
+/// traffic manager's own default, so the lab's kernel peer can be shaped alike.
+#[pyfunction]
+fn default_burst_bytes(rate_bytes_per_s: f64) -> u64 {
+    lanes_tm::default_burst_bytes(rate_bytes_per_s)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySwitch>()?;
+    m.add_function(wrap_pyfunction!(default_burst_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     Ok(())
 }

@@ -18,6 +18,4 @@ mod switch;
 mod sys;
 
 pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};
-pub use switch::{
-    dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS, SEND_AHEAD_NS,
-};
+pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

@@ -64,7 +64,7 @@ const RX_BATCH: usize = 64;
 /// frame is due minus this much, so a wake-up that comes a little late (the kernel's timer, a
 /// busy VM) still sends on time, and one that comes on time sends at most this early. It
 /// replaces polling the last microseconds before a departure, which cost a core its frames.
-pub const SEND_AHEAD_NS: u64 = 20_000;
+const SEND_AHEAD_NS: u64 = 20_000;
 /// While a frame is due within this long (or the batch window, if longer), arrivals do not wake
 /// the loop: they are read at the departure (a busy port needs one wake-up per batch sent, not
 /// one per frame received). It also bounds how long an arrival for another, idle port can wait

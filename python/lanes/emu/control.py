@@ -47,8 +47,8 @@ class CtlTables:
         self._run(f"table_add ipv4_lpm ipv4_forward {r.prefix} => {r.mac} {r.port}")
 
     def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
-        action, params = _class_action(prio, rate, quantum, burst)
-        out = self._run(f"table_add src_ip_prio {action} {prefix} => {params}")
+        action, params = class_action(prio, rate, quantum, burst)
+        out = self._run(f"table_add src_ip_prio {action} {prefix} => {' '.join(map(str, params))}")
         m = re.search(r"handle (\d+)", out)
         if not m:
             raise LanesError(f"{self.name}: no entry handle in '{out}'")
@@ -56,18 +56,19 @@ class CtlTables:
 
     def modify_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
         h = self.handles[prefix]
-        action, params = _class_action(prio, rate, quantum, burst)
-        self._run(f"table_modify src_ip_prio {action} {h} => {params}")
+        action, params = class_action(prio, rate, quantum, burst)
+        self._run(f"table_modify src_ip_prio {action} {h} => {' '.join(map(str, params))}")
 
     def close(self) -> None:
         self.ctl.close()
 
 
-def _class_action(prio: int, rate: int, quantum: int, burst: int) -> tuple[str, str]:
-    """tm_basic's class action and its parameters (set_priority_burst when a bucket size is given)."""
+def class_action(prio: int, rate: int, quantum: int, burst: int) -> tuple[str, list[int]]:
+    """tm_basic's class action and its parameters (set_priority_burst when a bucket size is given),
+    for either control channel."""
     if burst > 0:
-        return "set_priority_burst", f"{prio} {rate} {quantum} {burst}"
-    return "set_priority", f"{prio} {rate} {quantum}"
+        return "set_priority_burst", [prio, rate, quantum, burst]
+    return "set_priority", [prio, rate, quantum]
 
 
 def p4runtime_available() -> bool:

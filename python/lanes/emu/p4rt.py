@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 from google.protobuf import text_format
 
+from lanes.emu.control import class_action
 from lanes.emu.topo import Route
 from lanes.errors import LanesError
 from lanes.p4runtime.proto import enum_value, p4i, p4r
@@ -133,18 +134,11 @@ class P4RuntimeTables:
         self._write("INSERT", "ipv4_lpm", r.prefix, "ipv4_forward", [int(r.mac.replace(":", ""), 16), r.port])
 
     def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
-        self._write("INSERT", "src_ip_prio", prefix, *_class_action(prio, rate, quantum, burst))
+        self._write("INSERT", "src_ip_prio", prefix, *class_action(prio, rate, quantum, burst))
 
     def modify_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
-        self._write("MODIFY", "src_ip_prio", prefix, *_class_action(prio, rate, quantum, burst))
+        self._write("MODIFY", "src_ip_prio", prefix, *class_action(prio, rate, quantum, burst))
 
     def close(self) -> None:
         self._requests.put(None)
         self.ch.close()
-
-
-def _class_action(prio: int, rate: int, quantum: int, burst: int) -> tuple[str, list[int]]:
-    """tm_basic's class action: set_priority, or set_priority_burst when a bucket size is given."""
-    if burst > 0:
-        return "set_priority_burst", [prio, rate, quantum, burst]
-    return "set_priority", [prio, rate, quantum]

@@ -27,10 +27,12 @@ def congested_ports(topo: Topology, switch: str) -> set[int]:
 
 
 def bucket_bytes(rate_bytes_per_s: float, burst: int | None) -> int:
-    """The token bucket lanes gives a rate-limited class (crates/tm/src/shaper.rs): the given size,
-    or 1 ms of the rate + one 1514 B frame. The peer gets the same, so both shape alike (HTB's own
-    default is about one frame on a kernel with high-resolution timers)."""
-    return burst if burst else round(rate_bytes_per_s * 1e-3) + 1514
+    """The token bucket lanes gives a rate-limited class: the given size, or the traffic manager's
+    default for the rate. The peer gets the same, so both shape alike (HTB's own default is about
+    one frame on a kernel with high-resolution timers)."""
+    from lanes import _native
+
+    return burst if burst else int(_native.default_burst_bytes(float(rate_bytes_per_s)))
 
 
 def _class_args(s: ClassSetting, link_mbps: float, queue_depth: int, burst: int | None = None) -> list[str]:
@@ -80,7 +82,9 @@ def setup(topo: Topology, net: object, settings: dict[str, dict[str, ClassSettin
     return writes
 
 
-def change(topo: Topology, net: object, switch: str, cls: str, s: ClassSetting, burst: int | None = None) -> int:
+def change(
+    topo: Topology, net: object, switch: str, cls: str, s: ClassSetting, burst: int | None = None
+) -> int:
     """One class change on every congested port of a switch; returns the tc commands run."""
     node = net.switch(switch)  # type: ignore[attr-defined]
     n = 0

@@ -97,11 +97,12 @@ def _queue_delays(out: Path, phases: list[dict]) -> dict:
     return per_phase([json.loads(x) for x in path.read_text().splitlines()], phases)
 
 
-def _cpu(out: Path) -> dict:
+def _cpu_records(out: Path) -> list[dict]:
     path = out / "cpu.jsonl"
-    if not path.exists():
-        return {}
-    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def _cpu(recs: list[dict]) -> dict:
     keys = {k for r in recs for k in r if k not in ("t", "steal_pct")}
     res = {}
     for k in sorted(keys):
@@ -113,6 +114,7 @@ def _cpu(out: Path) -> dict:
 def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     out = Path(p.out)
     series = _series(out, plan, result["starts"])
+    cpu_recs = _cpu_records(out)
     (out / "series.json").write_text(json.dumps(series))
     phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
     if plan.mpi_start_s is not None:
@@ -150,7 +152,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "control_writes_setup": len(writes.entries) - writes.count(0.0),
         "control_channel": "tc" if plan.family == "htb" else ("p4runtime" if p.control_used == "p4runtime" else "ctl"),
         "idle_owd_ms": {k: round(v, 4) for k, v in result["idle_owd_ms"].items()},
-        "cpu_pct": _cpu(out),
+        "cpu_pct": _cpu(cpu_recs),
         # datagrams the receiving hosts' own sockets dropped (not the network's loss)
         "receiver_udp": result.get("receivers", {}),
         "switch_drops": result.get("switch_drops", {}),
@@ -160,14 +162,11 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]
-    summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(out),
+    summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(cpu_recs),
                                          result.get("offered_mbps", {}))  # fmt: skip
     return summary
 
 
-def _steal_pct(out: Path) -> float | None:
-    path = out / "cpu.jsonl"
-    if not path.exists():
-        return None
-    v = [r["steal_pct"] for r in map(json.loads, path.read_text().splitlines()) if "steal_pct" in r]
+def _steal_pct(recs: list[dict]) -> float | None:
+    v = [r["steal_pct"] for r in recs if "steal_pct" in r]
     return round(sum(v) / len(v), 2) if v else None

@@ -33,16 +33,16 @@ def goodput_capacity_mbps(link_mbps: float, proto: str) -> float:
     return link_mbps * TCP_PAYLOAD / TCP_FRAME
 
 
-def _client_mbps(out: Path, src: str, dst: str, start_s: float, a: float, b: float) -> float | None:
+def _client_intervals(out: Path, src: str, dst: str) -> list[traffic.Interval]:
+    """The sending side's per-second reports (iperf 2 prints them as the receiver does)."""
     log = out / f"client_{src}_{dst}.txt"
-    if not log.exists():
-        return None
-    ivs = [
-        iv
-        for iv in traffic.parse_server(log.read_text())
-        if a <= start_s + iv.end_s - 1.0 and start_s + iv.end_s <= b
-    ]
-    return sum(iv.mbps for iv in ivs) / len(ivs) if ivs else None
+    return traffic.parse_server(log.read_text()) if log.exists() else []
+
+
+def _mean_mbps(ivs: list[traffic.Interval], start_s: float, a: float, b: float) -> float | None:
+    """Mean rate of the intervals that lie in [a, b] once shifted by the flow's start."""
+    sel = [iv.mbps for iv in ivs if a <= start_s + iv.end_s - 1.0 and start_s + iv.end_s <= b]
+    return sum(sel) / len(sel) if sel else None
 
 
 def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict], steal_pct: float | None,
@@ -55,6 +55,8 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
     ports: dict = {}
     senders: dict = {}
     starts = {fr.flow.key: fr.start_s for fr in plan.flows}
+    # each sender's log read once, not once per phase
+    sent_ivs = {fr.flow.key: _client_intervals(out, fr.flow.src, fr.flow.dst) for fr in plan.flows}
     for ph in phases:
         name = ph["name"]
         by_dst: dict[str, list] = {}
@@ -87,7 +89,7 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
             f = fr.flow
             if name not in flows[f.key]["phases"] or f.key not in offered_mbps:
                 continue
-            sent = _client_mbps(out, f.src, f.dst, starts[f.key], ph["start_s"], ph["end_s"])
+            sent = _mean_mbps(sent_ivs[f.key], starts[f.key], ph["start_s"], ph["end_s"])
             if sent is None:
                 continue
             share = sent / offered_mbps[f.key]
