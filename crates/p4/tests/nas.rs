@@ -108,7 +108,10 @@ fn untracked_flows_count_in_cell_zero_at_egress_only() {
     through(&mut p, H1, H4, 10, 3);
     through(&mut p, H2, H4, 10, 3);
     assert_eq!(
-        (count(&p, "MyEgress.nas_out", 5).0, count(&p, "MyEgress.nas_out", 0).0),
+        (
+            count(&p, "MyEgress.nas_out", 5).0,
+            count(&p, "MyEgress.nas_out", 0).0
+        ),
         (1, 3)
     );
 }
@@ -131,7 +134,10 @@ fn demoted_flow_goes_to_its_queue_with_its_quantum_and_no_rate() {
         (1, Some(0), Some(450))
     );
     assert_eq!(
-        (count(&p, "MyIngress.nas_in", 5).0, count(&p, "MyEgress.nas_out", 5).0),
+        (
+            count(&p, "MyIngress.nas_in", 5).0,
+            count(&p, "MyEgress.nas_out", 5).0
+        ),
         (1, 1)
     );
     // the other flow keeps its class
