@@ -14,7 +14,7 @@ mod queue;
 mod shaper;
 mod stats;
 
-pub use config::{ConfigError, PortConfig, QueueConfig, Scheduler, MAX_QUEUES};
+pub use config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler, MAX_QUEUES};
 pub use port::{Dequeued, EnqueueOutcome, Port};
 pub use shaper::{default_burst_bytes, DEFAULT_MTU_BYTES};
 pub use stats::{DropReason, QueueCounters, QueueStatus};

@@ -23,18 +23,19 @@
 //! - `next_event_ns` tells an event loop when to call `dequeue` next: when the port is free if a
 //!   DRR queue (or fifo, or borrowing) has work, else when the earliest strict head's bucket allows.
 
-use crate::config::{ConfigError, PortConfig, QueueConfig, Scheduler};
+use crate::config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler};
 use crate::drr::ActiveList;
 use crate::queue::{Entry, Queue};
 use crate::stats::{DropReason, QueueStatus};
 use crate::Nanos;
 
-/// Result of [`Port::enqueue`]. A refused packet is handed back so the caller can reuse its buffer.
+/// Result of [`Port::enqueue`]. A dropped packet is handed back so the caller can reuse its buffer:
+/// the arrival, or under [`DropPolicy::Random`] the queued packet drawn (the arrival is queued).
 #[derive(Debug, PartialEq, Eq)]
 pub enum EnqueueOutcome<T> {
     /// The packet is in its queue.
     Queued,
-    /// The packet was refused, and why.
+    /// A packet was dropped, and why: the arrival, or under random drop the queued one drawn.
     Dropped(T, DropReason),
 }
 
@@ -82,6 +83,23 @@ pub struct Port<T> {
     /// Wire time of the packet sent last: the most a ready queue can have been kept waiting by it.
     last_wire_ns: f64,
     seq: u64,
+    drop: DropPolicy,
+    /// Draws random drop's victims: seeded, so a run with the same arrivals drops the same packets.
+    rng: XorShift,
+}
+
+/// xorshift64*: a few instructions per draw, statistically plenty for picking drop victims.
+struct XorShift(u64);
+
+impl XorShift {
+    /// A number in [0, n), n >= 1 (the multiply-shift range reduction: no modulo bias to speak of).
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        ((u128::from(x) * u128::from(n)) >> 64) as u64
+    }
 }
 
 impl<T> Port<T> {
@@ -104,6 +122,8 @@ impl<T> Port<T> {
             tx_free_at: 0.0,
             last_wire_ns: 0.0,
             seq: 0,
+            drop: cfg.drop,
+            rng: XorShift(0x9E37_79B9_7F4A_7C15),
         };
         port.set_rate_bps(cfg.rate_bps)?;
         Ok(port)
@@ -117,6 +137,16 @@ impl<T> Port<T> {
     /// The scheduler in use.
     pub fn scheduler(&self) -> Scheduler {
         self.scheduler
+    }
+
+    /// What a full queue drops.
+    pub fn drop_policy(&self) -> DropPolicy {
+        self.drop
+    }
+
+    /// Change what a full queue drops from now on (nothing queued is touched).
+    pub fn set_drop_policy(&mut self, drop: DropPolicy) {
+        self.drop = drop;
     }
 
     /// The line rate in bits per second.
@@ -216,9 +246,30 @@ impl<T> Port<T> {
         } else {
             None
         };
+        let mut displaced = None;
         if let Some(reason) = reason {
-            q.counters.count_drop(reason, bytes);
-            return EnqueueOutcome::Dropped(item, reason);
+            // random drop: the victim is drawn from the queued packets and the arrival alike
+            let pick = if reason == DropReason::QueueFull && self.drop == DropPolicy::Random {
+                let r = self.rng.below(q.entries.len() as u64 + 1) as usize;
+                q.entries.get(r).map(|e| (r, e.bytes))
+            } else {
+                None
+            };
+            let room = pick.filter(|&(_, b)| {
+                q.would_fit_without(b, bytes)
+                    && self
+                        .buffer_limit
+                        .is_none_or(|lim| self.buffer_used - u64::from(b) + u64::from(bytes) <= lim)
+            });
+            let Some((r, _)) = room else {
+                q.counters.count_drop(reason, bytes);
+                return EnqueueOutcome::Dropped(item, reason);
+            };
+            let gone = q.entries.remove(r).expect("drawn from the queue's indices");
+            q.bytes -= u64::from(gone.bytes);
+            self.buffer_used -= u64::from(gone.bytes);
+            q.counters.count_drop(reason, gone.bytes);
+            displaced = Some(gone.item);
         }
         let was_empty = q.entries.is_empty();
         q.entries.push_back(Entry {
@@ -241,7 +292,10 @@ impl<T> Port<T> {
                 self.active.push_back(qid);
             }
         }
-        EnqueueOutcome::Queued
+        match displaced {
+            Some(head) => EnqueueOutcome::Dropped(head, DropReason::QueueFull),
+            None => EnqueueOutcome::Queued,
+        }
     }
 
     /// The next packet to put on the wire at `now`, or `None` if the port is still sending or

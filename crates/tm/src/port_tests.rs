@@ -334,3 +334,87 @@ fn out_of_range_priority_goes_to_the_top_queue() {
     p.enqueue(0, 99, 100, 1);
     assert_eq!(p.dequeue(0).unwrap().qid, 7);
 }
+
+fn fifo_of(depth_pkts: Option<u32>, depth_bytes: Option<u64>, drop: DropPolicy) -> Port<u32> {
+    let mut c = PortConfig::new(8e6, Scheduler::Fifo, 1);
+    c.queues[0].depth_pkts = depth_pkts;
+    c.queues[0].depth_bytes = depth_bytes;
+    c.drop = drop;
+    Port::new(c).unwrap()
+}
+
+#[test]
+fn random_drop_queues_the_arrival_when_it_draws_a_queued_packet() {
+    let mut p = fifo_of(Some(3), None, DropPolicy::Random);
+    for i in 0..3 {
+        assert_eq!(p.enqueue(0, 0, 100, i), EnqueueOutcome::Queued);
+    }
+    let mut kept = vec![0, 1, 2];
+    for i in 3..40 {
+        match p.enqueue(0, 0, 100, i) {
+            EnqueueOutcome::Dropped(gone, DropReason::QueueFull) => {
+                if gone != i {
+                    kept.retain(|&k| k != gone);
+                    kept.push(i);
+                }
+            }
+            other => panic!("a full queue queued without a drop: {other:?}"),
+        }
+    }
+    // arrival order kept among what stays
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(items, kept);
+    assert_eq!(p.queue_status(0).unwrap().counters.drop_queue_full_pkts, 37);
+}
+
+#[test]
+fn random_drop_drops_the_arrival_when_the_drawn_packet_makes_no_room() {
+    // 1000 B of queue holding 100 + 800: a 1000 B arrival fits only in an empty queue
+    let mut p = fifo_of(None, Some(1000), DropPolicy::Random);
+    p.enqueue(0, 0, 100, 1);
+    p.enqueue(0, 0, 800, 2);
+    for i in 3..20 {
+        assert_eq!(
+            p.enqueue(0, 0, 1000, i),
+            EnqueueOutcome::Dropped(i, DropReason::QueueFull)
+        );
+    }
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(items, vec![1, 2]);
+}
+
+#[test]
+fn random_drop_shares_a_full_queue_in_proportion_to_arrivals() {
+    // senders at the port's exact rate into one full queue, arriving in the same order after
+    // every departure: drop-tail gives every freed slot to the first; random drop shares by rate
+    let sent = |drop: DropPolicy, per_slot: &[u32]| {
+        let mut p = fifo_of(Some(64), None, drop);
+        let wire = 1500 * 8 * 1000 / 8; // ns of one 1500 B frame at 8 Mb/s
+        let mut got = vec![0u32; per_slot.len()];
+        for k in 0..20_000u64 {
+            let now = k * wire;
+            while let Some(d) = p.dequeue(now) {
+                got[d.item as usize] += 1;
+            }
+            for (flow, &n) in per_slot.iter().enumerate() {
+                for _ in 0..n {
+                    p.enqueue(now, 0, 1500, flow as u32);
+                }
+            }
+        }
+        got
+    };
+    let tail = sent(DropPolicy::Tail, &[1, 1]);
+    assert!(tail[1] < tail[0] / 50, "drop-tail: {tail:?}");
+    let even = sent(DropPolicy::Random, &[1, 1]);
+    assert!(
+        even[0].abs_diff(even[1]) < 20_000 / 20,
+        "random drop 1:1: {even:?}"
+    );
+    let skew = sent(DropPolicy::Random, &[1, 2]);
+    let share = f64::from(skew[1]) / f64::from(skew[0] + skew[1]);
+    assert!(
+        (share - 2.0 / 3.0).abs() < 0.03,
+        "random drop 1:2: {skew:?}"
+    );
+}

@@ -64,6 +64,16 @@ impl<T> Queue<T> {
                 .is_some_and(|d| self.bytes + u64::from(bytes) > d)
     }
 
+    /// Whether `bytes` would fit within this queue's limits once one of its packets
+    /// (`head_bytes` long) left.
+    pub fn would_fit_without(&self, head_bytes: u32, bytes: u32) -> bool {
+        self.cfg.depth_pkts.is_none_or(|d| self.len() - 1 < d)
+            && self
+                .cfg
+                .depth_bytes
+                .is_none_or(|d| self.bytes - u64::from(head_bytes) + u64::from(bytes) <= d)
+    }
+
     /// May the head leave at `now` as far as this queue's rate is concerned?
     pub fn rate_allows(&self, now: f64) -> bool {
         match (&self.bucket, self.entries.front()) {
