@@ -23,7 +23,7 @@ impl PySwitch {
     #[new]
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
-                        batch_ns = lanes_switch::DEFAULT_BATCH_NS))]
+                        batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail"))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -35,8 +35,12 @@ impl PySwitch {
         pcap_dir: Option<PathBuf>,
         cpu_port: Option<u32>,
         batch_ns: u64,
+        drop: &str,
     ) -> PyResult<Self> {
         let scheduler = scheduler
+            .parse()
+            .map_err(|e: lanes_tm::ConfigError| PyValueError::new_err(e.0))?;
+        let drop = drop
             .parse()
             .map_err(|e: lanes_tm::ConfigError| PyValueError::new_err(e.0))?;
         let tm = TmDefaults {
@@ -45,6 +49,7 @@ impl PySwitch {
             queues,
             depth_pkts,
             buffer_bytes,
+            drop,
             ..TmDefaults::default()
         };
         let ports = ports
@@ -139,7 +144,7 @@ impl PySwitch {
                             .collect();
                         let c = p.counters;
                         json!({"port": p.num, "rate_bps": p.tm.rate_bps(), "scheduler": p.tm.scheduler().name(),
-                               "rx_pkts": c.rx_pkts, "rx_bytes": c.rx_bytes, "tx_pkts": c.tx_pkts,
+                               "drop": p.tm.drop_policy().to_string(), "rx_pkts": c.rx_pkts, "rx_bytes": c.rx_bytes, "tx_pkts": c.tx_pkts,
                                "tx_bytes": c.tx_bytes, "tx_errors": c.tx_errors, "queues": queues})
                     })
                     .collect();

@@ -7,7 +7,8 @@ use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
 use lanes_p4::{EgressMeta, PacketState, Program};
 use lanes_tm::{
-    ConfigError, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig, Scheduler,
+    ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig,
+    Scheduler,
 };
 use std::sync::Arc;
 
@@ -33,6 +34,8 @@ pub struct TmDefaults {
     pub buffer_bytes: Option<u64>,
     /// How much lateness of the event loop a port may make up (see lanes_tm::PortConfig).
     pub port_burst_ns: u64,
+    /// What a full queue drops (the arrival, or a random packet: lanes_tm::DropPolicy).
+    pub drop: DropPolicy,
 }
 
 impl Default for TmDefaults {
@@ -46,6 +49,7 @@ impl Default for TmDefaults {
             // a timer wake-up on a busy VM can be 100 us late; making that up keeps the port at
             // its line rate (bursts stay within this much of the port's schedule)
             port_burst_ns: 500_000,
+            drop: DropPolicy::Tail,
         }
     }
 }
@@ -214,6 +218,7 @@ impl Dataplane {
         }
         cfg.buffer_bytes = d.buffer_bytes;
         cfg.burst_ns = d.port_burst_ns;
+        cfg.drop = d.drop;
         self.index[n] = self.ports.len() as u16;
         let tm = Port::new(cfg)?;
         let delay = vec![DelayHistogram::default(); tm.num_queues()];

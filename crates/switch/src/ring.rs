@@ -85,6 +85,17 @@ impl RxRing {
         Some((data, hdr.tp_len as usize))
     }
 
+    /// When the kernel received the oldest frame not yet released (its software timestamp, ns
+    /// of CLOCK_REALTIME, one clock for every port), or None when there is no frame.
+    pub fn head_arrival_ns(&self) -> Option<u64> {
+        if self.status().load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+            return None;
+        }
+        // SAFETY: as in `peek`: the slot is ours (status USER) and starts with a tpacket2_hdr.
+        let hdr = unsafe { &*(self.base.add(self.next * SLOT_BYTES) as *const libc::tpacket2_hdr) };
+        Some(u64::from(hdr.tp_sec) * 1_000_000_000 + u64::from(hdr.tp_nsec))
+    }
+
     /// Give the slot `peek` returned back to the kernel.
     pub fn release(&mut self) {
         self.status()

@@ -57,8 +57,8 @@ pub struct Switch {
 }
 
 const WAKER: u64 = u64::MAX;
-/// Frames taken from one port's receive ring per loop turn, so one busy port cannot starve the
-/// others.
+/// Frames taken per port and loop turn at most (in arrival order across ports), so a flood cannot
+/// keep the loop from sending.
 const RX_BATCH: usize = 64;
 /// The data plane's clock runs this far ahead of the monotonic clock: the loop sleeps until a
 /// frame is due minus this much, so a wake-up that comes a little late (the kernel's timer, a
@@ -261,22 +261,36 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         }
         let mut dp = lock(shared);
         let now = dataplane_now_ns();
+        // frames are taken in the order they arrived, across ports, as a switch that is not
+        // woken in batches would see them: taking one port's frames first would let that port
+        // fill a shared queue before the others are read, and any fixed order gives the slot a
+        // departure frees to the same port every time (two senders at line rate into one full
+        // queue: one keeps all of it, the other gets nothing)
         more_rx = false;
-        for (i, (num, sock)) in io.sockets.iter_mut().enumerate() {
-            let mut got = 0;
-            while got < RX_BATCH {
-                let Some((frame, len)) = sock.peek() else {
-                    break;
-                };
-                if let Some((pin, _)) = io.pcap[i].as_mut() {
-                    let _ = pin.write(wall_ns(), frame);
-                }
-                dp.ingress_frame(frame, len, *num, now);
-                sock.release();
-                got += 1;
+        let limit = RX_BATCH * io.sockets.len();
+        let mut taken = 0;
+        while let Some((_, i)) = io
+            .sockets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, sock))| sock.head_arrival_ns().map(|t| (t, i)))
+            .min()
+        {
+            if taken == limit {
+                // more may be waiting: come back at once
+                more_rx = true;
+                break;
             }
-            // a full batch: more may be waiting
-            more_rx |= got == RX_BATCH;
+            let (num, sock) = &mut io.sockets[i];
+            let Some((frame, len)) = sock.peek() else {
+                break;
+            };
+            if let Some((pin, _)) = io.pcap[i].as_mut() {
+                let _ = pin.write(wall_ns(), frame);
+            }
+            dp.ingress_frame(frame, len, *num, now);
+            sock.release();
+            taken += 1;
         }
         let Io {
             sockets,

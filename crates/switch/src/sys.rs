@@ -163,6 +163,11 @@ impl PacketSocket {
         self.rx.peek()
     }
 
+    /// When the oldest frame not yet released arrived (ns, one clock for all sockets).
+    pub fn head_arrival_ns(&self) -> Option<u64> {
+        self.rx.head_arrival_ns()
+    }
+
     /// Hand the frame `peek` returned back to the kernel.
     pub fn release(&mut self) {
         self.rx.release();

@@ -28,6 +28,7 @@ class SwitchArgs:
     port_rates: dict[int, float] = field(default_factory=dict)
     default_rate_bps: float = 10e9
     queue_depth: int = 64
+    drop: str = "tail"
     buffer_bytes: int | None = None
     commands: Path | None = None
     runtime_json: Path | None = None
@@ -75,6 +76,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port-rate", action="append", default=[], metavar="N@RATE", help="line rate of port N")
     p.add_argument("--default-rate", default="10Gbps", help="line rate of ports without --port-rate")
     p.add_argument("--queue-depth", type=int, default=64, help="packets per queue")
+    p.add_argument("--drop", default="tail", choices=["tail", "random"],
+                   help="what a full queue drops: the arrival (tail) or a random packet of it and the queue")  # fmt: skip
     p.add_argument("--buffer-bytes", type=int, help="buffer shared by each port's queues")
     p.add_argument("--commands", type=Path, help="simple_switch_CLI commands to run at start")
     p.add_argument(
@@ -130,6 +133,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         port_rates=rates,
         default_rate_bps=parse_rate(a.default_rate),
         queue_depth=a.queue_depth,
+        drop=a.drop,
         buffer_bytes=a.buffer_bytes,
         commands=a.commands,
         runtime_json=a.runtime_json,

@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
             scheduler=sa.scheduler,
             queues=sa.priority_queues,
             depth_pkts=sa.queue_depth,
+            drop=sa.drop,
             buffer_bytes=sa.buffer_bytes,
             pcap_dir=str(sa.pcap) if sa.pcap else None,
             cpu_port=sa.cpu_port,
