@@ -13,7 +13,7 @@ UDP_LEN = 1470  # iperf 2's default datagram: 1512 B frames with the 42 B of hea
 
 _UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 _LINE = re.compile(
-    r"^\[\s*\d+\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+(?P<bytes>[\d.]+)\s+(?P<bu>[KMG]?)Bytes\s+"
+    r"^\[\s*(?P<id>\d+)\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+(?P<bytes>[\d.]+)\s+(?P<bu>[KMG]?)Bytes\s+"
     r"(?P<rate>[\d.]+)\s+(?P<ru>[KMG]?)bits/sec(?P<rest>.*)$"
 )
 _UDP = re.compile(
@@ -62,9 +62,14 @@ def client_cmd(
 def parse_server(text: str) -> list[Interval]:
     """Per-second intervals of the first connection (summary lines over longer spans dropped)."""
     out: list[Interval] = []
+    first = None
     for line in text.splitlines():
         m = _LINE.match(line.strip())
         if not m:
+            continue
+        # a later connection (a client's retried end-of-test datagrams) is not the measurement
+        first = m["id"] if first is None else first
+        if m["id"] != first:
             continue
         a, b = float(m["a"]), float(m["b"])
         if b - a > 1.5 or b <= a:
