@@ -57,6 +57,10 @@ class P4RuntimeTables:
             SERVICE + "Write", request_serializer=lambda m: m.SerializeToString(),
             response_deserializer=p4r.WriteResponse.FromString,
         )  # fmt: skip
+        self._read_rpc = self.ch.unary_stream(
+            SERVICE + "Read", request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=p4r.ReadResponse.FromString,
+        )  # fmt: skip
         self._set_pipeline(program)
 
     def _election(self, msg: Any) -> None:
@@ -110,25 +114,61 @@ class P4RuntimeTables:
         raise LanesError(f"{self.name}: the program has no action {alias}")
 
     def _write(self, kind: str, table: str, prefix: str, action: str, values: list[int]) -> None:
-        t, a = self._table(table), self._action(action)
         net = ipaddress.ip_network(prefix)
+        self._update(kind, table, [("lpm", int(net.network_address), net.prefixlen)], action, values)
+
+    def write_exact(self, kind: str, table: str, keys: list[int], action: str, values: list[int]) -> None:
+        """INSERT or MODIFY an entry of an all-exact table: one Write of one Update."""
+        self._update(kind, table, [("exact", k, 0) for k in keys], action, values)
+
+    def _update(self, kind: str, table: str, keys: list[tuple[str, int, int]], action: str,
+                values: list[int]) -> None:  # fmt: skip
+        t, a = self._table(table), self._action(action)
         req = p4r.WriteRequest(device_id=self.device_id)
         self._election(req)
         u = req.updates.add()
         u.type = enum_value(p4r.Update, "Type", kind)
         e = u.entity.table_entry
         e.table_id = t.preamble.id
-        m = e.match.add()
-        m.field_id = t.match_fields[0].id
-        m.lpm.value = canonical(int(net.network_address))
-        m.lpm.prefix_len = net.prefixlen
+        for mf, (how, value, plen) in zip(t.match_fields, keys, strict=True):
+            m = e.match.add()
+            m.field_id = mf.id
+            if how == "lpm":
+                m.lpm.value = canonical(value)
+                m.lpm.prefix_len = plen
+            else:
+                m.exact.value = canonical(value)
         e.action.action.action_id = a.preamble.id
         for p, v in zip(a.params, values, strict=True):
             e.action.action.params.add(param_id=p.id, value=canonical(v))
         try:
             self._write_rpc(req, timeout=10)
         except grpc.RpcError as err:
-            raise LanesError(f"{self.name}: Write {kind} {table} {prefix}: {err.details()}") from None
+            raise LanesError(f"{self.name}: Write {kind} {table} {keys}: {err.details()}") from None
+
+    def read_counters(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[int, int]]:
+        """(packets, bytes) of indexed counter cells, by (counter alias, index), in one Read."""
+        ids = {}
+        for c in self.info.counters:
+            ids[c.preamble.alias] = c.preamble.id
+            ids[c.preamble.name] = c.preamble.id
+        names = {c.preamble.id: c.preamble.alias for c in self.info.counters}
+        req = p4r.ReadRequest(device_id=self.device_id)
+        for name, index in cells:
+            if name not in ids:
+                raise LanesError(f"{self.name}: the program has no counter {name}")
+            e = req.entities.add().counter_entry
+            e.counter_id = ids[name]
+            e.index.index = index
+        out = {}
+        try:
+            for resp in self._read_rpc(req, timeout=10):
+                for ent in resp.entities:
+                    c = ent.counter_entry
+                    out[(names[c.counter_id], c.index.index)] = (c.data.packet_count, c.data.byte_count)
+        except grpc.RpcError as err:
+            raise LanesError(f"{self.name}: Read counters: {err.details()}") from None
+        return out
 
     def add_route(self, r: Route) -> None:
         self._write("INSERT", "ipv4_lpm", r.prefix, "ipv4_forward", [int(r.mac.replace(":", ""), 16), r.port])

@@ -112,12 +112,13 @@ class Topology:
         return "other"
 
 
-def _mac(s: int, h: int) -> str:
+def switch_mac(s: int, h: int) -> str:
+    """MAC of host h on switch s (h = 0: the switch side, a next hop)."""
     return f"00:00:00:00:{s:02x}:{h:02x}"
 
 
 def _add_host(t: Topology, h: int, s: int, port: int) -> Host:
-    host = Host(f"h{h}", f"s{s}", port, f"10.0.{s}.{h}", _mac(s, h))
+    host = Host(f"h{h}", f"s{s}", port, f"10.0.{s}.{h}", switch_mac(s, h))
     t.hosts[host.name] = host
     t.links.append(LinkSpec(host.name, 0, host.switch, port, t.link_mbps))
     return host
@@ -150,9 +151,9 @@ def tree1(link_mbps: float) -> Topology:
     left = [_add_host(t, h, 1, h) for h in (1, 2, 3)]
     right = [_add_host(t, h, 2, h - 3) for h in (4, 5, 6)]
     t.links += [LinkSpec("s1", 4, "s3", 1, link_mbps), LinkSpec("s2", 4, "s3", 2, link_mbps)]
-    t.routes["s1"] = [*_host_routes(left), Route("10.0.2.0/24", 4, _mac(2, 0))]
-    t.routes["s2"] = [Route("10.0.1.0/24", 4, _mac(1, 0)), *_host_routes(right)]
-    t.routes["s3"] = [Route("10.0.1.0/24", 1, _mac(1, 0)), Route("10.0.2.0/24", 2, _mac(2, 0))]
+    t.routes["s1"] = [*_host_routes(left), Route("10.0.2.0/24", 4, switch_mac(2, 0))]
+    t.routes["s2"] = [Route("10.0.1.0/24", 4, switch_mac(1, 0)), *_host_routes(right)]
+    t.routes["s3"] = [Route("10.0.1.0/24", 1, switch_mac(1, 0)), Route("10.0.2.0/24", 2, switch_mac(2, 0))]
     t.classes["s1"] = _host_classes(left, link_mbps, link_mbps)
     t.classes["s2"] = _host_classes(right, link_mbps, link_mbps)
     t.classes["s3"] = [ClassEntry("10.0.0.0/8", "other", link_mbps)]
@@ -176,23 +177,23 @@ def tree2(link_mbps: float) -> Topology:
         LinkSpec("s6", 3, "s7", 2, up),
     ]
     for s, hs in enumerate(groups, 1):
-        t.routes[f"s{s}"] = [Route("10.0.0.0/16", 4, _mac(s, 0)), *_host_routes(hs)]
+        t.routes[f"s{s}"] = [Route("10.0.0.0/16", 4, switch_mac(s, 0)), *_host_routes(hs)]
         t.classes[f"s{s}"] = _host_classes(hs, link_mbps, link_mbps)
     t.routes["s5"] = [
-        Route("10.0.1.0/24", 1, _mac(1, 0)),
-        Route("10.0.2.0/24", 2, _mac(2, 0)),
-        Route("10.0.0.0/16", 3, _mac(3, 0)),
+        Route("10.0.1.0/24", 1, switch_mac(1, 0)),
+        Route("10.0.2.0/24", 2, switch_mac(2, 0)),
+        Route("10.0.0.0/16", 3, switch_mac(3, 0)),
     ]
     t.routes["s6"] = [
-        Route("10.0.3.0/24", 1, _mac(3, 0)),
-        Route("10.0.4.0/24", 2, _mac(4, 0)),
-        Route("10.0.0.0/16", 3, _mac(3, 0)),
+        Route("10.0.3.0/24", 1, switch_mac(3, 0)),
+        Route("10.0.4.0/24", 2, switch_mac(4, 0)),
+        Route("10.0.0.0/16", 3, switch_mac(3, 0)),
     ]
     t.routes["s7"] = [
-        Route("10.0.1.0/24", 1, _mac(1, 0)),
-        Route("10.0.2.0/24", 1, _mac(2, 0)),
-        Route("10.0.3.0/24", 2, _mac(3, 0)),
-        Route("10.0.4.0/24", 2, _mac(4, 0)),
+        Route("10.0.1.0/24", 1, switch_mac(1, 0)),
+        Route("10.0.2.0/24", 1, switch_mac(2, 0)),
+        Route("10.0.3.0/24", 2, switch_mac(3, 0)),
+        Route("10.0.4.0/24", 2, switch_mac(4, 0)),
     ]
     for s in ("s5", "s6", "s7"):
         t.classes[s] = [ClassEntry("10.0.0.0/8", "other", up)]
@@ -208,7 +209,9 @@ def tree2(link_mbps: float) -> Topology:
 def build(name: str, link_mbps: float) -> Topology:
     if not link_mbps > 0:
         raise LanesError(f"link rate must be positive, got {link_mbps}")
-    makers = {"star": star, "tree1": tree1, "tree2": tree2}
+    from lanes.nas.topo import MAKERS as NAS_MAKERS
+
+    makers = {"star": star, "tree1": tree1, "tree2": tree2, **NAS_MAKERS}
     if name not in makers:
-        raise LanesError(f"unknown topology '{name}' (expected one of {', '.join(TOPOLOGIES)})")
+        raise LanesError(f"unknown topology '{name}' (expected one of {', '.join(makers)})")
     return makers[name](link_mbps)

@@ -8,20 +8,23 @@ from pathlib import Path
 from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
 from lanes.lab.cases import CASES
+from lanes.nas.plan import NAS_ALGS
+from lanes.nas.topo import NAS_TOPOLOGIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     lab = subparsers.add_parser("lab", help="thesis experiments on Mininet: run, report, clean")
     sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
     r = sub.add_parser("run", help="one experiment: topology, case, algorithm, protocol")
-    r.add_argument("--topo", default="star", help=f"{' | '.join(TOPOLOGIES)}")
-    r.add_argument("--case", default="proactive", help=f"{' | '.join(CASES)}")
+    r.add_argument("--topo", default="star", help=" | ".join(TOPOLOGIES + NAS_TOPOLOGIES))
+    r.add_argument("--case", default="proactive", help=f"{' | '.join(CASES)} | nas")
     r.add_argument(
-        "--alg", default="rlsp-drr", help="no | strict | rlsp-drr | drr | rlsp-drr-borrow | linux-htb"
-    )
+        "--alg", default="rlsp-drr",
+        help="no | strict | rlsp-drr | drr | rlsp-drr-borrow | linux-htb; case nas: " + " | ".join(NAS_ALGS),
+    )  # fmt: skip
     r.add_argument("--proto", default="udp", help="udp | tcp")
     r.add_argument("--link-mbps", type=float, default=100.0, help="link rate (tree2: ToR-aggregation x2)")
-    r.add_argument("--duration", type=float, default=20.0, help="seconds (phases scale with it)")
+    r.add_argument("--duration", type=float, help="seconds, phases scale with it (default 20; case nas: 40)")
     r.add_argument("--high-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of the high class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
@@ -36,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
     r.add_argument("--batch-us", type=float, metavar="US",
                    help="lanes switch batch window (default: the switch's, 100 us)")  # fmt: skip
+    nas = r.add_argument_group("case nas (network-aware scheduling; topologies nas3, nas-ch2, nas-line)")
+    nas.add_argument("--hold", type=float, default=3.0, metavar="S",
+                     help="hold time of a deprioritisation after its last refresh")  # fmt: skip
+    nas.add_argument("--load", type=float, default=100.0, metavar="PCT",
+                     help="each sender's UDP rate in %% of its host link")  # fmt: skip
+    nas.add_argument("--roles", help="only these flows: victim,up,down (default: all)")
+    nas.add_argument("--repeats", type=int, default=1, help="run N times; aggregate.json with mean and 95%% CI")
     r.add_argument("--out", type=Path, required=True, help="run directory")
     r.set_defaults(func=_run)
     rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
@@ -53,6 +63,9 @@ def _run(args: argparse.Namespace) -> int:
 
     if os.geteuid() != 0:
         raise LanesError("lanes lab run needs root (Mininet)")
+    if args.case == "nas":
+        return _run_nas(args)
+    args.duration = 20.0 if args.duration is None else args.duration
     if not (0 < args.high_load <= 1000 and 0 < args.low_load <= 1000):
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
     if args.queue_depth < 1:
@@ -68,6 +81,26 @@ def _run(args: argparse.Namespace) -> int:
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
             batch_us=args.batch_us,
+        )
+    )  # fmt: skip
+    return 0
+
+
+def _run_nas(args: argparse.Namespace) -> int:
+    from lanes.nas.run import NasParams, run
+
+    if not 0 < args.load <= 1000:
+        raise LanesError(f"--load must be between 0 and 1000 (% of the host link), got {args.load:g}")
+    if not 0 < args.hold <= 600:
+        raise LanesError(f"--hold must be between 0 and 600 s, got {args.hold:g}")
+    if not 1 <= args.repeats <= 100:
+        raise LanesError(f"--repeats must be 1 to 100, got {args.repeats}")
+    run(
+        NasParams(
+            topo=args.topo, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
+            duration_s=40.0 if args.duration is None else args.duration, out=args.out, hold_s=args.hold, load_pct=args.load,
+            roles=args.roles.split(",") if args.roles else None, queue_depth=args.queue_depth,
+            switch_rt=args.switch_rt, repeats=args.repeats,
         )
     )  # fmt: skip
     return 0

@@ -1,0 +1,1 @@
+"""Network-aware scheduling: find flows that die downstream, deprioritise them upstream."""

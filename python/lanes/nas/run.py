@@ -1,0 +1,181 @@
+"""`lanes lab run --case nas`: one network-aware scheduling experiment on Mininet, from set-up to
+summary.json and the goodput plot; `--repeats N` runs it N times and aggregates."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from lanes.emu import control
+from lanes.emu.net import LabNet
+from lanes.emu.topo import Topology, build
+from lanes.errors import LanesError
+from lanes.lab import traffic
+from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, say
+from lanes.nas.controller import Controller, NasTables
+from lanes.nas.detect import NasConfig
+from lanes.nas.plan import NasPlan, plan
+from lanes.nas.topo import host_mbps
+
+REPO = Path(__file__).resolve().parents[3]
+PROGRAM = REPO / "p4" / "nas.json"
+P4INFO = REPO / "p4" / "nas.p4info.txtpb"
+HEADERS = 42  # Ethernet + IPv4 + UDP bytes around an iperf datagram
+# Every sender here is paced at its host link's rate, as exactly as the switch paces its ports:
+# drop-tail then hands each freed slot of a full queue to the same sender and locks the other out,
+# so the shared queues drop at random (in proportion to what each flow sends, as the analytic
+# baseline assumes). Same for every algorithm of the case.
+SWITCH_ARGS = ("--drop", "random")
+
+
+@dataclass
+class NasParams:
+    topo: str
+    alg: str
+    proto: str
+    link_mbps: float
+    duration_s: float
+    out: Path
+    hold_s: float = 3.0
+    load_pct: float = 100.0  # each sender's rate, % of its host link (UDP)
+    roles: list[str] | None = None  # None: every flow of the topology
+    queue_depth: int = 64
+    switch_rt: int = 20
+    repeats: int = 1
+    case: str = "nas"
+
+
+def run(p: NasParams) -> Path:
+    if p.repeats > 1:
+        from lanes.nas.summary import aggregate
+
+        dirs = []
+        for i in range(1, p.repeats + 1):
+            say(f"repeat {i}/{p.repeats}")
+            dirs.append(run_once(replace(p, out=p.out / f"rep{i}", repeats=1)))
+        agg = aggregate([json.loads((d / "summary.json").read_text()) for d in dirs])
+        (p.out / "aggregate.json").write_text(json.dumps(agg, indent=1))
+        say(f"done: {p.out}/aggregate.json")
+        return p.out
+    return run_once(p)
+
+
+def offered_mbps(p: NasParams, topo: Topology, src: str) -> float:
+    """iperf's -b for a sender: its host link's rate (x load), less the headers iperf does not count."""
+    return host_mbps(topo, src) * p.load_pct / 100 * traffic.UDP_LEN / (traffic.UDP_LEN + HEADERS)
+
+
+def run_once(p: NasParams) -> Path:
+    check_tools(p)  # type: ignore[arg-type]
+    if not control.p4runtime_available():
+        raise LanesError("case nas needs P4Runtime (the grpc and p4runtime packages; run `make setup`)")
+    topo = build(p.topo, p.link_mbps)
+    pl = plan(topo, p.alg, p.duration_s, p.roles)
+    cfg = NasConfig(mode=pl.mode, hold_s=p.hold_s)
+    p.out.mkdir(parents=True, exist_ok=True)
+    for old in p.out.glob("*"):
+        if old.is_file():
+            old.unlink()
+    (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
+    (p.out / "plan.json").write_text(json.dumps(asdict(pl), indent=1, default=str))
+    say(f"{p.topo} nas {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
+    procs = Procs()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        with LabNet(
+            topo, backend="lanes", out_dir=p.out, program=PROGRAM, scheduler=pl.scheduler,
+            queue_depth=p.queue_depth, grpc=True, switch_rt=p.switch_rt, switch_args=SWITCH_ARGS,
+        ) as net:  # fmt: skip
+            procs.net = net
+            try:
+                result = _experiment(p, topo, pl, cfg, net, procs)
+            finally:
+                procs.stop()
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    from lanes.nas.plots import plot_goodput
+    from lanes.nas.summary import summarize
+
+    summary = summarize(p, topo, pl, cfg, result)
+    (p.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    plot_goodput(p.out, summary)
+    say(f"done: {p.out}/summary.json")
+    return p.out
+
+
+def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: LabNet, procs: Procs) -> dict:
+    from lanes.emu.p4rt import P4RuntimeTables
+    from lanes.lab.cases import ClassSetting
+
+    writes = control.WriteLog()
+    tables = {}
+    for s in topo.switches:
+        sw = net.switch(s)
+        tables[s] = P4RuntimeTables(s, sw.grpc_port, sw.device_id, P4INFO, PROGRAM)
+        settings = {e.prefix: ClassSetting(cfg.normal_prio, round(e.share_mbps * 1e6 / 8)) for e in topo.classes[s]}
+        control.populate(tables[s], topo, s, settings, writes, -1.0)
+    try:
+        ctl = Controller(topo, tables, cfg, p.out, control=pl.control, arm_s=pl.arm_s,
+                         manual_s=pl.manual_s, end_s=pl.duration_s + 1)  # fmt: skip
+        setup_writes = len(writes.entries) + NasTables(topo, tables, cfg).install(ctl.detector)
+        say(f"{setup_writes} set-up writes over P4Runtime")
+        _ping_all(topo, net)
+        return _traffic(p, topo, pl, net, procs, ctl) | {"setup_writes": setup_writes}
+    finally:
+        for t in tables.values():
+            t.close()
+
+
+def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Procs, ctl: Controller) -> dict:
+    ports = {snd.name: traffic.BASE_PORT + i for i, snd in enumerate(pl.senders)}
+    for snd in pl.senders:
+        log = p.out / f"server_{snd.name}.txt"
+        procs.start(net.host(snd.flow.dst), traffic.server_cmd(p.proto, ports[snd.name]), log)
+    time.sleep(1.0)
+    # run time 0, far enough ahead that every client is started before it (a client whose start
+    # time has passed starts at once, and its intervals would not line up with the phases)
+    t0 = ctl.t0 = time.monotonic() + 0.5 + 0.1 * len(pl.senders)
+    # iperf clients start at their own --txstart-time, so their intervals line up with the phases
+    epoch0 = time.time() + (t0 - time.monotonic())
+    clients = []
+    for snd in pl.senders:
+        rate = offered_mbps(p, topo, snd.flow.src)
+        cmd = traffic.client_cmd(p.proto, topo.hosts[snd.flow.dst].ip, ports[snd.name], snd.end_s - snd.start_s,
+                                 rate, txstart=epoch0 + snd.start_s)  # fmt: skip
+        clients.append(procs.start(net.host(snd.flow.src), cmd, p.out / f"client_{snd.name}.txt"))
+    ctl.start()
+    next_progress = 0.0
+    try:
+        while True:
+            now = time.monotonic() - t0
+            if now >= pl.duration_s + 0.5:
+                break
+            if ctl.error:
+                raise LanesError(f"the nas controller stopped: {ctl.error}")
+            _check_switches(p, topo, net, now)  # type: ignore[arg-type]
+            if now >= next_progress:
+                next_progress += 5.0
+                _progress(p, pl, now, ctl)
+            time.sleep(0.1)
+    finally:
+        ctl.stop()
+    procs.stop(clients)
+    time.sleep(1.0)
+    procs.stop()
+    return {"events": ctl.events, "feedback_msgs": ctl.nas.writes, "polls": ctl.polls,
+            "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}}  # fmt: skip
+
+
+def _progress(p: NasParams, pl: NasPlan, now: float, ctl: Controller) -> None:
+    phase = next((ph.name for ph in pl.phases if ph.start_s <= now < ph.end_s), pl.phases[-1].name)
+    rates = []
+    for snd in pl.senders:
+        log = p.out / f"server_{snd.name}.txt"
+        ivs = traffic.parse_server(log.read_text()) if log.exists() else []
+        if ivs and snd.start_s <= now < snd.end_s + 1:
+            rates.append(f"{snd.name} {ivs[-1].mbps:.1f}")
+    say(f"[{max(now, 0):5.1f}/{pl.duration_s:.0f} s] {phase}: " + (", ".join(rates) or "starting")
+        + f" Mb/s; {len(ctl.events)} nas events")  # fmt: skip
