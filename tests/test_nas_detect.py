@@ -95,11 +95,15 @@ def test_loss_at_the_first_hop_or_below_threshold_is_no_reason() -> None:
         assert f.poll(CONGESTED if i % 3 else small, FULL) == []
 
 
-def test_unarmed_watches_only() -> None:
+def test_unarmed_watches_only_and_arming_starts_a_new_streak() -> None:
     f = Feed()
     f.det.armed = False
     for _ in range(10):
         assert f.poll(CONGESTED, FULL) == []
+    f.det.armed = True
+    assert f.poll(CONGESTED, FULL) == []
+    assert f.poll(CONGESTED, FULL) == []
+    assert [a.kind for a in f.poll(CONGESTED, FULL)] == ["demote"]
 
 
 def test_demotion_holds_while_the_downstream_port_has_no_room_then_resets_once() -> None:

@@ -95,8 +95,12 @@ def report(paths: list[Path], out: Path) -> Path:
     runs = find_runs(paths)
     out.mkdir(parents=True, exist_ok=True)
     groups: dict[tuple, list[tuple[Path, dict]]] = {}
+    nas_runs: list[tuple[Path, dict]] = []
     for r in runs:
         s = json.loads((r / "summary.json").read_text())
+        if s.get("kind") == "nas":
+            nas_runs.append((r, s))
+            continue
         q = s["params"]
         load = ""
         if q["proto"] == "udp" and (q.get("high_load_pct", 50), q.get("low_load_pct", 50)) != (50, 50):
@@ -113,7 +117,7 @@ def report(paths: list[Path], out: Path) -> Path:
         "while backlogged, the senders sent at least 95 % of their rate and the hypervisor stole at "
         "most 2 % of the CPU (lanes.lab.validity)."
     )
-    md = ["# lanes lab report", "", intro, ""]
+    md = ["# lanes lab report", "", intro, ""] if groups else ["# lanes lab report", ""]
     body_html = []
     for (topo, case, proto, mbps, load), items in sorted(groups.items()):
         items.sort(key=lambda x: (ALG_ORDER.index(a) if (a := x[1]["params"]["alg"]) in ALG_ORDER else 99, a))
@@ -163,13 +167,19 @@ def report(paths: list[Path], out: Path) -> Path:
                 md.append("")
                 body_html.append(f"<h3>{html.escape(s['params']['alg'])}</h3>"
                                  + "".join(f'<img src="{i}" width="480">' for i in imgs))  # fmt: skip
+    if nas_runs:
+        from lanes.nas.report import section
+
+        nas_md, nas_html = section(nas_runs, out)
+        md += nas_md
+        body_html += nas_html
     (out / "report.md").write_text("\n".join(md) + "\n")
     (out / "report.html").write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab report</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px;text-align:right}td:first-child{text-align:left}"
         "</style></head><body><h1>lanes lab report</h1>"
-        f"<p>{html.escape(md[2])}</p>" + "".join(body_html) + "</body></html>\n"
+        (f"<p>{html.escape(intro)}</p>" if groups else "") + "".join(body_html) + "</body></html>\n"
     )
     print(f"lab report: {len(runs)} run(s) -> {out}/report.md, {out}/report.html")
     return out

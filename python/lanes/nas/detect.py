@@ -113,7 +113,10 @@ class Detector:
                 hist = self.rate_hist.setdefault((key, h), [])
                 hist.append(bin_ / dt)
                 del hist[: -self.cfg.windows]
-                fs.streak[h] = fs.streak.get(h, 0) + 1 if loss >= self.cfg.loss_threshold else 0
+                # only polls made while armed count: a detector switched on must see the loss
+                # itself, not inherit a streak from before
+                lossy = loss >= self.cfg.loss_threshold and self.armed
+                fs.streak[h] = fs.streak.get(h, 0) + 1 if lossy else 0
             seen_loss[key] = losses
             for s, port in fs.hops:
                 arrivals[(s, port)] = arrivals.get((s, port), 0) + per_flow_pkts[(key, s)]

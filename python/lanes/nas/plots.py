@@ -23,16 +23,23 @@ def plot_goodput(out: Path, summary: dict) -> Path:
             ax.axvspan(ph["start_s"], ph["end_s"], color="0.93", linewidth=0)
         ax.text((ph["start_s"] + ph["end_s"]) / 2, 1.01, ph["name"], transform=ax.get_xaxis_transform(),
                 ha="center", va="bottom", fontsize=8)  # fmt: skip
-    totals: dict[float, float] = {}
+    totals: dict[float, float] = {}  # interval start -> sum over flows
     for role, ivs in summary["series"].items():
-        pts = [((a + b) / 2, m) for a, b, m in ivs]
-        for t, m in pts:
-            totals[round(t)] = totals.get(round(t), 0.0) + m
+        xs: list[float] = []
+        ys: list[float] = []
+        for a, b, m in ivs:
+            totals[round(a, 1)] = totals.get(round(a, 1), 0.0) + m
+            if xs and a - xs[-1] > 1.0:  # the flow paused: no line across the pause
+                xs.append(float("nan"))
+                ys.append(float("nan"))
+            xs.append((a + b) / 2)
+            ys.append(m)
         flow = summary["flows"].get(role, {}).get("key", "")
-        ax.plot(*zip(*pts, strict=True), marker=".", label=f"{role} {flow}", color=COLORS.get(role)) if pts else None
+        if xs:
+            ax.plot(xs, ys, marker=".", label=f"{role} {flow}", color=COLORS.get(role))
     if totals:
         ts = sorted(totals)
-        ax.plot(ts, [totals[t] for t in ts], color="k", linewidth=1, label="total")
+        ax.plot([t + 0.5 for t in ts], [totals[t] for t in ts], color="k", linewidth=1, label="total")
     if summary.get("ceiling_mbps"):
         ax.axhline(summary["ceiling_mbps"], color="k", linestyle="--", linewidth=0.8, label="ceiling")
     for ev in summary["events"]:

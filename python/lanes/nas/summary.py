@@ -111,7 +111,7 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
     restore = next((e for e in events if e["kind"] == "restore" and e["t"] >= pl.reset_s), None)
     base, act = goodput["baseline"], goodput["active"]
     recovery = None
-    if fair is not None:
+    if fair is not None and restore is not None:
         back = [b for a, b, m in ser.get("victim", []) if a >= pl.reset_s and m >= RECOVERED * fair["victim_at_first"]]
         recovery = round(back[0] - pl.reset_s, 2) if back else None
     ratio = lambda a, b: round(a / b, 4) if a is not None and b else None
