@@ -82,12 +82,12 @@ def section(items: list[tuple[Path, dict]], out: Path) -> tuple[list[str], list[
     md = [
         "# Network-aware scheduling",
         "",
-        "Goodput in Mb/s at the receivers, by phase (`baseline`: every flow, nothing reacts; `active`: "
+        ("Goodput in Mb/s at the receivers, by phase (`baseline`: every flow, nothing reacts; `active`: "
         "the downstream competitor is back, the mechanism acts). `ceiling`: the two bottlenecks each "
         "with one flow alone, measured at the start of the same run; `analytic`: the shares one FIFO "
         "per port gives in proportion to what each flow sends, from the same calibration; `gain`: "
         "active / baseline of the same run. Several runs of one algorithm: mean ± 95 % confidence "
-        "half-width.",
+        "half-width."),
         "",
     ]
     body: list[str] = []
