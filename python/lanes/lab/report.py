@@ -179,7 +179,7 @@ def report(paths: list[Path], out: Path) -> Path:
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px;text-align:right}td:first-child{text-align:left}"
         "</style></head><body><h1>lanes lab report</h1>"
-        (f"<p>{html.escape(intro)}</p>" if groups else "") + "".join(body_html) + "</body></html>\n"
+        + (f"<p>{html.escape(intro)}</p>" if groups else "") + "".join(body_html) + "</body></html>\n"
     )
     print(f"lab report: {len(runs)} run(s) -> {out}/report.md, {out}/report.html")
     return out
