@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Network-aware scheduling on Mininet: every algorithm of case nas on nas3 and nas-ch2 with
+repeats, the runs that must stay quiet (false positives), TCP, and nas3 beside a CPU-bound
+process; then the lab report and each claim checked against its bound.
+
+    sudo .venv/bin/python bench/nas.py [--repeats 3] [--only nas3,ch2,quiet,tcp,busy] [--out results/bench/nas]
+
+About 50 s per run; the defaults make 29 runs (25 minutes). Writes OUT/checks.json, OUT/checks.md
+and OUT/report/report.md (the lab report of every run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lab_vs_htb import CpuHog
+
+REPO = Path(__file__).resolve().parents[1]
+LANES = REPO / ".venv" / "bin" / "lanes"
+
+# group -> [(name, topo, alg, proto, extra args, repeats: None = --repeats)]
+MATRIX = {
+    "nas3": [(f"nas3_udp_{a}", "nas3", a, "udp", (), None)
+             for a in ("nas-off", "nas-manual", "nas-auto", "nas-auto-floor")],
+    "ch2": [(f"ch2_udp_{a}", "nas-ch2", a, "udp", (), None) for a in ("nas-off", "nas-auto")],
+    "quiet": [
+        ("quiet_line", "nas-line", "nas-auto", "udp", (), 1),
+        ("quiet_only_up", "nas3", "nas-auto", "udp", ("--roles", "victim,up"), 1),
+        ("quiet_only_down", "nas3", "nas-auto", "udp", ("--roles", "victim,down"), 1),
+        ("quiet_uncongested", "nas3", "nas-auto", "udp", ("--load", "40"), 1),
+    ],
+    "tcp": [(f"nas3_tcp_{a}", "nas3", a, "tcp", (), 2) for a in ("nas-off", "nas-auto")],
+    "busy": [("busy_nas3_udp_nas-auto", "nas3", "nas-auto", "udp", (), None)],
+}  # fmt: skip
+
+
+def run_cell(out: Path, name: str, topo: str, alg: str, proto: str, extra: tuple[str, ...], repeats: int,
+             busy: bool) -> list[dict]:  # fmt: skip
+    cmd = [str(LANES), "lab", "run", "--case", "nas", "--topo", topo, "--alg", alg, "--proto", proto,
+           "--link-mbps", "100", "--repeats", str(repeats), "--out", str(out / name), *extra]  # fmt: skip
+    t = time.monotonic()
+    print(f"bench: {name} ({repeats} run(s){', beside a CPU hog' if busy else ''})", file=sys.stderr, flush=True)
+    if busy:
+        with CpuHog():
+            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    else:
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    (out / f"{name}.log").write_text(r.stdout + r.stderr)
+    if r.returncode != 0:
+        print(f"bench: {name} failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr, flush=True)
+        return []
+    dirs = [out / name] if repeats == 1 else sorted((out / name).glob("rep*"))
+    runs = [json.loads((d / "summary.json").read_text()) for d in dirs]
+    print(f"bench: {name} done in {time.monotonic() - t:.0f} s: active/ceiling "
+          f"{[r['active_vs_ceiling'] for r in runs]}, gain {[r['gain'] for r in runs]}, demotions "
+          f"{[r['deprioritisations'] for r in runs]}", file=sys.stderr, flush=True)  # fmt: skip
+    return runs
+
+
+def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
+    """(claim, what was measured, holds) for every claim that has its runs."""
+    out: list[tuple[str, str, bool | None]] = []
+
+    def add(claim: str, name: str, values: list, ok: bool) -> None:
+        out.append((claim, f"{name}: {values}", ok))
+
+    def got(name: str) -> list[dict]:
+        return res.get(name, [])
+
+    if r := got("nas3_udp_nas-manual"):
+        v = [x["active_vs_ceiling"] for x in r]
+        add("nas3 manual: active total >= 0.97 of the ceiling", "active/ceiling", v, min(v) >= 0.97)
+        v = [x["baseline_vs_fair"] for x in r]
+        add("nas3 manual: baseline within 5 % of the analytic share", "baseline/analytic", v,
+            all(abs(x - 1) <= 0.05 for x in v))  # fmt: skip
+    for name in ("nas3_udp_nas-auto", "busy_nas3_udp_nas-auto"):
+        if r := got(name):
+            who = "nas3 auto" + (" beside a CPU hog" if name.startswith("busy") else "")
+            v = [x["detection_s"] for x in r]
+            add(f"{who}: demoted within 2 s of the onset", "detection s", v, all(x is not None and x <= 2 for x in v))
+            v = [x["active_vs_ceiling"] for x in r]
+            add(f"{who}: active total >= 0.97 of the ceiling, every repeat", "active/ceiling", v, min(v) >= 0.97)
+            v = [x["victim_recovery_s"] for x in r]
+            hold = r[0]["config"]["hold_s"]
+            add(f"{who}: victim back to 90 % of its share within hold + 2 s = {hold + 2:g} s of the stop",
+                "back by s", v, all(x is not None and x <= hold + 2 for x in v))  # fmt: skip
+            v = [x["max_changes_per_hold"] for x in r]
+            add(f"{who}: at most one state change per hold time", "most changes in a hold time", v, max(v) <= 1)
+            v = [x["false_positives"] for x in r]
+            add(f"{who}: no false positives", "false positives", v, max(v) == 0)
+    if r := got("nas3_udp_nas-auto-floor"):
+        v = [x["victim_share_of_first"] for x in r]
+        add("floor: the demoted flow keeps >= 5 % of the first bottleneck", "victim share", v, min(v) >= 0.05)
+        v = [x["active_vs_ceiling"] for x in r]
+        add("floor: total >= 0.95 of the ceiling", "active/ceiling", v, min(v) >= 0.95)
+    if r := got("ch2_udp_nas-auto"):
+        v = [x["gain"] for x in r]
+        add("nas-ch2 auto: gain >= +40 % (ceiling +45.5 %)", "gain", v, min(v) >= 1.40)
+    for name in ("quiet_line", "quiet_only_up", "quiet_only_down", "quiet_uncongested"):
+        if r := got(name):
+            v = [(x["deprioritisations"], x["feedback_msgs"]) for x in r]
+            add(f"{name}: no demotion, no feedback", "(demotions, feedback)", v, all(d == (0, 0) for d in v))
+    if (off := got("nas3_tcp_nas-off")) and (auto := got("nas3_tcp_nas-auto")):
+        a = sum(x["goodput_mbps"]["active"]["total"] for x in auto) / len(auto)
+        o = sum(x["goodput_mbps"]["active"]["total"] for x in off) / len(off)
+        add("TCP: active total with nas-auto not below nas-off", "mean Mb/s auto vs off", [round(a, 1), round(o, 1)],
+            a >= 0.98 * o)  # fmt: skip
+        v = [x["deprioritisations"] for x in auto]
+        out.append(("TCP nas-auto: demotions (for the record)", f"demotions: {v}", None))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", default=",".join(MATRIX), help="groups: " + ",".join(MATRIX))
+    ap.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "nas")
+    args = ap.parse_args()
+    groups = args.only.split(",")
+    if bad := [g for g in groups if g not in MATRIX]:
+        print(f"bench: unknown group(s) {', '.join(bad)} (expected some of {', '.join(MATRIX)})", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    res: dict[str, list[dict]] = {}
+    for g in groups:
+        for name, topo, alg, proto, extra, reps in MATRIX[g]:
+            res[name] = run_cell(args.out, name, topo, alg, proto, extra, reps or args.repeats, g == "busy")
+    found = checks(res)
+    (args.out / "checks.json").write_text(json.dumps([{"claim": c, "measured": m, "holds": ok} for c, m, ok in found],
+                                                     indent=1))  # fmt: skip
+    lines = ["| claim | measured | holds |", "|---|---|---|"]
+    lines += [f"| {c} | {m} | {'–' if ok is None else 'yes' if ok else 'NO'} |" for c, m, ok in found]
+    (args.out / "checks.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    subprocess.run([str(LANES), "lab", "report", str(args.out), "--out", str(args.out / "report")], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
