@@ -148,10 +148,7 @@ class P4RuntimeTables:
 
     def read_counters(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[int, int]]:
         """(packets, bytes) of indexed counter cells, by (counter alias, index), in one Read."""
-        ids = {}
-        for c in self.info.counters:
-            ids[c.preamble.alias] = c.preamble.id
-            ids[c.preamble.name] = c.preamble.id
+        ids = self._ids(self.info.counters)
         names = {c.preamble.id: c.preamble.alias for c in self.info.counters}
         req = p4r.ReadRequest(device_id=self.device_id)
         for name, index in cells:
@@ -169,6 +166,66 @@ class P4RuntimeTables:
         except grpc.RpcError as err:
             raise LanesError(f"{self.name}: Read counters: {err.details()}") from None
         return out
+
+    def _ids(self, entities: Any) -> dict[str, int]:
+        ids = {}
+        for e in entities:
+            ids[e.preamble.alias] = e.preamble.id
+            ids[e.preamble.name] = e.preamble.id
+        return ids
+
+    def read_registers(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """Values of register cells, by (register alias, index), in one Read."""
+        ids = self._ids(self.info.registers)
+        names = {r.preamble.id: r.preamble.alias for r in self.info.registers}
+        req = p4r.ReadRequest(device_id=self.device_id)
+        for name, index in cells:
+            if name not in ids:
+                raise LanesError(f"{self.name}: the program has no register {name}")
+            e = req.entities.add().register_entry
+            e.register_id = ids[name]
+            e.index.index = index
+        out = {}
+        try:
+            for resp in self._read_rpc(req, timeout=10):
+                for ent in resp.entities:
+                    r = ent.register_entry
+                    out[(names[r.register_id], r.index.index)] = int.from_bytes(r.data.bitstring or b"\0", "big")
+        except grpc.RpcError as err:
+            raise LanesError(f"{self.name}: Read registers: {err.details()}") from None
+        return out
+
+    def write_register(self, name: str, index: int, value: int) -> None:
+        """Set one register cell (a MODIFY, as P4Runtime has registers)."""
+        ids = self._ids(self.info.registers)
+        if name not in ids:
+            raise LanesError(f"{self.name}: the program has no register {name}")
+        req = p4r.WriteRequest(device_id=self.device_id)
+        self._election(req)
+        u = req.updates.add()
+        u.type = enum_value(p4r.Update, "Type", "MODIFY")
+        e = u.entity.register_entry
+        e.register_id = ids[name]
+        e.index.index = index
+        e.data.bitstring = canonical(value)
+        self._send(req, f"register {name}[{index}]")
+
+    def add_clone_session(self, session: int, port: int) -> None:
+        """A clone (mirror) session: copies cloned to `session` leave on `port`."""
+        req = p4r.WriteRequest(device_id=self.device_id)
+        self._election(req)
+        u = req.updates.add()
+        u.type = enum_value(p4r.Update, "Type", "INSERT")
+        c = u.entity.packet_replication_engine_entry.clone_session_entry
+        c.session_id = session
+        c.replicas.add(egress_port=port, instance=1)
+        self._send(req, f"clone session {session}")
+
+    def _send(self, req: Any, what: str) -> None:
+        try:
+            self._write_rpc(req, timeout=10)
+        except grpc.RpcError as err:
+            raise LanesError(f"{self.name}: Write {what}: {err.details()}") from None
 
     def add_route(self, r: Route) -> None:
         self._write("INSERT", "ipv4_lpm", r.prefix, "ipv4_forward", [int(r.mac.replace(":", ""), 16), r.port])

@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from lanes.emu.topo import Topology
+from lanes.emu.topo import Flow, Topology
 from lanes.lab.run import say
 from lanes.nas.detect import Action, Detector, NasConfig
 from lanes.nas.topo import path
@@ -21,6 +21,11 @@ TABLE = "nas_flow"
 def _ip(addr: str) -> int:
     a, b, c, d = (int(x) for x in addr.split("."))
     return a << 24 | b << 16 | c << 8 | d
+
+
+def flow_keys(topo: Topology, f: Flow) -> list[int]:
+    """nas_flow's key of a flow: its source and destination addresses."""
+    return [_ip(topo.hosts[f.src].ip), _ip(topo.hosts[f.dst].ip)]
 
 
 class NasTables:
@@ -50,8 +55,7 @@ class NasTables:
 
     def _write(self, switch: str, key: str, kind: str, action: str, values: list[int]) -> None:
         f = next(f for f in self.topo.flows if f.key == key)
-        keys = [_ip(self.topo.hosts[f.src].ip), _ip(self.topo.hosts[f.dst].ip)]
-        self.tables[switch].write_exact(kind, TABLE, keys, action, values)
+        self.tables[switch].write_exact(kind, TABLE, flow_keys(self.topo, f), action, values)
 
 
 class Controller(threading.Thread):
@@ -81,6 +85,10 @@ class Controller(threading.Thread):
     def stop(self) -> None:
         self._halt.set()
         self.join(timeout=5)
+
+    def feedback_msgs(self) -> int:
+        """Feedback messages so far: the controller's writes of demotions and restores."""
+        return self.nas.writes
 
     def sample(self) -> dict:
         out: dict = {}

@@ -24,8 +24,13 @@ NAS_ALGS = {
     "nas-manual": ("strict", "manual", "replica"),
     "nas-auto": ("strict", "auto", "replica"),
     "nas-auto-floor": ("rlsp-drr", "auto", "floor"),
+    "nas-inband": ("strict", "inband", "replica"),
+    "nas-inband-floor": ("rlsp-drr", "inband", "floor"),
 }
 MANUAL_DELAY_S = 1.0  # the hand trigger, this long after the onset
+# the data plane is switched on this long into the gap: by then a port that reported a flow in the
+# baseline has ended a window without its competitor and forgotten it (windows are 250 ms)
+ARM_LAG_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class Sender:
 class NasPlan:
     alg: str
     scheduler: str
-    control: str  # off | manual | auto
+    control: str  # off | manual | auto (the controller decides) | inband (the data plane does)
     mode: str  # replica | floor
     duration_s: float
     phases: list[Phase]
@@ -81,7 +86,7 @@ def plan(topo: Topology, alg: str, duration_s: float, roles: list[str] | None = 
     onset = phases[3].start_s
     return NasPlan(
         alg, scheduler, control, mode, T, phases, senders,
-        arm_s=phases[2].start_s if control == "auto" else None,
+        arm_s=phases[2].start_s + (ARM_LAG_S if control == "inband" else 0) if control in ("auto", "inband") else None,
         manual_s=onset + MANUAL_DELAY_S if control == "manual" else None,
         onset_s=onset, reset_s=phases[4].start_s,
     )  # fmt: skip

@@ -15,14 +15,19 @@ from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
 from lanes.lab import traffic
 from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, say
+from lanes.nas import inband
 from lanes.nas.controller import Controller, NasTables
 from lanes.nas.detect import NasConfig
+from lanes.nas.inband import InbandObserver
 from lanes.nas.plan import NasPlan, plan
 from lanes.nas.topo import host_mbps
 
 REPO = Path(__file__).resolve().parents[3]
-PROGRAM = REPO / "p4" / "nas.json"
-P4INFO = REPO / "p4" / "nas.p4info.txtpb"
+# (bmv2 JSON, P4Info): the controller's program, and the one that does it all in the data plane
+PROGRAMS = {
+    "controller": (REPO / "p4" / "nas.json", REPO / "p4" / "nas.p4info.txtpb"),
+    "inband": (REPO / "p4" / "nas_inband.json", REPO / "p4" / "nas_inband.p4info.txtpb"),
+}
 HEADERS = 42  # Ethernet + IPv4 + UDP bytes around an iperf datagram
 # Every sender here is paced at its host link's rate, as exactly as the switch paces its ports:
 # drop-tail then hands each freed slot of a full queue to the same sender and locks the other out,
@@ -86,7 +91,7 @@ def run_once(p: NasParams) -> Path:
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         with LabNet(
-            topo, backend="lanes", out_dir=p.out, program=PROGRAM, scheduler=pl.scheduler,
+            topo, backend="lanes", out_dir=p.out, program=_program(pl)[0], scheduler=pl.scheduler,
             queue_depth=p.queue_depth, grpc=True, switch_rt=p.switch_rt, switch_args=SWITCH_ARGS,
         ) as net:  # fmt: skip
             procs.net = net
@@ -106,6 +111,10 @@ def run_once(p: NasParams) -> Path:
     return p.out
 
 
+def _program(pl: NasPlan) -> tuple[Path, Path]:
+    return PROGRAMS["inband" if pl.control == "inband" else "controller"]
+
+
 def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: LabNet, procs: Procs) -> dict:
     from lanes.emu.p4rt import P4RuntimeTables
     from lanes.lab.cases import ClassSetting
@@ -114,13 +123,19 @@ def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: 
     tables = {}
     for s in topo.switches:
         sw = net.switch(s)
-        tables[s] = P4RuntimeTables(s, sw.grpc_port, sw.device_id, P4INFO, PROGRAM)
+        program, p4info = _program(pl)
+        tables[s] = P4RuntimeTables(s, sw.grpc_port, sw.device_id, p4info, program)
         settings = {e.prefix: ClassSetting(cfg.normal_prio, round(e.share_mbps * 1e6 / 8)) for e in topo.classes[s]}
         control.populate(tables[s], topo, s, settings, writes, -1.0)
     try:
-        ctl = Controller(topo, tables, cfg, p.out, control=pl.control, arm_s=pl.arm_s,
-                         manual_s=pl.manual_s, end_s=pl.duration_s + 1)  # fmt: skip
-        setup_writes = len(writes.entries) + NasTables(topo, tables, cfg).install(ctl.detector)
+        ctl: Controller | InbandObserver
+        if pl.control == "inband":
+            ctl = InbandObserver(topo, tables, cfg, p.out, arm_s=pl.arm_s, end_s=pl.duration_s + 1)
+            setup_writes = len(writes.entries) + inband.install(topo, tables, cfg)
+        else:
+            ctl = Controller(topo, tables, cfg, p.out, control=pl.control, arm_s=pl.arm_s,
+                             manual_s=pl.manual_s, end_s=pl.duration_s + 1)  # fmt: skip
+            setup_writes = len(writes.entries) + NasTables(topo, tables, cfg).install(ctl.detector)
         say(f"{setup_writes} set-up writes over P4Runtime")
         _ping_all(topo, net)
         return _traffic(p, topo, pl, net, procs, ctl) | {"setup_writes": setup_writes}
@@ -129,7 +144,8 @@ def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: 
             t.close()
 
 
-def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Procs, ctl: Controller) -> dict:
+def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Procs,
+             ctl: Controller | InbandObserver) -> dict:  # fmt: skip
     ports = {snd.name: traffic.BASE_PORT + i for i, snd in enumerate(pl.senders)}
     for snd in pl.senders:
         log = p.out / f"server_{snd.name}.txt"
@@ -165,11 +181,11 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     procs.stop(clients)
     time.sleep(1.0)
     procs.stop()
-    return {"events": ctl.events, "feedback_msgs": ctl.nas.writes, "polls": ctl.polls,
+    return {"events": ctl.events, "feedback_msgs": ctl.feedback_msgs(), "polls": ctl.polls,
             "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}}  # fmt: skip
 
 
-def _progress(p: NasParams, pl: NasPlan, now: float, ctl: Controller) -> None:
+def _progress(p: NasParams, pl: NasPlan, now: float, ctl: Controller | InbandObserver) -> None:
     phase = next((ph.name for ph in pl.phases if ph.start_s <= now < ph.end_s), pl.phases[-1].name)
     rates = []
     for snd in pl.senders:
