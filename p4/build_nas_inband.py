@@ -298,7 +298,10 @@ def egress() -> dict:
                                     ex("==", f("ethernet", "etherType"), hexv(TYPE_IPV4))),
              "MyEgress.nas_port", None),
         cond("node_port_window_over", 8, window_over, "node_port_idle", "node_flow"),
-        cond("node_port_idle", 9, ex("<", m("a"), m("busy_bytes")), "tbl_nas_port_forget", "tbl_nas_port_window_end"),
+        # a window that ran over two lengths saw the port fall silent: not busy, whatever it carried
+        cond("node_port_idle", 9, ex("or", ex("<", m("a"), m("busy_bytes")),
+                                     ex(">=", masked("-", NOW_E, m("t"), 48), hexv(2 * WINDOW_US))),
+             "tbl_nas_port_forget", "tbl_nas_port_window_end"),
         cond("node_flow", 10, ex("!=", m("flow"), hexv(0)), "tbl_nas_flow_window", "node_edge"),
         cond("node_flow_window_over", 11, window_over, "tbl_nas_flow_window_end", "tbl_nas_read_lossy"),
         cond("node_lossy", 12, ex("and", ex("and", ex(">=", m("c"), hexv(MIN_PKTS)), ex(">=", m("c"), m("d"))),

@@ -359,7 +359,9 @@ control MyEgress(inout headers hdr, inout metadata meta,
             nas_port.apply();
             nas_port_window();
             if (standard_metadata.egress_global_timestamp - meta.t >= WINDOW_US) {
-                if (meta.a < meta.busy_bytes) {
+                // a window that ran over two lengths saw the port fall silent: not busy
+                if (meta.a < meta.busy_bytes
+                    || standard_metadata.egress_global_timestamp - meta.t >= 2 * WINDOW_US) {
                     nas_port_forget();
                 }
                 nas_port_window_end();
