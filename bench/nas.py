@@ -6,7 +6,8 @@ process; then the lab report and each claim checked against its bound.
     sudo .venv/bin/python bench/nas.py [--repeats 3] [--only nas3,ch2,quiet,tcp,busy] [--out results/bench/nas]
 
 About 50 s per run; the defaults make 29 runs (25 minutes). Writes OUT/checks.json, OUT/checks.md
-and OUT/report/report.md (the lab report of every run).
+and OUT/report/report.md (the lab report of every run). A cell whose runs are all in OUT already
+is not run again (delete its directory to measure it anew).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ MATRIX = {
 
 def run_cell(out: Path, name: str, topo: str, alg: str, proto: str, extra: tuple[str, ...], repeats: int,
              busy: bool) -> list[dict]:  # fmt: skip
+    dirs = [out / name] if repeats == 1 else [out / name / f"rep{i}" for i in range(1, repeats + 1)]
+    if all((d / "summary.json").is_file() for d in dirs):  # measured before: the run is resumed
+        print(f"bench: {name}: results already in {out / name}", file=sys.stderr, flush=True)
+        return [json.loads((d / "summary.json").read_text()) for d in dirs]
     cmd = [str(LANES), "lab", "run", "--case", "nas", "--topo", topo, "--alg", alg, "--proto", proto,
            "--link-mbps", "100", "--repeats", str(repeats), "--out", str(out / name), *extra]  # fmt: skip
     t = time.monotonic()
@@ -55,7 +60,6 @@ def run_cell(out: Path, name: str, topo: str, alg: str, proto: str, extra: tuple
     if r.returncode != 0:
         print(f"bench: {name} failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr, flush=True)
         return []
-    dirs = [out / name] if repeats == 1 else sorted((out / name).glob("rep*"))
     runs = [json.loads((d / "summary.json").read_text()) for d in dirs]
     print(f"bench: {name} done in {time.monotonic() - t:.0f} s: active/ceiling "
           f"{[r['active_vs_ceiling'] for r in runs]}, gain {[r['gain'] for r in runs]}, demotions "
