@@ -6,7 +6,7 @@ process; then the lab report and each claim checked against its bound.
     sudo .venv/bin/python bench/nas.py [--repeats 3] [--only nas3,ch2,quiet,tcp,busy] [--out results/bench/nas]
 
 About 50 s per run; the defaults make 29 runs (25 minutes). Writes OUT/checks.json, OUT/checks.md
-and OUT/report/report.md (the lab report of every run). A cell whose runs are all in OUT already
+and OUT/report/report.md (the lab report of the quiet runs; OUT/busy/report of those beside a hog). A cell whose runs are all in OUT already
 is not run again (delete its directory to measure it anew).
 """
 
@@ -132,9 +132,15 @@ def main() -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     res: dict[str, list[dict]] = {}
+    dirs: dict[str, list[str]] = {"quiet": [], "busy": []}  # the report of each machine state
     for g in groups:
+        busy = g == "busy"
+        out = args.out / "busy" if busy else args.out
+        out.mkdir(parents=True, exist_ok=True)
         for name, topo, alg, proto, extra, reps in MATRIX[g]:
-            res[name] = run_cell(args.out, name, topo, alg, proto, extra, reps or args.repeats, g == "busy")
+            res[name] = run_cell(out, name, topo, alg, proto, extra, reps or args.repeats, busy)
+            if res[name]:
+                dirs["busy" if busy else "quiet"].append(str(out / name))
     found = checks(res)
     (args.out / "checks.json").write_text(json.dumps([{"claim": c, "measured": m, "holds": ok} for c, m, ok in found],
                                                      indent=1))  # fmt: skip
@@ -142,7 +148,10 @@ def main() -> int:
     lines += [f"| {c} | {m} | {'–' if ok is None else 'yes' if ok else 'NO'} |" for c, m, ok in found]
     (args.out / "checks.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    subprocess.run([str(LANES), "lab", "report", str(args.out), "--out", str(args.out / "report")], check=False)
+    for state, runs in dirs.items():
+        if runs:
+            report = args.out / ("report" if state == "quiet" else "busy/report")
+            subprocess.run([str(LANES), "lab", "report", *runs, "--out", str(report)], check=False)
     return 0
 
 

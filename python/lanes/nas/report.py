@@ -78,7 +78,9 @@ def section(items: list[tuple[Path, dict]], out: Path) -> tuple[list[str], list[
     groups: dict[tuple, list[tuple[Path, dict]]] = {}
     for r, s in items:
         q = s["params"]
-        groups.setdefault((q["topo"], q["proto"], q["link_mbps"], q.get("roles")), []).append((r, s))
+        roles = tuple(q["roles"]) if q.get("roles") else None
+        load = q.get("load_pct", 100.0)
+        groups.setdefault((q["topo"], q["proto"], q["link_mbps"], roles, load), []).append((r, s))
     md = [
         "# Network-aware scheduling",
         "",
@@ -92,21 +94,23 @@ def section(items: list[tuple[Path, dict]], out: Path) -> tuple[list[str], list[
     ]
     body: list[str] = []
     head = ["alg", "runs", *(c for _, c in COLUMNS)]
-    for (topo, proto, mbps, roles), runs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+    for (topo, proto, mbps, roles, load), runs in sorted(groups.items(), key=lambda kv: str(kv[0])):
         runs.sort(key=lambda x: (ALG_ORDER.index(a) if (a := x[1]["params"]["alg"]) in ALG_ORDER else 99, a))
         title = f"{topo}, {proto.upper()}, {mbps:g} Mb/s scale" + (f", flows {','.join(roles)}" if roles else "")
+        title += f", senders at {load:g} % of their links" if load != 100 else ""
         by_alg: dict[str, list[dict]] = {}
         for _, s in runs:
             by_alg.setdefault(s["params"]["alg"], []).append(row(s))
         rows = [[alg, str(len(rs)), *(_mean_cell([r[k] for r in rs]) for k, _ in COLUMNS)] for alg, rs in by_alg.items()]
         md += [f"## {title}", ""]
-        if topo in ORIGINAL and not roles:
+        original = topo in ORIGINAL and not roles and load == 100 and proto == "udp"
+        if original:
             md += [f"The {ORIGINAL[topo]}.", ""]
         md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         md += ["| " + " | ".join(r) + " |" for r in rows]
         md.append("")
         body.append(f"<h2>{html.escape(title)}</h2>")
-        if topo in ORIGINAL and not roles:
+        if original:
             body.append(f"<p>The {html.escape(ORIGINAL[topo])}.</p>")
         h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
         b = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
