@@ -4,6 +4,7 @@ it yields, that nothing happens without a shared upstream bottleneck, hold and r
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 from lanes.emu.topo import build
@@ -137,3 +138,18 @@ def test_at_most_one_change_per_hold_time() -> None:
     ts = [a.t for a in changes]
     assert ts, "the flow was never demoted"
     assert all(b - a >= cfg.hold_s - 1e-9 for a, b in itertools.pairwise(ts))
+
+
+def test_the_inband_observer_turns_deadlines_into_exact_events(tmp_path: Path) -> None:
+    from lanes.nas.inband import InbandObserver
+
+    topo = build("nas3", 100)
+    obs = InbandObserver(topo, {}, NasConfig(hold_s=3.0), tmp_path, arm_s=None, end_s=40)
+    obs.t0 = 100.0  # run time 0 at 100 s of the monotonic clock
+    us = 1_000_000
+    obs._track("s1", VICTIM, 0, 110 * us)  # never demoted: nothing
+    # first seen demoted at 110.2 s with a deadline of 113.0: it began at 110.0 (deadline - hold)
+    obs._track("s1", VICTIM, 113 * us, 110_200_000)
+    obs._track("s1", VICTIM, 115 * us, 112 * us)  # refreshed: no new event
+    obs._track("s1", VICTIM, 115 * us, 115_100_000)  # lapsed: restored at the deadline, 15.0
+    assert [(e["kind"], e["t"], e["switch"]) for e in obs.events] == [("demote", 10.0, "s1"), ("restore", 15.0, "s1")]
