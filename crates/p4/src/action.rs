@@ -6,6 +6,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
+use crate::program::CloneRequest;
 use crate::state::{put, PacketState, StdFields};
 use crate::Stats;
 use serde_json::Value;
@@ -82,6 +83,16 @@ pub enum Op {
     },
     Jump(u32),
     JumpIfZero(Expr, u32),
+    /// `clone_ingress_pkt_to_egress` / `clone_egress_pkt_to_egress` (p4c's `clone` and
+    /// `clone_preserving_field_list`): asks for a copy at the end of the running control. As in
+    /// bmv2 both primitives set the same request, so which clone it is (I2E or E2E) depends on
+    /// the control that runs it. `field_list`: index + 1 in the program's field lists, 0: none.
+    Clone {
+        session: Expr,
+        field_list: u32,
+    },
+    /// `truncate(len)`: the packet is cut to `len` bytes when it is deparsed.
+    Truncate(Expr),
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +118,8 @@ pub struct Names<'a> {
     pub externs: &'a Externs,
     pub calcs: &'a HashMap<String, u32>,
     pub std: &'a StdFields,
+    /// Field list ids of the JSON `field_lists` -> index + 1 in the program's list.
+    pub field_lists: &'a HashMap<u64, u32>,
 }
 
 /// Everything an op may touch besides the packet state.
@@ -121,13 +134,9 @@ pub struct Exec<'a> {
 
 fn refused(op: &str) -> Option<&'static str> {
     Some(match op {
-        "clone_ingress_pkt_to_egress" | "clone_egress_pkt_to_egress" | "clone" | "clone3" => {
-            "clone is not supported yet"
-        }
         "recirculate" | "_recirculate" => "recirculate is not supported yet",
         "resubmit" | "resubmit_ex" => "resubmit is not supported yet",
         "generate_digest" => "digests are not supported yet",
-        "truncate" => "truncate is not supported yet",
         _ => return None,
     })
 }
@@ -372,6 +381,35 @@ pub fn compile_primitive(
                 size: e(&ps[3])?,
             }
         }
+        "clone_ingress_pkt_to_egress" | "clone_egress_pkt_to_egress" => {
+            // p4c: (session, field list id); P4-14 style programs may leave the list out
+            if ps.is_empty() || ps.len() > 2 {
+                return err(ctx, format!("expected 1 or 2 parameters, got {}", ps.len()));
+            }
+            let field_list = match ps.get(1) {
+                None => 0,
+                Some(v) => {
+                    if json::str_(v, "type", ctx)? != "hexstr" {
+                        return err(ctx, "the field list id must be a constant");
+                    }
+                    let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
+                    match names.field_lists.get(&id) {
+                        Some(i) => *i,
+                        // p4c passes 0 when no field list is preserved
+                        None if id == 0 => 0,
+                        None => return err(ctx, format!("unknown field list id {id}")),
+                    }
+                }
+            };
+            Op::Clone {
+                session: e(&ps[0])?,
+                field_list,
+            }
+        }
+        "truncate" => {
+            want(1)?;
+            Op::Truncate(e(&ps[0])?)
+        }
         "_jump" | "_jump_if_zero" => {
             let (cond, target) = if op == "_jump" {
                 want(1)?;
@@ -581,6 +619,20 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                     b.wrapping_add(h % sz)
                 };
                 st.set(*dst, v);
+            }
+            Op::Clone {
+                session,
+                field_list,
+            } => {
+                let s = session.eval(&env!());
+                st.clone = Some(CloneRequest {
+                    session: u32::try_from(s).unwrap_or(u32::MAX),
+                    field_list: *field_list,
+                });
+            }
+            Op::Truncate(len) => {
+                let n = u32::try_from(len.eval(&env!())).unwrap_or(u32::MAX);
+                st.truncate = Some(st.truncate.map_or(n, |t| t.min(n)));
             }
             Op::Jump(t) => pc = *t as usize,
             Op::JumpIfZero(c, t) => {

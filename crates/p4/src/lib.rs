@@ -43,6 +43,16 @@
 //! difference: a frame the parser rejects (too short, no match) is counted and dropped unless
 //! [`ParserErrorPolicy::Continue`] is set.
 //!
+//! Clones (mirroring) follow simple_switch: `clone_ingress_pkt_to_egress` and
+//! `clone_egress_pkt_to_egress` (what p4c emits for `clone` and `clone_preserving_field_list`)
+//! record a [`CloneRequest`] that the switch takes with [`PacketState::take_clone`] after
+//! ingress or egress, maps the session to a port and makes the copy with [`Program::ingress_clone`]
+//! (the packet as received, `instance_type` 1) or [`Program::egress_clone`] (the packet as
+//! egress left it, `instance_type` 2); the copy then runs egress. A copy's metadata is zero
+//! except the fields of the JSON field list the program named (and, for an ingress clone,
+//! the arrival's `ingress_port`, `packet_length` and timestamp). `truncate(len)` cuts the packet
+//! to `len` bytes when it is deparsed (several calls: the shortest wins; `truncate(0)` drops it).
+//!
 //! Anything the loader does not support is refused with a [`LoadError`] naming the JSON object;
 //! see the crate README table in `crates/p4/README.md`.
 
@@ -74,7 +84,8 @@ pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
 pub use program::{
-    DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program, DROP_PORT,
+    CloneRequest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
+    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE,
 };
 pub use state::PacketState;
 pub use table::{MatchKey, MatchKind};

@@ -18,6 +18,25 @@ use std::collections::HashMap;
 /// bmv2's drop port for a 9-bit egress_spec.
 pub const DROP_PORT: u64 = 511;
 
+/// `standard_metadata.instance_type` of a copy made by a clone in ingress (bmv2's
+/// PKT_INSTANCE_TYPE_INGRESS_CLONE).
+pub const INSTANCE_INGRESS_CLONE: u64 = 1;
+/// `standard_metadata.instance_type` of a copy made by a clone in egress (bmv2's
+/// PKT_INSTANCE_TYPE_EGRESS_CLONE).
+pub const INSTANCE_EGRESS_CLONE: u64 = 2;
+
+/// A copy of the packet the program asked for with `clone` / `clone_preserving_field_list`
+/// (bmv2's `clone_ingress_pkt_to_egress`, `clone_egress_pkt_to_egress`), from
+/// [`PacketState::take_clone`]. The switch maps the session to a port and makes the copy with
+/// [`Program::ingress_clone`] (asked for in ingress) or [`Program::egress_clone`] (in egress).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CloneRequest {
+    /// The mirror session the program named.
+    pub session: u32,
+    /// Which of the program's field lists the copy keeps (0: none); pass it back as it is.
+    pub field_list: u32,
+}
+
 /// What to do with a packet that the parser rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParserErrorPolicy {
@@ -97,10 +116,42 @@ pub struct Program {
     pub(crate) ext: Externs,
     pub(crate) stats: Stats,
     valid_init: Vec<bool>,
+    /// Fields of each JSON field list (a clone's copy keeps them).
+    field_lists: Vec<Vec<FieldRef>>,
+    /// Words of every metadata header's fields (zeroed in a clone's copy).
+    meta_words: Vec<std::ops::Range<usize>>,
     key: Vec<u8>,
     tmp: Vec<u8>,
     scratch: Vec<u8>,
     policy: ParserErrorPolicy,
+}
+
+/// The JSON `field_lists` (which fields a clone's copy keeps): the fields of each, and a map of
+/// JSON id -> index + 1.
+type FieldLists = (Vec<Vec<FieldRef>>, HashMap<u64, u32>);
+
+fn load_field_lists(root: &Value, layout: &Layout) -> R<FieldLists> {
+    let mut lists = Vec::new();
+    let mut ids = HashMap::new();
+    for (i, l) in json::arr_or_empty(root, "field_lists", "top level")?
+        .iter()
+        .enumerate()
+    {
+        let ctx = json::label("field_lists", i, l);
+        let id = json::u64_(l, "id", &ctx)?;
+        let mut fields = Vec::new();
+        for e in json::arr(l, "elements", &ctx)? {
+            if json::str_(e, "type", &ctx)? != "field" {
+                return err(&ctx, "field list elements other than fields not supported");
+            }
+            fields.push(layout.resolve_field(json::get(e, "value", &ctx)?, &ctx)?);
+        }
+        lists.push(fields);
+        if ids.insert(id, lists.len() as u32).is_some() {
+            return err(&ctx, "duplicate field list id");
+        }
+    }
+    Ok((lists, ids))
 }
 
 fn refuse_nonempty(root: &Value, key: &str, what: &str) -> R<()> {
@@ -139,11 +190,13 @@ impl Program {
         let ext = Externs::load(root, &layout)?;
         let (calcs, calc_by_name) = checksum::load_calculations(root, &layout)?;
         let checksums = checksum::load_checksums(root, &layout, &calc_by_name)?;
+        let (field_lists, field_list_ids) = load_field_lists(root, &layout)?;
         let names = Names {
             layout: &layout,
             externs: &ext,
             calcs: &calc_by_name,
             std: &std,
+            field_lists: &field_list_ids,
         };
         let actions = action::load_actions(root, &names)?;
         let mut action_by_id = HashMap::new();
@@ -225,7 +278,19 @@ impl Program {
             .max()
             .unwrap_or(0);
         let valid_init = layout.headers.iter().map(|h| h.metadata).collect();
+        let meta_words = layout
+            .headers
+            .iter()
+            .filter(|h| h.metadata)
+            .flat_map(|h| h.fields.iter())
+            .map(|f| {
+                let w = f.word as usize;
+                w..w + crate::bits::words_for(f.width) as usize
+            })
+            .collect();
         Ok(Program {
+            field_lists,
+            meta_words,
             codecs: HeaderCodec::build(&layout),
             stacks: layout.stacks.iter().map(|s| s.headers.clone()).collect(),
             layout,
@@ -388,6 +453,7 @@ impl Program {
         out: &mut Vec<u8>,
     ) -> EgressResult {
         out.clear();
+        st.clone = None;
         let std = &self.std;
         put(st, std.egress_port, u64::from(meta.egress_port));
         put(st, std.qid, u64::from(meta.qid));
@@ -433,10 +499,146 @@ impl Program {
         }
         let off = (st.payload_off as usize).min(pkt.len());
         out.extend_from_slice(&pkt[off..]);
+        if let Some(n) = st.truncate {
+            return self.truncated(n, out);
+        }
         EgressResult {
             drop: None,
             len: out.len(),
         }
+    }
+
+    /// The end of egress for a packet that `truncate` cut.
+    #[cold]
+    #[inline(never)]
+    fn truncated(&mut self, n: u32, out: &mut Vec<u8>) -> EgressResult {
+        out.truncate(n as usize);
+        if out.is_empty() {
+            // truncate(0): nothing is left to send
+            self.stats.egress_drops += 1;
+            return EgressResult {
+                drop: Some(DropReason::Egress),
+                len: 0,
+            };
+        }
+        EgressResult {
+            drop: None,
+            len: out.len(),
+        }
+    }
+
+    /// Makes `copy` the copy that a clone asked for in ingress (I2E) sends, as bmv2 does: the
+    /// packet as it arrived (`pkt`, the bytes given to [`Program::ingress`]) parsed again, so
+    /// ingress's changes to its headers are not in it. Every metadata field is zero except
+    /// `ingress_port`, `packet_length` and `ingress_global_timestamp` (those of the arrival:
+    /// `port`, `pkt.len()`, `now`), `instance_type` (1), and the fields of the field list the
+    /// program named (`clone_preserving_field_list`), copied from `orig`, the packet as ingress
+    /// left it. bmv2 zeroes `ingress_port` too; we keep it. Egress then runs on the copy.
+    ///
+    /// `truncate`: the session's truncation length, if any. Returns the copy's priority (its
+    /// queue: 0 unless the field list keeps `priority`), or None if the parser now rejects the
+    /// bytes (counted as a parser error; it accepted them at ingress, so only a parser that
+    /// reads registers can do that).
+    #[allow(clippy::too_many_arguments)]
+    pub fn ingress_clone(
+        &mut self,
+        orig: &PacketState,
+        copy: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        req: CloneRequest,
+        truncate: Option<u32>,
+    ) -> Option<u8> {
+        copy.reset(&self.valid_init);
+        let std = &self.std;
+        put(copy, std.ingress_port, u64::from(port));
+        put(copy, std.packet_length, pkt.len() as u64);
+        put(copy, std.ingress_global_timestamp, now / 1000);
+        let mut x = Exec {
+            ext: &mut self.ext,
+            calcs: &self.calcs,
+            scratch: &mut self.scratch,
+            std: &self.std,
+            now,
+            stats: &mut self.stats,
+        };
+        let parsed = self
+            .parser
+            .run(pkt, copy, &self.codecs, &self.stacks, &self.codes, &mut x);
+        if let Err(code) = parsed {
+            x.stats.parser_errors += 1;
+            if self.policy == ParserErrorPolicy::Drop {
+                return None;
+            }
+            copy.parser_error = Some(code);
+        }
+        self.clear_metadata(copy);
+        let std = &self.std;
+        put(copy, std.ingress_port, u64::from(port));
+        put(copy, std.packet_length, pkt.len() as u64);
+        put(copy, std.ingress_global_timestamp, now / 1000);
+        if let Some(code) = copy.parser_error {
+            put(copy, std.parser_error, u64::from(code));
+        }
+        Some(self.finish_clone(orig, copy, req, truncate, INSTANCE_INGRESS_CLONE))
+    }
+
+    /// Makes `copy` the copy that a clone asked for in egress (E2E) sends, as bmv2 does: the
+    /// packet as egress left `orig` (its headers, validity and payload: deparsing the copy gives
+    /// the bytes the original was sent with, before truncation), with every metadata field zero
+    /// except `packet_length` (the original's), `instance_type` (2) and the fields of the
+    /// field list the program named, copied from `orig`. Egress then runs again, on the copy.
+    ///
+    /// `truncate`: the session's truncation length, if any. Returns the copy's priority (its
+    /// queue: 0 unless the field list keeps `priority`).
+    pub fn egress_clone(
+        &self,
+        orig: &PacketState,
+        copy: &mut PacketState,
+        req: CloneRequest,
+        truncate: Option<u32>,
+    ) -> u8 {
+        copy.copy_from(orig);
+        self.clear_metadata(copy);
+        put(
+            copy,
+            self.std.packet_length,
+            take(orig, self.std.packet_length).unwrap_or(0),
+        );
+        self.finish_clone(orig, copy, req, truncate, INSTANCE_EGRESS_CLONE)
+    }
+
+    fn clear_metadata(&self, st: &mut PacketState) {
+        for r in &self.meta_words {
+            st.w[r.clone()].iter_mut().for_each(|w| *w = 0);
+        }
+    }
+
+    fn finish_clone(
+        &self,
+        orig: &PacketState,
+        copy: &mut PacketState,
+        req: CloneRequest,
+        truncate: Option<u32>,
+        instance: u64,
+    ) -> u8 {
+        let list = (req.field_list as usize).checked_sub(1);
+        for f in list
+            .and_then(|i| self.field_lists.get(i))
+            .into_iter()
+            .flatten()
+        {
+            let w = f.word as usize;
+            let n = f.words() as usize;
+            copy.w[w..w + n].copy_from_slice(&orig.w[w..w + n]);
+        }
+        put(copy, self.std.instance_type, instance);
+        copy.clone = None;
+        copy.exited = false;
+        copy.truncate = truncate.filter(|n| *n > 0);
+        copy.generation = orig.generation.saturating_add(1);
+        take(copy, self.std.priority).unwrap_or(0) as u8
     }
 
     /// Ingress then egress with no queue in between (tests, benchmarks, simple forwarding).

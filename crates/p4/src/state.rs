@@ -2,6 +2,7 @@
 
 use crate::bits::mask;
 use crate::layout::{FieldRef, Layout};
+use crate::program::CloneRequest;
 
 /// Parsed state of one packet: field values, validity bits, the payload offset and the parser
 /// result. Made once per program with [`crate::Program::new_state`] and reused: `ingress` resets
@@ -19,6 +20,12 @@ pub struct PacketState {
     pub(crate) parser_error: Option<u32>,
     /// Set by `exit`: stops the current control.
     pub(crate) exited: bool,
+    /// The clone the running control asked for (the last call wins, as in bmv2).
+    pub(crate) clone: Option<CloneRequest>,
+    /// The length `truncate` cut the packet to when it is deparsed (the shortest asked for).
+    pub(crate) truncate: Option<u32>,
+    /// Clones between this packet and the one received (0: the received packet itself).
+    pub(crate) generation: u8,
 }
 
 impl PacketState {
@@ -30,6 +37,9 @@ impl PacketState {
             payload_off: 0,
             parser_error: None,
             exited: false,
+            clone: None,
+            truncate: None,
+            generation: 0,
         }
     }
 
@@ -40,6 +50,37 @@ impl PacketState {
         self.payload_off = 0;
         self.parser_error = None;
         self.exited = false;
+        self.clone = None;
+        self.truncate = None;
+        self.generation = 0;
+    }
+
+    /// Makes this state a copy of `o` (a state of the same program), reusing its memory.
+    pub(crate) fn copy_from(&mut self, o: &PacketState) {
+        self.w.clone_from(&o.w);
+        self.valid.clone_from(&o.valid);
+        self.stack_next.clone_from(&o.stack_next);
+        self.payload_off = o.payload_off;
+        self.parser_error = o.parser_error;
+        self.exited = false;
+        self.clone = None;
+        self.truncate = o.truncate;
+        self.generation = o.generation;
+    }
+
+    /// The clone the control that just ran asked for, if any (bmv2's
+    /// `clone_ingress_pkt_to_egress` / `clone_egress_pkt_to_egress`): after
+    /// [`crate::Program::ingress`] an ingress clone, after [`crate::Program::egress`] an egress
+    /// clone. Asked for even when the packet itself is dropped, as in bmv2 (but not when the
+    /// parser rejected it before ingress ran). Egress forgets an ingress request not taken.
+    pub fn take_clone(&mut self) -> Option<CloneRequest> {
+        self.clone.take()
+    }
+
+    /// How many clones separate this packet from the one the switch received: 0 for a
+    /// received packet, 1 for a clone of it, 2 for a clone of that clone, and so on.
+    pub fn clone_generation(&self) -> u8 {
+        self.generation
     }
 
     #[inline]

@@ -16,9 +16,8 @@ fn refuse(v: &Value) -> String {
 }
 
 #[test]
-fn clone_recirculate_resubmit_are_refused_by_name() {
+fn recirculate_resubmit_are_refused_by_name() {
     for (op, why) in [
-        ("clone_ingress_pkt_to_egress", "clone is not supported yet"),
         ("recirculate", "recirculate is not supported yet"),
         ("resubmit", "resubmit is not supported yet"),
     ] {
