@@ -152,7 +152,8 @@ impl PySwitch {
                 json!({"ports": ports, "drops": {"no_program": d.no_program, "oversize": d.oversize,
                        "parser": d.parser, "ingress": d.ingress, "egress": d.egress,
                        "unknown_port": d.unknown_port, "queue_full": d.queue_full,
-                       "buffer_full": d.buffer_full, "no_buffer": d.no_buffer}})
+                       "buffer_full": d.buffer_full, "no_buffer": d.no_buffer,
+                       "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth}})
                 .to_string()
             })
         })

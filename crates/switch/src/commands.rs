@@ -9,7 +9,7 @@ use lanes_p4::p4info::{P4Names, TableInfo};
 use lanes_p4::{EntryHandle, MatchKey, MatchKind, Program};
 use lanes_tm::{QueueConfig, Scheduler};
 
-use crate::dataplane::Dataplane;
+use crate::dataplane::{Dataplane, MirrorSession};
 
 type R = Result<String, String>;
 
@@ -58,6 +58,12 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         "show_queues" => show_queues(dp, args),
         "show_ports" => Ok(show_ports(dp)),
         "show_delay" => show_delay(dp, args),
+        "mirroring_add" => mirroring_add(dp, args),
+        "mirroring_delete" => mirroring_delete(dp, args),
+        "mirroring_get" => mirroring_get(dp, args),
+        "mirroring_add_mc" => {
+            Err("mirroring_add_mc: mirror sessions to multicast groups are not supported".into())
+        }
         "help" => Ok(HELP.to_string()),
         other => Err(format!("unknown command '{other}' (try 'help')")),
     }
@@ -68,7 +74,8 @@ table_delete TABLE HANDLE | table_clear TABLE | table_dump TABLE | table_num_ent
 counter_read NAME INDEX | counter_reset NAME | register_read NAME INDEX | register_write NAME INDEX VALUE | \
 set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
 set_queue_quantum BYTES [PORT [QUEUE]] | \
-set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports";
+set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports | \
+mirroring_add SESSION PORT [TRUNCATE_BYTES] | mirroring_delete SESSION | mirroring_get SESSION";
 
 fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
     dp.program_mut()
@@ -575,6 +582,67 @@ fn show_delay(dp: &mut Dataplane, args: &[&str]) -> R {
     Ok(out.trim_end().to_string())
 }
 
+fn session_arg(s: &str) -> Result<u32, String> {
+    let n = num(s).map_err(|_| format!("mirror session '{s}' is not a number"))?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n <= crate::dataplane::MAX_MIRROR_SESSION)
+        .ok_or_else(|| {
+            format!(
+                "mirror session {n} out of range (0-{})",
+                crate::dataplane::MAX_MIRROR_SESSION
+            )
+        })
+}
+
+/// simple_switch_CLI's `mirroring_add SESSION PORT`; lanes also takes a truncation length
+/// (bytes; 0 or none: whole packets), which P4Runtime clone sessions have.
+fn mirroring_add(dp: &mut Dataplane, args: &[&str]) -> R {
+    let (session, port, truncate) = match args {
+        [s, p] => (s, p, None),
+        [s, p, t] => (s, p, Some(t)),
+        _ => return Err("mirroring_add SESSION PORT [TRUNCATE_BYTES]".into()),
+    };
+    let session = session_arg(session)?;
+    let port = num(port)
+        .ok()
+        .and_then(|p| u32::try_from(p).ok())
+        .ok_or_else(|| format!("port '{port}' is not a number"))?;
+    let truncate = match truncate {
+        None => None,
+        Some(t) => Some(
+            num(t)
+                .ok()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(|| format!("truncation length '{t}' is not a number of bytes"))?,
+        ),
+    };
+    dp.mirror_add(session, MirrorSession { port, truncate })?;
+    Ok(String::new())
+}
+
+fn mirroring_delete(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [session] = args else {
+        return Err("mirroring_delete SESSION".into());
+    };
+    dp.mirror_delete(session_arg(session)?)?;
+    Ok(String::new())
+}
+
+fn mirroring_get(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [session] = args else {
+        return Err("mirroring_get SESSION".into());
+    };
+    let session = session_arg(session)?;
+    let m = dp
+        .mirror(session)
+        .ok_or_else(|| format!("no mirror session {session}"))?;
+    Ok(match m.truncate {
+        Some(t) => format!("session {session}: port {} truncate {t}", m.port),
+        None => format!("session {session}: port {}", m.port),
+    })
+}
+
 fn show_ports(dp: &Dataplane) -> String {
     let mut out =
         String::from("port rate_bps scheduler rx_pkts rx_bytes tx_pkts tx_bytes tx_errors");
@@ -596,8 +664,9 @@ fn show_ports(dp: &Dataplane) -> String {
     let d = dp.drops;
     let _ = write!(
         out,
-        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={}",
-        d.no_program, d.oversize, d.parser, d.ingress, d.egress, d.unknown_port, d.queue_full, d.buffer_full, d.no_buffer
+        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={}",
+        d.no_program, d.oversize, d.parser, d.ingress, d.egress, d.unknown_port, d.queue_full, d.buffer_full, d.no_buffer,
+        d.no_mirror_session, d.clone_depth
     );
     out
 }

@@ -1,15 +1,28 @@
 //! The packet path without I/O: ingress pipeline -> TM enqueue; when a port may send: TM
 //! dequeue -> egress pipeline -> deparsed frame handed to a transmit callback. The event loop
 //! (switch.rs) owns the sockets and calls in here; tests and benchmarks call it directly.
+//!
+//! Clones (mirroring) as in bmv2's simple_switch: a mirror session maps a session id to an
+//! egress port (and an optional truncation length). A clone asked for in ingress (I2E) or in
+//! egress (E2E) is a new packet in its own buffer, queued in the TM of the session's port (the
+//! queue its priority picks: 0 unless the program's field list keeps `priority`), and run
+//! through egress there (see `lanes_p4::Program::ingress_clone` and `egress_clone` for what the
+//! copy holds). A clone to a session that is not configured is counted (`no_mirror_session`)
+//! and not made. A clone of a clone is allowed, as in bmv2, but at most [`MAX_CLONE_GENERATIONS`]
+//! deep: a program that clones every packet in egress makes a bounded chain of copies per
+//! received packet, not an endless one; the copy that would go deeper is counted
+//! (`clone_depth`) and not made. Mirror sessions belong to the switch, not the program: they
+//! stay when a new program is loaded.
 
 use crate::delay::DelayHistogram;
 use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
-use lanes_p4::{EgressMeta, PacketState, Program};
+use lanes_p4::{CloneRequest, EgressMeta, PacketState, Program};
 use lanes_tm::{
     ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig,
     Scheduler,
 };
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// bmv2 port numbers go up to 511 (511 itself is the drop port).
@@ -18,6 +31,20 @@ pub const MAX_PORTS: usize = 512;
 pub const MAX_FRAME: usize = 9216 + 18;
 /// Packets the switch holds at most (all queues of all ports).
 const MAX_SLOTS: usize = 1 << 16;
+/// Largest mirror session id (bmv2's simple_switch: 15 bits).
+pub const MAX_MIRROR_SESSION: u32 = 32767;
+/// How many clones deep a copy may be: a received packet is generation 0, its clone 1, a clone
+/// of that clone 2, ... A clone that would be deeper is counted (`clone_depth`) and not made.
+pub const MAX_CLONE_GENERATIONS: u8 = 4;
+
+/// Where a mirror (clone) session sends its copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MirrorSession {
+    /// The egress port.
+    pub port: u32,
+    /// Copies are cut to this many bytes when deparsed (None: whole packets).
+    pub truncate: Option<u32>,
+}
 
 /// Settings of every egress port's TM.
 #[derive(Clone, Debug)]
@@ -90,6 +117,10 @@ pub struct DropCounters {
     pub buffer_full: u64,
     /// Frames dropped because the switch held MAX_SLOTS packets.
     pub no_buffer: u64,
+    /// Clones asked for with a mirror session that is not configured.
+    pub no_mirror_session: u64,
+    /// Clones of clones deeper than MAX_CLONE_GENERATIONS.
+    pub clone_depth: u64,
 }
 
 /// One port: its traffic manager, counters and queueing-delay histograms.
@@ -128,6 +159,7 @@ pub struct Dataplane {
     /// Port whose output goes to the controller (P4Runtime PacketIn) instead of a wire.
     cpu_port: Option<u32>,
     packet_ins: std::collections::VecDeque<Vec<u8>>,
+    mirrors: BTreeMap<u32, MirrorSession>,
 }
 
 /// PacketIns kept for a controller that reads slowly; older ones are dropped first.
@@ -151,7 +183,47 @@ impl Dataplane {
             defaults,
             cpu_port: None,
             packet_ins: std::collections::VecDeque::new(),
+            mirrors: BTreeMap::new(),
         }
+    }
+
+    /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
+    /// (a port of the switch), replacing what it had. A truncation length of 0 means none.
+    pub fn mirror_add(&mut self, session: u32, mut m: MirrorSession) -> Result<(), String> {
+        if session > MAX_MIRROR_SESSION {
+            return Err(format!(
+                "mirror session {session} out of range (0-{MAX_MIRROR_SESSION})"
+            ));
+        }
+        if self.port(m.port).is_none() {
+            return Err(format!("no port {}", m.port));
+        }
+        m.truncate = m.truncate.filter(|n| *n > 0);
+        self.mirrors.insert(session, m);
+        Ok(())
+    }
+
+    /// Remove mirror session `session`.
+    pub fn mirror_delete(&mut self, session: u32) -> Result<(), String> {
+        self.mirrors
+            .remove(&session)
+            .map(|_| ())
+            .ok_or_else(|| format!("no mirror session {session}"))
+    }
+
+    /// Mirror session `session`, if configured.
+    pub fn mirror(&self, session: u32) -> Option<MirrorSession> {
+        self.mirrors.get(&session).copied()
+    }
+
+    /// Every configured mirror session, by id.
+    pub fn mirrors(&self) -> impl Iterator<Item = (u32, MirrorSession)> + '_ {
+        self.mirrors.iter().map(|(s, m)| (*s, *m))
+    }
+
+    /// Remove every mirror session.
+    pub fn mirror_clear(&mut self) {
+        self.mirrors.clear();
     }
 
     /// Make `num` the CPU port: an egress port (with its own TM, at the default rate) whose
@@ -348,6 +420,9 @@ impl Dataplane {
         s.len = len;
         let st = s.state.get_or_insert_with(|| prog.new_state());
         let ig = prog.ingress(st, &s.frame[..len], in_port, now);
+        if let Some(req) = st.take_clone() {
+            self.clone_packet(slot, req, Some(in_port), now);
+        }
         if let Some(reason) = ig.drop {
             match reason {
                 lanes_p4::DropReason::ParserError(_) => self.drops.parser += 1,
@@ -375,6 +450,73 @@ impl Dataplane {
                     TmDrop::BufferFull => self.drops.buffer_full += 1,
                 }
                 self.release_slot(slot);
+            }
+        }
+    }
+
+    /// Queue a clone's copy in `slot` on the port with index `i`, or count the drop and free it.
+    fn enqueue(&mut self, i: u16, qid: u8, len: usize, slot: u32, now: u64) {
+        let tm = &mut self.ports[usize::from(i)].tm;
+        match tm.enqueue(now, usize::from(qid), len as u32, slot) {
+            EnqueueOutcome::Queued => {}
+            EnqueueOutcome::Dropped(slot, reason) => {
+                match reason {
+                    TmDrop::QueueFull => self.drops.queue_full += 1,
+                    TmDrop::BufferFull => self.drops.buffer_full += 1,
+                }
+                self.release_slot(slot);
+            }
+        }
+    }
+
+    /// Make the copy a clone asks for, of the packet in slot `src`, and queue it on the
+    /// session's port: an ingress clone (`in_port` given: the packet as received) or an egress
+    /// clone (the packet as egress left it). Cold path: only programs that clone come here.
+    #[cold]
+    fn clone_packet(&mut self, src: u32, req: CloneRequest, in_port: Option<u32>, now: u64) {
+        let Some(m) = self.mirrors.get(&req.session).copied() else {
+            self.drops.no_mirror_session += 1;
+            return;
+        };
+        let Some(&i) = self.index.get(m.port as usize).filter(|&&i| i != NO_PORT) else {
+            self.drops.unknown_port += 1;
+            return;
+        };
+        let generation = self.slots[src as usize]
+            .state
+            .as_ref()
+            .map_or(0, PacketState::clone_generation);
+        if generation >= MAX_CLONE_GENERATIONS {
+            self.drops.clone_depth += 1;
+            return;
+        }
+        let Some(dst) = self.take_slot() else {
+            return;
+        };
+        let Some(prog) = self.program.as_mut() else {
+            return self.release_slot(dst);
+        };
+        let Ok([s, d]) = self.slots.get_disjoint_mut([src as usize, dst as usize]) else {
+            return self.release_slot(dst);
+        };
+        let Some(orig) = s.state.as_ref() else {
+            return self.release_slot(dst);
+        };
+        let len = s.len;
+        d.frame[..len].copy_from_slice(&s.frame[..len]);
+        d.len = len;
+        let copy = d.state.get_or_insert_with(|| prog.new_state());
+        let prio = match in_port {
+            Some(port) => {
+                prog.ingress_clone(orig, copy, &d.frame[..len], port, now, req, m.truncate)
+            }
+            None => Some(prog.egress_clone(orig, copy, req, m.truncate)),
+        };
+        match prio {
+            Some(p) => self.enqueue(i, p, len, dst, now),
+            None => {
+                self.drops.parser += 1;
+                self.release_slot(dst);
             }
         }
     }
@@ -416,6 +558,9 @@ impl Dataplane {
                     deq_qdepth: u64::from(d.deq_depth_pkts),
                 };
                 let eg = prog.egress(st, &s.frame[..s.len], &meta, now, &mut self.out);
+                if let Some(req) = st.take_clone() {
+                    self.clone_packet(d.item, req, None, now);
+                }
                 self.free.push(d.item);
                 if eg.drop.is_some() {
                     self.drops.egress += 1;

@@ -17,5 +17,8 @@ mod switch;
 #[allow(unsafe_code)] // thin wrappers over system calls
 mod sys;
 
-pub use dataplane::{Dataplane, DropCounters, PortCounters, TmDefaults};
+pub use dataplane::{
+    Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
+    MAX_MIRROR_SESSION,
+};
 pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

@@ -1,0 +1,334 @@
+//! Mirroring in the packet path: copies made by clones in ingress and egress leave through the
+//! mirror session's port, queued and paced by that port's TM; unknown sessions and endless
+//! clone chains are counted, not followed; `mirroring_*` commands and their errors.
+//!
+//! The program (hand-written bmv2 JSON): ingress runs `ti` (default action chosen per test),
+//! egress runs `te` for received packets and `tcopy` for copies (instance_type != 0), whose
+//! actions write instance_type into the source MAC's last byte.
+
+use lanes_p4::Program;
+use lanes_switch::commands::execute;
+use lanes_switch::{Dataplane, TmDefaults, MAX_CLONE_GENERATIONS};
+use serde_json::{json, Value};
+
+fn field(h: &str, f: &str) -> Value {
+    json!({"type": "field", "value": [h, f]})
+}
+
+fn hex(v: u64) -> Value {
+    json!({"type": "hexstr", "value": format!("{v:#x}")})
+}
+
+fn assign(dst: Value, src: Value) -> Value {
+    json!({"op": "assign", "parameters": [dst, src]})
+}
+
+fn clone(op: &str, session: u64) -> Value {
+    json!({"op": op, "parameters": [hex(session), hex(0)]})
+}
+
+fn action(id: u64, name: &str, prims: Vec<Value>) -> Value {
+    json!({"name": name, "id": id, "runtime_data": [], "primitives": prims})
+}
+
+fn keyless(name: &str, id: u64, actions: &[(u64, &str)], default: u64) -> Value {
+    let ids: Vec<u64> = actions.iter().map(|a| a.0).collect();
+    let names: Vec<&str> = actions.iter().map(|a| a.1).collect();
+    let next: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), Value::Null)).collect();
+    json!({"name": name, "id": id, "key": [], "type": "simple", "max_size": 1,
+           "action_ids": ids, "actions": names, "next_tables": next, "base_default_next": null,
+           "default_entry": {"action_id": default, "action_const": false, "action_data": []}})
+}
+
+fn program() -> Program {
+    let to1 = || assign(field("standard_metadata", "egress_spec"), hex(1));
+    let mark = || {
+        assign(
+            field("ethernet", "srcAddr"),
+            field("standard_metadata", "instance_type"),
+        )
+    };
+    let j = json!({
+        "header_types": [
+            {"name": "scalars_0", "id": 0, "fields": []},
+            {"name": "standard_metadata", "id": 1, "fields": [
+                ["ingress_port", 9, false], ["egress_spec", 9, false], ["egress_port", 9, false],
+                ["instance_type", 32, false], ["packet_length", 32, false],
+                ["mcast_grp", 16, false], ["checksum_error", 1, false], ["parser_error", 32, false],
+                ["priority", 3, false], ["_padding", 1, false]]},
+            {"name": "ethernet_t", "id": 2, "fields": [
+                ["dstAddr", 48, false], ["srcAddr", 48, false], ["etherType", 16, false]]}
+        ],
+        "headers": [
+            {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": true},
+            {"name": "standard_metadata", "id": 1, "header_type": "standard_metadata", "metadata": true},
+            {"name": "ethernet", "id": 2, "header_type": "ethernet_t", "metadata": false}
+        ],
+        "errors": [["NoError", 0], ["PacketTooShort", 1]],
+        "parsers": [{"name": "parser", "id": 0, "init_state": "start", "parse_states": [
+            {"name": "start", "id": 0,
+             "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "ethernet"}]}],
+             "transition_key": [],
+             "transitions": [{"type": "default", "value": null, "mask": null, "next_state": null}]}
+        ]}],
+        "deparsers": [{"name": "deparser", "id": 0, "order": ["ethernet"]}],
+        "actions": [
+            action(0, "fwd", vec![to1()]),
+            action(1, "fwd_i2e", vec![to1(), clone("clone_ingress_pkt_to_egress", 5)]),
+            action(2, "drop_i2e", vec![json!({"op": "mark_to_drop", "parameters": []}),
+                                       clone("clone_ingress_pkt_to_egress", 5)]),
+            action(3, "nop", vec![]),
+            action(4, "e2e", vec![clone("clone_egress_pkt_to_egress", 5)]),
+            action(5, "e2e_unknown", vec![clone("clone_egress_pkt_to_egress", 9)]),
+            action(6, "mark", vec![mark()]),
+            action(7, "mark_e2e", vec![mark(), clone("clone_egress_pkt_to_egress", 5)]),
+        ],
+        "pipelines": [
+            {"name": "ingress", "id": 0, "init_table": "ti", "conditionals": [],
+             "tables": [keyless("ti", 0, &[(0, "fwd"), (1, "fwd_i2e"), (2, "drop_i2e")], 0)]},
+            {"name": "egress", "id": 1, "init_table": "is_copy",
+             "conditionals": [{"name": "is_copy", "id": 0,
+                "expression": {"type": "expression", "value": {"op": "==",
+                    "left": field("standard_metadata", "instance_type"), "right": hex(0)}},
+                "true_next": "te", "false_next": "tcopy"}],
+             "tables": [keyless("te", 1, &[(3, "nop"), (4, "e2e"), (5, "e2e_unknown")], 3),
+                        keyless("tcopy", 2, &[(6, "mark"), (7, "mark_e2e")], 6)]}
+        ]
+    });
+    Program::load(&j.to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Ports 1-4 at 100 Mb/s (port 3 at `port3_bps`), the program, the commands.
+fn switch(port3_bps: f64, commands: &[&str]) -> Dataplane {
+    let mut dp = Dataplane::new(TmDefaults {
+        rate_bps: 100e6,
+        ..TmDefaults::default()
+    });
+    for port in 1..=4 {
+        let rate = (port == 3).then_some(port3_bps);
+        dp.add_port(port, rate).unwrap();
+    }
+    dp.set_program(program());
+    for cmd in commands {
+        execute(&mut dp, cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    dp
+}
+
+/// A frame from host `n`, `len` bytes.
+fn frame(n: u8, len: usize) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, n, 0x88, 0xb5];
+    f.resize(len, 0xab);
+    f
+}
+
+/// `count` frames of `len` bytes arrive on port 2 at t=0; the ports drain in virtual time.
+/// Returns (time, port, frame) of everything sent.
+fn run(dp: &mut Dataplane, count: u8, len: usize) -> Vec<(u64, u32, Vec<u8>)> {
+    for i in 0..count {
+        let f = frame(i, len);
+        dp.ingress_frame(&f, f.len(), 2, u64::from(i));
+    }
+    let mut out = vec![];
+    let mut now = 0;
+    while let Some(t) = dp.next_deadline(now) {
+        now = t;
+        dp.service(now, &mut |port, f| {
+            out.push((now, port, f.to_vec()));
+            true
+        });
+    }
+    out
+}
+
+fn on(out: &[(u64, u32, Vec<u8>)], port: u32) -> Vec<(u64, Vec<u8>)> {
+    out.iter()
+        .filter(|o| o.1 == port)
+        .map(|o| (o.0, o.2.clone()))
+        .collect()
+}
+
+fn deq_pkts(dp: &Dataplane, port: u32) -> u64 {
+    let tm = &dp.port(port).unwrap().tm;
+    (0..tm.num_queues())
+        .map(|q| tm.queue_status(q).unwrap().counters.deq_pkts)
+        .sum()
+}
+
+#[test]
+fn egress_clones_leave_through_the_session_port_at_its_rate() {
+    // port 3 runs at 1 Mb/s: 125 B copies leave 1 ms apart, the originals on port 1 at 100 Mb/s
+    let mut dp = switch(1e6, &["table_set_default te e2e", "mirroring_add 5 3"]);
+    let out = run(&mut dp, 5, 125);
+    let (orig, copies) = (on(&out, 1), on(&out, 3));
+    assert_eq!(out.len(), 10, "{out:?}");
+    assert_eq!((orig.len(), copies.len()), (5, 5));
+    for (i, (_, f)) in orig.iter().enumerate() {
+        assert_eq!(
+            &f[6..12],
+            &[0, 0, 0, 0, 0, i as u8],
+            "originals are not marked"
+        );
+        assert_eq!(f.len(), 125);
+    }
+    for (i, (_, f)) in copies.iter().enumerate() {
+        // the copy ran egress on port 3 with instance_type 2 (egress clone)
+        assert_eq!(&f[6..12], &[0, 0, 0, 0, 0, 2], "copy {i}");
+        let sent = frame(i as u8, 125);
+        assert_eq!((&f[..6], &f[12..]), (&sent[..6], &sent[12..]));
+    }
+    // through port 3's TM: counted there, and paced at its line rate
+    assert_eq!(deq_pkts(&dp, 3), 5);
+    assert_eq!(deq_pkts(&dp, 1), 5);
+    for w in copies.windows(2) {
+        let gap = w[1].0 - w[0].0;
+        assert!(
+            (999_000..=1_001_000).contains(&gap),
+            "copies {gap} ns apart"
+        );
+    }
+    assert!(
+        orig.last().unwrap().0 < copies[1].0,
+        "originals are not held up by port 3"
+    );
+    let d = dp.drops;
+    assert_eq!((d.no_mirror_session, d.clone_depth), (0, 0));
+}
+
+#[test]
+fn session_truncation_and_the_cpu_port() {
+    let mut dp = switch(100e6, &["table_set_default te e2e", "mirroring_add 5 3 64"]);
+    let out = run(&mut dp, 3, 200);
+    assert!(on(&out, 3).iter().all(|(_, f)| f.len() == 64), "{out:?}");
+    assert!(on(&out, 1).iter().all(|(_, f)| f.len() == 200));
+    // a session to the CPU port turns copies into PacketIns
+    dp.set_cpu_port(64).unwrap();
+    execute(&mut dp, "mirroring_add 5 64").unwrap();
+    let out = run(&mut dp, 2, 100);
+    assert_eq!(on(&out, 1).len(), 2);
+    let ins = dp.take_packet_ins();
+    assert_eq!(ins.len(), 2);
+    assert!(ins.iter().all(|f| f.len() == 100 && f[11] == 2));
+}
+
+#[test]
+fn ingress_clone_of_a_dropped_packet_goes_out_alone() {
+    let mut dp = switch(
+        100e6,
+        &["table_set_default ti drop_i2e", "mirroring_add 5 3"],
+    );
+    let out = run(&mut dp, 4, 100);
+    assert_eq!(out.len(), 4, "{out:?}");
+    for (i, (_, port, f)) in out.iter().enumerate() {
+        assert_eq!(*port, 3);
+        assert_eq!(f[11], 1, "instance_type 1: ingress clone");
+        assert_eq!(&f[12..], &frame(i as u8, 100)[12..]);
+    }
+    assert_eq!(dp.drops.ingress, 4);
+    // and with the original forwarded, both leave
+    execute(&mut dp, "table_set_default ti fwd_i2e").unwrap();
+    let out = run(&mut dp, 3, 100);
+    assert_eq!((on(&out, 1).len(), on(&out, 3).len()), (3, 3));
+}
+
+#[test]
+fn clone_to_an_unknown_session_is_counted_and_the_original_still_sent() {
+    let mut dp = switch(
+        100e6,
+        &["table_set_default te e2e_unknown", "mirroring_add 5 3"],
+    );
+    let out = run(&mut dp, 6, 100);
+    assert_eq!(on(&out, 1).len(), 6);
+    assert!(on(&out, 3).is_empty());
+    assert_eq!(dp.drops.no_mirror_session, 6);
+    // deleting a session makes it unknown
+    execute(&mut dp, "table_set_default te e2e").unwrap();
+    execute(&mut dp, "mirroring_delete 5").unwrap();
+    let out = run(&mut dp, 2, 100);
+    assert_eq!(out.len(), 2);
+    assert_eq!(dp.drops.no_mirror_session, 8);
+}
+
+#[test]
+fn a_program_that_clones_every_copy_makes_a_bounded_chain() {
+    // received packets and every copy clone in egress: each packet makes one chain of copies,
+    // MAX_CLONE_GENERATIONS long; the next one is counted and not made
+    let mut dp = switch(
+        100e6,
+        &[
+            "table_set_default te e2e",
+            "table_set_default tcopy mark_e2e",
+            "mirroring_add 5 3",
+        ],
+    );
+    let n = 5u8;
+    let out = run(&mut dp, n, 100);
+    let copies = on(&out, 3);
+    let gens = usize::from(MAX_CLONE_GENERATIONS);
+    assert_eq!(on(&out, 1).len(), usize::from(n));
+    assert_eq!(copies.len(), usize::from(n) * gens, "{}", copies.len());
+    assert_eq!(dp.drops.clone_depth, u64::from(n));
+    assert_eq!(dp.queued_pkts(), 0);
+    // copies of copies are egress clones too
+    assert!(copies.iter().all(|(_, f)| f[11] == 2));
+}
+
+#[test]
+fn mirroring_commands_and_their_errors() {
+    let mut dp = switch(100e6, &[]);
+    assert_eq!(execute(&mut dp, "mirroring_add 5 3").unwrap(), "");
+    assert_eq!(
+        execute(&mut dp, "mirroring_get 5").unwrap(),
+        "session 5: port 3"
+    );
+    execute(&mut dp, "mirroring_add 5 4 128").unwrap();
+    assert_eq!(
+        execute(&mut dp, "mirroring_get 5").unwrap(),
+        "session 5: port 4 truncate 128"
+    );
+    for (cmd, want) in [
+        (
+            "mirroring_add 40000 3",
+            "mirror session 40000 out of range (0-32767)",
+        ),
+        ("mirroring_add 5 9", "no port 9"),
+        ("mirroring_add 5 600", "no port 600"),
+        ("mirroring_add x 3", "mirror session 'x' is not a number"),
+        ("mirroring_add 5 y", "port 'y' is not a number"),
+        (
+            "mirroring_add 5 3 -1",
+            "truncation length '-1' is not a number of bytes",
+        ),
+        (
+            "mirroring_add 5",
+            "mirroring_add SESSION PORT [TRUNCATE_BYTES]",
+        ),
+        ("mirroring_delete 6", "no mirror session 6"),
+        ("mirroring_delete", "mirroring_delete SESSION"),
+        ("mirroring_get 7", "no mirror session 7"),
+        (
+            "mirroring_get 99999999999999999999",
+            "mirror session '99999999999999999999' is not a number",
+        ),
+        (
+            "mirroring_add_mc 5 1",
+            "mirroring_add_mc: mirror sessions to multicast groups are not supported",
+        ),
+    ] {
+        let e = execute(&mut dp, cmd).unwrap_err();
+        assert_eq!(e, want, "{cmd}");
+    }
+    // the failed commands changed nothing
+    assert_eq!(
+        execute(&mut dp, "mirroring_get 5").unwrap(),
+        "session 5: port 4 truncate 128"
+    );
+    execute(&mut dp, "mirroring_delete 5").unwrap();
+    assert!(execute(&mut dp, "mirroring_get 5").is_err());
+    let drops = execute(&mut dp, "show_ports").unwrap();
+    assert!(
+        drops.contains("no_mirror_session=0 clone_depth=0"),
+        "{drops}"
+    );
+}
