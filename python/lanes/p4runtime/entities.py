@@ -39,6 +39,9 @@ from lanes.p4runtime.values import (
     value_of,
 )
 
+# bmv2's simple_switch: 15-bit mirror session ids (0 is P4Runtime's unset value)
+MAX_CLONE_SESSION = 32767
+
 
 class Entities(EntityReads):
     """Reads and writes of one pipeline's entities on a running switch."""
@@ -176,6 +179,9 @@ class Entities(EntityReads):
                 self._flush(batch, results)
                 if which is None:
                     raise invalid("update without an entity")
+                if which == "packet_replication_engine_entry":
+                    self._write_pre(u.type, u.entity.packet_replication_engine_entry)
+                    continue
                 if u.type != MODIFY:
                     raise invalid(f"{which}: only MODIFY is allowed")
                 self._write_other(which, getattr(u.entity, which))
@@ -268,6 +274,39 @@ class Entities(EntityReads):
                 self._write_direct(which, e)
             else:
                 raise unimplemented(f"{which} is not supported by this switch")
+        except _native.P4rtError as x:
+            raise native_error(x) from None
+
+    def _write_pre(self, typ: int, pre: Any) -> None:
+        """A clone session: its one replica's port is the mirror port, packet_length_bytes the
+        truncation (0: whole packets); class_of_service and the replica's instance are ignored.
+        Multicast groups are not supported."""
+        which = pre.WhichOneof("type")
+        if which != "clone_session_entry":
+            if which is None:
+                raise invalid("packet_replication_engine_entry without an entry")
+            raise unimplemented(f"{which} is not supported by this switch")
+        cs = pre.clone_session_entry
+        if not 1 <= cs.session_id <= MAX_CLONE_SESSION:
+            raise invalid(f"clone session id {cs.session_id} out of range (1-{MAX_CLONE_SESSION})")
+        port = 0
+        if typ != DELETE:
+            if not cs.replicas:
+                raise invalid(f"clone session {cs.session_id}: needs one replica (its egress port)")
+            if len(cs.replicas) > 1:
+                raise unimplemented(f"clone session {cs.session_id}: only one replica is supported")
+            r = cs.replicas[0]
+            if r.WhichOneof("port_kind") == "port":
+                if not 0 < len(r.port) <= 4:
+                    raise invalid(f"clone session {cs.session_id}: replica port must be 1 to 4 bytes")
+                port = int.from_bytes(r.port, "big")
+            else:
+                port = r.egress_port
+            if len(r.backup_replicas):
+                raise unimplemented(f"clone session {cs.session_id}: backup replicas are not supported")
+        op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
+        try:
+            _native.p4rt_clone_session_write(self.sw, op, cs.session_id, port, cs.packet_length_bytes)
         except _native.P4rtError as x:
             raise native_error(x) from None
 

@@ -63,12 +63,29 @@ class EntityReads:
                     cfg = te.meter_config
                     te.ClearField("meter_config")
                     yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
+            elif which == "packet_replication_engine_entry":
+                yield from self._read_pre(entity.packet_replication_engine_entry)
             elif which is None:
                 raise invalid("read of an empty entity")
             else:
                 raise unimplemented(f"reading {which} is not supported by this switch")
         except _native.P4rtError as x:
             raise native_error(x) from None
+
+    def _read_pre(self, want: Any) -> Iterator[Any]:
+        """Clone sessions (all, or the one whose session_id is given); no multicast groups."""
+        which = want.WhichOneof("type")
+        if which == "multicast_group_entry":
+            return
+        wanted = want.clone_session_entry.session_id if which == "clone_session_entry" else 0
+        for session, port, truncate in _native.p4rt_clone_sessions(self.sw):
+            if session == 0 or (wanted and session != wanted):
+                continue
+            cs = p4r.CloneSessionEntry(session_id=session, packet_length_bytes=truncate)
+            cs.replicas.add(egress_port=port, instance=0)
+            yield p4r.Entity(
+                packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(clone_session_entry=cs)
+            )
 
     def _read_tables(self, want: Any, counters: bool = False, meters: bool = False) -> Iterator[Any]:
         if want.table_id:

@@ -119,11 +119,13 @@ class P4RuntimeService:
                     self.saved = pipeline_mod.build(req.config)
                 elif a == Action.VERIFY_AND_COMMIT:
                     self._commit(pipeline_mod.build(req.config))
+                    _native.p4rt_clone_sessions_clear(self.sw)  # a new pipeline starts empty
                 elif a == Action.COMMIT:
                     if self.saved is None:
                         raise precondition("COMMIT: no saved config (send VERIFY_AND_SAVE first)")
                     saved, self.saved = self.saved, None
                     self._commit(saved)
+                    _native.p4rt_clone_sessions_clear(self.sw)
                 elif a == Action.RECONCILE_AND_COMMIT:
                     self._commit(pipeline_mod.build(req.config), reconcile=True)
                 else:
