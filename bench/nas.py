@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Network-aware scheduling on Mininet: every algorithm of case nas on nas3 and nas-ch2 with
-repeats, the runs that must stay quiet (false positives), TCP, and nas3 beside a CPU-bound
-process; then the lab report and each claim checked against its bound.
+repeats (the controller's and the data plane's), the runs that must stay quiet (false positives),
+TCP, and nas3 beside a CPU-bound process; then the lab report and each claim checked against its bound.
 
-    sudo .venv/bin/python bench/nas.py [--repeats 3] [--only nas3,ch2,quiet,tcp,busy] [--out results/bench/nas]
+    sudo .venv/bin/python bench/nas.py [--repeats 3] [--only nas3,ch2,quiet,tcp,inband,busy] [--out results/bench/nas]
 
-About 50 s per run; the defaults make 29 runs (25 minutes). Writes OUT/checks.json, OUT/checks.md
+About 50 s per run; the defaults make 50 runs (45 minutes). Writes OUT/checks.json, OUT/checks.md
 and OUT/report/report.md (the lab report of the quiet runs; OUT/busy/report of those beside a hog). A cell whose runs are all in OUT already
 is not run again (delete its directory to measure it anew).
 """
@@ -25,19 +25,28 @@ from lab_vs_htb import CpuHog
 REPO = Path(__file__).resolve().parents[1]
 LANES = REPO / ".venv" / "bin" / "lanes"
 
+# the runs that must stay quiet: (name, topology, extra args)
+QUIET = [
+    ("line", "nas-line", ()),
+    ("only_up", "nas3", ("--roles", "victim,up")),
+    ("only_down", "nas3", ("--roles", "victim,down")),
+    ("uncongested", "nas3", ("--load", "40")),
+]
 # group -> [(name, topo, alg, proto, extra args, repeats: None = --repeats)]
 MATRIX = {
     "nas3": [(f"nas3_udp_{a}", "nas3", a, "udp", (), None)
              for a in ("nas-off", "nas-manual", "nas-auto", "nas-auto-floor")],
     "ch2": [(f"ch2_udp_{a}", "nas-ch2", a, "udp", (), None) for a in ("nas-off", "nas-auto")],
-    "quiet": [
-        ("quiet_line", "nas-line", "nas-auto", "udp", (), 1),
-        ("quiet_only_up", "nas3", "nas-auto", "udp", ("--roles", "victim,up"), 1),
-        ("quiet_only_down", "nas3", "nas-auto", "udp", ("--roles", "victim,down"), 1),
-        ("quiet_uncongested", "nas3", "nas-auto", "udp", ("--load", "40"), 1),
-    ],
+    "quiet": [(f"quiet_{n}", topo, "nas-auto", "udp", extra, 1) for n, topo, extra in QUIET],
     "tcp": [(f"nas3_tcp_{a}", "nas3", a, "tcp", (), 2) for a in ("nas-off", "nas-auto")],
-    "busy": [("busy_nas3_udp_nas-auto", "nas3", "nas-auto", "udp", (), None)],
+    "inband": [
+        ("nas3_udp_nas-inband", "nas3", "nas-inband", "udp", (), None),
+        ("nas3_udp_nas-inband-floor", "nas3", "nas-inband-floor", "udp", (), None),
+        ("ch2_udp_nas-inband", "nas-ch2", "nas-inband", "udp", (), None),
+        *[(f"quiet_{n}_inband", topo, "nas-inband", "udp", extra, 1) for n, topo, extra in QUIET],
+        ("nas3_tcp_nas-inband", "nas3", "nas-inband", "tcp", (), 2),
+    ],
+    "busy": [(f"busy_nas3_udp_{a}", "nas3", a, "udp", (), None) for a in ("nas-auto", "nas-inband")],
 }  # fmt: skip
 
 
@@ -83,9 +92,9 @@ def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
         v = [x["baseline_vs_fair"] for x in r]
         add("nas3 manual: baseline within 5 % of the analytic share", "baseline/analytic", v,
             all(abs(x - 1) <= 0.05 for x in v))  # fmt: skip
-    for name in ("nas3_udp_nas-auto", "busy_nas3_udp_nas-auto"):
+    for name in ("nas3_udp_nas-auto", "busy_nas3_udp_nas-auto", "nas3_udp_nas-inband", "busy_nas3_udp_nas-inband"):
         if r := got(name):
-            who = "nas3 auto" + (" beside a CPU hog" if name.startswith("busy") else "")
+            who = f"nas3 {name.split('nas-')[-1]}" + (" beside a CPU hog" if name.startswith("busy") else "")
             v = [x["detection_s"] for x in r]
             add(f"{who}: demoted within 2 s of the onset", "detection s", v, all(x is not None and x <= 2 for x in v))
             v = [x["active_vs_ceiling"] for x in r]
@@ -98,25 +107,29 @@ def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
             add(f"{who}: at most one state change per hold time", "most changes in a hold time", v, max(v) <= 1)
             v = [x["false_positives"] for x in r]
             add(f"{who}: no false positives", "false positives", v, max(v) == 0)
-    if r := got("nas3_udp_nas-auto-floor"):
-        v = [x["victim_share_of_first"] for x in r]
-        add("floor: the demoted flow keeps >= 5 % of the first bottleneck", "victim share", v, min(v) >= 0.05)
-        v = [x["active_vs_ceiling"] for x in r]
-        add("floor: total >= 0.95 of the ceiling", "active/ceiling", v, min(v) >= 0.95)
-    if r := got("ch2_udp_nas-auto"):
-        v = [x["gain"] for x in r]
-        add("nas-ch2 auto: gain >= +40 % (ceiling +45.5 %)", "gain", v, min(v) >= 1.40)
-    for name in ("quiet_line", "quiet_only_up", "quiet_only_down", "quiet_uncongested"):
-        if r := got(name):
-            v = [(x["deprioritisations"], x["feedback_msgs"]) for x in r]
-            add(f"{name}: no demotion, no feedback", "(demotions, feedback)", v, all(d == (0, 0) for d in v))
-    if (off := got("nas3_tcp_nas-off")) and (auto := got("nas3_tcp_nas-auto")):
-        a = sum(x["goodput_mbps"]["active"]["total"] for x in auto) / len(auto)
-        o = sum(x["goodput_mbps"]["active"]["total"] for x in off) / len(off)
-        add("TCP: active total with nas-auto not below nas-off", "mean Mb/s auto vs off", [round(a, 1), round(o, 1)],
-            a >= 0.98 * o)  # fmt: skip
-        v = [x["deprioritisations"] for x in auto]
-        out.append(("TCP nas-auto: demotions (for the record)", f"demotions: {v}", None))
+    for alg in ("auto-floor", "inband-floor"):
+        if r := got(f"nas3_udp_nas-{alg}"):
+            v = [x["victim_share_of_first"] for x in r]
+            add(f"{alg}: the demoted flow keeps >= 5 % of the first bottleneck", "victim share", v, min(v) >= 0.05)
+            v = [x["active_vs_ceiling"] for x in r]
+            add(f"{alg}: total >= 0.95 of the ceiling", "active/ceiling", v, min(v) >= 0.95)
+    for alg in ("auto", "inband"):
+        if r := got(f"ch2_udp_nas-{alg}"):
+            v = [x["gain"] for x in r]
+            add(f"nas-ch2 {alg}: gain >= +40 % (ceiling +45.5 %)", "gain", v, min(v) >= 1.40)
+    for n, _, _ in QUIET:
+        for name in (f"quiet_{n}", f"quiet_{n}_inband"):
+            if r := got(name):
+                v = [(x["deprioritisations"], x["feedback_msgs"]) for x in r]
+                add(f"{name}: no demotion, no feedback", "(demotions, feedback)", v, all(d == (0, 0) for d in v))
+    for alg in ("auto", "inband"):
+        if (off := got("nas3_tcp_nas-off")) and (on := got(f"nas3_tcp_nas-{alg}")):
+            a = sum(x["goodput_mbps"]["active"]["total"] for x in on) / len(on)
+            o = sum(x["goodput_mbps"]["active"]["total"] for x in off) / len(off)
+            add(f"TCP: active total with nas-{alg} not below nas-off", "mean Mb/s on vs off",
+                [round(a, 1), round(o, 1)], a >= 0.98 * o)  # fmt: skip
+            v = [x["deprioritisations"] for x in on]
+            out.append((f"TCP nas-{alg}: demotions (for the record)", f"demotions: {v}", None))
     return out
 
 

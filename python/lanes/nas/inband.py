@@ -66,6 +66,7 @@ class InbandObserver(threading.Thread):
         self.error: str | None = None
         self.polls = 0
         self.sent = 0
+        self.sent_before_arm: int | None = None  # feedback the data plane sent while the hold was 0
         self._halt = threading.Event()
         self._hops = {f.key: path(topo, f) for f in topo.flows}
         self._idx = {f.key: i for i, f in enumerate(topo.flows, 1)}
@@ -88,6 +89,7 @@ class InbandObserver(threading.Thread):
                         break
                     if self.arm_s is not None and t >= self.arm_s:
                         self.arm_s = None
+                        self.sent_before_arm = self.sent
                         for tab in self.tables.values():
                             tab.write_register("nas_hold", 0, round(self.cfg.hold_s * 1e6))
                     self._poll(t, trace)

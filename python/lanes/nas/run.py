@@ -182,6 +182,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     time.sleep(1.0)
     procs.stop()
     return {"events": ctl.events, "feedback_msgs": ctl.feedback_msgs(), "polls": ctl.polls,
+            "feedback_before_arm": getattr(ctl, "sent_before_arm", None),
             "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}}  # fmt: skip
 
 

@@ -136,6 +136,8 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
         "events": events,
         "deprioritisations": len(demotes),
         "feedback_msgs": result["feedback_msgs"],
+        # in band: what the data plane sent before the hold time switched it on (no effect)
+        "feedback_before_arm": result.get("feedback_before_arm"),
         "state_changes": len(events),
         "false_positives": sum(1 for e in demotes if _false_positive(e, trace, cfg)),
         "detection_s": round(first["t"] - pl.onset_s, 3) if first else None,
