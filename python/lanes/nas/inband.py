@@ -30,6 +30,7 @@ WINDOW_S = 0.25  # the program's WINDOW_US
 BUSY = 0.9  # a port is busy when a window carries this much of its rate
 POLL_S = 0.1
 FEEDBACK_SENT = 3  # nas_events index
+MARGIN_US = 1000
 
 
 def install(topo: Topology, tables: dict, cfg: NasConfig) -> int:
@@ -109,8 +110,11 @@ class InbandObserver(threading.Thread):
         return out
 
     def _poll(self, t: float, trace: object) -> None:
-        now_us = time.monotonic_ns() // 1000
         cur = self._read()
+        # the clock after the read, and a margin: a deadline written while the read was under
+        # way (or with a hold time of 0, before arming: the deadline is the feedback's own time,
+        # and the switch's clock runs 20 us ahead) is not a demotion
+        now_us = time.monotonic_ns() // 1000 + MARGIN_US
         self.polls += 1
         self.sent = sum(v["sent"] for v in cur.values())
         for k, hops in self._hops.items():
