@@ -369,8 +369,10 @@ def p4info(prog: dict) -> str:
     """P4Info text: tables, actions, the counter and the registers, with p4c's id prefixes."""
     out = ['pkg_info {\n  arch: "v1model"\n}\n']
     act_id = {a["name"]: 0x01000000 + a["id"] + 1 for a in prog["actions"]}
-    tables = [t for p in prog["pipelines"] for t in p["tables"] if not t["name"].startswith("tbl_")]
-    for i, t in enumerate(tables, 1):
+    # ids by position among all tables, p4c's tbl_* included (which P4Info leaves out)
+    every = [t for p in prog["pipelines"] for t in p["tables"]]
+    tables = [(i, t) for i, t in enumerate(every, 1) if not t["name"].startswith("tbl_")]
+    for i, t in tables:
         alias = t["name"].split(".")[-1]
         s = f'tables {{\n  preamble {{\n    id: {0x02000000 + i}\n    name: "{t["name"]}"\n    alias: "{alias}"\n  }}\n'
         for j, k in enumerate(t["key"], 1):
@@ -381,7 +383,7 @@ def p4info(prog: dict) -> str:
             s += f"  action_refs {{\n    id: {act_id[a]}\n  }}\n"
         s += f"  size: {t['max_size']}\n}}\n"
         out.append(s)
-    used = {a for t in tables for a in t["actions"]}
+    used = {a for _, t in tables for a in t["actions"]}
     for a in prog["actions"]:
         if a["name"] not in used:
             continue
@@ -395,7 +397,7 @@ def p4info(prog: dict) -> str:
                    f'    alias: "{c["name"]}"\n  }}\n  spec {{\n    unit: PACKETS\n  }}\n  size: {c["size"]}\n}}\n')  # fmt: skip
     for r in prog["register_arrays"]:
         alias = r["name"].split(".")[-1]
-        out.append(f'registers {{\n  preamble {{\n    id: {0x13000000 + r["id"] + 1}\n    name: "{r["name"]}"\n'
+        out.append(f'registers {{\n  preamble {{\n    id: {0x16000000 + r["id"] + 1}\n    name: "{r["name"]}"\n'
                    f'    alias: "{alias}"\n  }}\n  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: '
                    f'{r["bitwidth"]}\n      }}\n    }}\n  }}\n  size: {r["size"]}\n}}\n')  # fmt: skip
     return "".join(out)

@@ -57,6 +57,29 @@ def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Pa
     assert "# Network-aware scheduling" in md and "| nas-auto | 1 |" in md
 
 
+def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
+    s = nas(tmp_path, "--topo", "nas3", "--alg", "nas-inband", "--proto", "udp")
+    victim = s["flows"]["victim"]["key"]
+    # the demotion and its end, read from s1's register: after the competitor's return, and
+    # once it stopped (a hold time after the last feedback frame)
+    assert [(e["kind"], e["flow"], e["switch"]) for e in s["events"]] == [
+        ("demote", victim, "s1"), ("restore", victim, "s1")], s["events"]  # fmt: skip
+    demote, restore = s["events"]
+    assert s["onset_s"] <= demote["t"] <= s["onset_s"] + 4.0, s["events"]
+    assert restore["t"] > s["reset_s"], s["events"]
+    assert s["active_vs_ceiling"] >= 0.9, s["goodput_mbps"]
+    assert s["feedback_msgs"] > 0 and s["false_positives"] == 0
+    # no writes after set-up but the one that switched it on: the feedback was frames in band
+    assert s["setup_writes"] > 0
+
+
+def test_inband_sends_nothing_for_a_flow_that_loses_only_downstream(tmp_path: Path) -> None:
+    # victim and down only: the victim loses at s2 but nothing upstream is to gain (no mark)
+    s = nas(tmp_path, "--topo", "nas3", "--alg", "nas-inband", "--proto", "udp", "--roles", "victim,down",
+            duration=20)  # fmt: skip
+    assert (s["deprioritisations"], s["feedback_msgs"]) == (0, 0), s["events"]
+
+
 def test_a_lone_flow_losing_at_every_hop_is_left_alone(tmp_path: Path) -> None:
     # nas-line: one flow at twice its path's rate; it loses at the first hop, nobody shares it
     s = nas(tmp_path, "--topo", "nas-line", "--alg", "nas-auto", "--proto", "udp", duration=20)

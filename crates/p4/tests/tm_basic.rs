@@ -366,6 +366,7 @@ fn p4info_names_match_the_p4info_file() {
         ("tm_basic.json", "tm_basic.p4info.txtpb"),
         ("l3_basic.json", "l3_basic.p4info.txtpb"),
         ("nas.json", "nas.p4info.txtpb"),
+        ("nas_inband.json", "nas_inband.p4info.txtpb"),
     ] {
         let p = load(json);
         let n = lanes_p4::p4info::P4Names::from_program(&p);
@@ -396,6 +397,13 @@ fn p4info_names_match_the_p4info_file() {
                 .iter()
                 .filter(|a| shown.iter().any(|t| t.action_ids.contains(&a.id)))
                 .map(|a| (a.id, a.name.clone())),
+        );
+        // indexed counters and registers, by the same numbering
+        expected.extend(
+            n.counters
+                .iter()
+                .chain(&n.registers)
+                .map(|c| (c.id, c.name.clone())),
         );
         for e in &expected {
             assert!(pairs.contains(e), "{info}: missing {e:?}");
