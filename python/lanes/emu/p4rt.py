@@ -148,23 +148,32 @@ class P4RuntimeTables:
 
     def read_counters(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], tuple[int, int]]:
         """(packets, bytes) of indexed counter cells, by (counter alias, index), in one Read."""
-        ids = self._ids(self.info.counters)
-        names = {c.preamble.id: c.preamble.alias for c in self.info.counters}
+        return self._read_cells("counter", cells, lambda c: (c.data.packet_count, c.data.byte_count))
+
+    def read_registers(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        """Values of register cells, by (register alias, index), in one Read."""
+        return self._read_cells("register", cells, lambda r: int.from_bytes(r.data.bitstring or b"\0", "big"))
+
+    def _read_cells(self, kind: str, cells: list[tuple[str, int]], value: Any) -> dict:
+        """One Read of indexed counter or register cells: (alias, index) -> value(entry)."""
+        specs = self.info.counters if kind == "counter" else self.info.registers
+        ids = self._ids(specs)
+        names = {c.preamble.id: c.preamble.alias for c in specs}
         req = p4r.ReadRequest(device_id=self.device_id)
         for name, index in cells:
             if name not in ids:
-                raise LanesError(f"{self.name}: the program has no counter {name}")
-            e = req.entities.add().counter_entry
-            e.counter_id = ids[name]
+                raise LanesError(f"{self.name}: the program has no {kind} {name}")
+            e = getattr(req.entities.add(), f"{kind}_entry")
+            setattr(e, f"{kind}_id", ids[name])
             e.index.index = index
         out = {}
         try:
             for resp in self._read_rpc(req, timeout=10):
                 for ent in resp.entities:
-                    c = ent.counter_entry
-                    out[(names[c.counter_id], c.index.index)] = (c.data.packet_count, c.data.byte_count)
+                    e = getattr(ent, f"{kind}_entry")
+                    out[(names[getattr(e, f"{kind}_id")], e.index.index)] = value(e)
         except grpc.RpcError as err:
-            raise LanesError(f"{self.name}: Read counters: {err.details()}") from None
+            raise LanesError(f"{self.name}: Read {kind}s: {err.details()}") from None
         return out
 
     def _ids(self, entities: Any) -> dict[str, int]:
@@ -173,27 +182,6 @@ class P4RuntimeTables:
             ids[e.preamble.alias] = e.preamble.id
             ids[e.preamble.name] = e.preamble.id
         return ids
-
-    def read_registers(self, cells: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
-        """Values of register cells, by (register alias, index), in one Read."""
-        ids = self._ids(self.info.registers)
-        names = {r.preamble.id: r.preamble.alias for r in self.info.registers}
-        req = p4r.ReadRequest(device_id=self.device_id)
-        for name, index in cells:
-            if name not in ids:
-                raise LanesError(f"{self.name}: the program has no register {name}")
-            e = req.entities.add().register_entry
-            e.register_id = ids[name]
-            e.index.index = index
-        out = {}
-        try:
-            for resp in self._read_rpc(req, timeout=10):
-                for ent in resp.entities:
-                    r = ent.register_entry
-                    out[(names[r.register_id], r.index.index)] = int.from_bytes(r.data.bitstring or b"\0", "big")
-        except grpc.RpcError as err:
-            raise LanesError(f"{self.name}: Read registers: {err.details()}") from None
-        return out
 
     def write_register(self, name: str, index: int, value: int) -> None:
         """Set one register cell (a MODIFY, as P4Runtime has registers)."""
