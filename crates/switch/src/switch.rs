@@ -57,8 +57,9 @@ pub struct Switch {
 }
 
 const WAKER: u64 = u64::MAX;
-/// Frames taken per port and loop turn at most (in arrival order across ports), so a flood cannot
-/// keep the loop from sending.
+/// Frames taken from one port's receive ring per loop turn (in arrival order across ports), so
+/// one busy port cannot starve the others and a flood cannot keep the loop from sending (nor
+/// fill a queue of bmv2's default 64 packets before a frame has left).
 const RX_BATCH: usize = 64;
 /// The data plane's clock runs this far ahead of the monotonic clock: the loop sleeps until a
 /// frame is due minus this much, so a wake-up that comes a little late (the kernel's timer, a
@@ -218,6 +219,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
     let mut error_reported = vec![false; io.sockets.len()];
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
+    let mut taken = vec![0usize; io.sockets.len()];
     let result = loop {
         if shared.stop.load(Ordering::SeqCst) {
             break Ok(());
@@ -267,20 +269,15 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         // departure frees to the same port every time (two senders at line rate into one full
         // queue: one keeps all of it, the other gets nothing)
         more_rx = false;
-        let limit = RX_BATCH * io.sockets.len();
-        let mut taken = 0;
+        taken.iter_mut().for_each(|n| *n = 0);
         while let Some((_, i)) = io
             .sockets
             .iter()
             .enumerate()
+            .filter(|&(i, _)| taken[i] < RX_BATCH)
             .filter_map(|(i, (_, sock))| sock.head_arrival_ns().map(|t| (t, i)))
             .min()
         {
-            if taken == limit {
-                // more may be waiting: come back at once
-                more_rx = true;
-                break;
-            }
             let (num, sock) = &mut io.sockets[i];
             let Some((frame, len)) = sock.peek() else {
                 break;
@@ -290,7 +287,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             }
             dp.ingress_frame(frame, len, *num, now);
             sock.release();
-            taken += 1;
+            taken[i] += 1;
+            // a port's full batch: more may be waiting
+            more_rx |= taken[i] == RX_BATCH;
         }
         let Io {
             sockets,
