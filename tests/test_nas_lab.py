@@ -93,8 +93,16 @@ def test_bad_nas_input_is_a_one_line_error(tmp_path: Path) -> None:
         (["--topo", "nas3", "--alg", "nas-auto", "--duration", "5"], "at least 20 s"),
         (["--topo", "nas3", "--alg", "nas-auto", "--roles", "victim,nobody"], "unknown role(s) nobody"),
         (["--topo", "nas3", "--alg", "nas-auto", "--hold", "0"], "--hold must be"),
+        (["--topo", "star", "--alg", "nas-auto"], "topology star has none of the roles"),
     ]:
         cmd = [LANES, "lab", "run", "--case", "nas", "--out", str(tmp_path / "bad"), *args]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+        assert r.returncode != 0
+        assert why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for args, why in [
+        (["--topo", "nas3", "--case", "proactive"], "topology nas3 is for case nas"),
+    ]:
+        cmd = [LANES, "lab", "run", "--out", str(tmp_path / "bad"), *args]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
         assert r.returncode != 0
         assert why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

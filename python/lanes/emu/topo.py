@@ -209,7 +209,7 @@ def tree2(link_mbps: float) -> Topology:
 def build(name: str, link_mbps: float) -> Topology:
     if not link_mbps > 0:
         raise LanesError(f"link rate must be positive, got {link_mbps}")
-    from lanes.nas.topo import MAKERS as NAS_MAKERS
+    from lanes.nas.topo import MAKERS as NAS_MAKERS  # here: lanes.nas.topo builds on this module
 
     makers = {"star": star, "tree1": tree1, "tree2": tree2, **NAS_MAKERS}
     if name not in makers:

@@ -65,6 +65,8 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError("lanes lab run needs root (Mininet)")
     if args.case == "nas":
         return _run_nas(args)
+    if args.topo in NAS_TOPOLOGIES:
+        raise LanesError(f"topology {args.topo} is for case nas (the thesis cases run on {', '.join(TOPOLOGIES)})")
     args.duration = 20.0 if args.duration is None else args.duration
     if not (0 < args.high_load <= 1000 and 0 < args.low_load <= 1000):
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
