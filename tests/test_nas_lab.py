@@ -99,10 +99,16 @@ def test_bad_nas_input_is_a_one_line_error(tmp_path: Path) -> None:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
         assert r.returncode != 0
         assert why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    keep = tmp_path / "mine"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("not a run")
     for args, why in [
         (["--topo", "nas3", "--case", "proactive"], "topology nas3 is for case nas"),
+        (["--topo", "nas3", "--case", "nas", "--alg", "nas-auto", "--out", str(keep)], "not a lab run's"),
+        (["--topo", "star", "--case", "proactive", "--out", str(keep)], "not a lab run's"),
     ]:
-        cmd = [LANES, "lab", "run", "--out", str(tmp_path / "bad"), *args]
+        cmd = [LANES, "lab", "run", "--out", str(tmp_path / "bad"), *args]  # a later --out wins
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
         assert r.returncode != 0
         assert why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert (keep / "notes.txt").read_text() == "not a run", "nothing already stored is lost"

@@ -83,14 +83,24 @@ def check_tools(p: Params) -> None:
         raise LanesError(f"--proto must be udp or tcp, got '{p.proto}'")
 
 
+def clear_run_dir(out: Path) -> None:
+    """Make `out` ready for a run: new, empty, or an earlier run's (whose files are replaced).
+    A directory holding anything else is refused: a run never deletes what it did not write."""
+    if out.exists() and not out.is_dir():
+        raise LanesError(f"--out {out} is a file, not a directory")
+    files = [f for f in out.glob("*") if f.is_file()] if out.exists() else []
+    if files and not (out / "params.json").is_file():
+        raise LanesError(f"--out {out} holds files that are not a lab run's: give a new or empty directory")
+    out.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        f.unlink()
+
+
 def run(p: Params) -> Path:
     check_tools(p)
     topo = build(p.topo, p.link_mbps)
     plan = cases.plan(topo, p.case, p.alg, p.duration_s)
-    p.out.mkdir(parents=True, exist_ok=True)
-    for old in p.out.glob("*"):
-        if old.is_file():
-            old.unlink()
+    clear_run_dir(p.out)
     (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
     (p.out / "plan.json").write_text(json.dumps(asdict(plan), indent=1, default=str))
     backend = "linux-htb" if plan.family == "htb" else "lanes"

@@ -14,7 +14,7 @@ from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
 from lanes.lab import traffic
-from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, say
+from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, clear_run_dir, say
 from lanes.nas import inband
 from lanes.nas.controller import Controller, NasTables
 from lanes.nas.detect import NasConfig
@@ -80,10 +80,7 @@ def run_once(p: NasParams) -> Path:
     topo = build(p.topo, p.link_mbps)
     pl = plan(topo, p.alg, p.duration_s, p.roles)
     cfg = NasConfig(mode=pl.mode, hold_s=p.hold_s)
-    p.out.mkdir(parents=True, exist_ok=True)
-    for old in p.out.glob("*"):
-        if old.is_file():
-            old.unlink()
+    clear_run_dir(p.out)
     (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
     (p.out / "plan.json").write_text(json.dumps(asdict(pl), indent=1, default=str))
     say(f"{p.topo} nas {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
