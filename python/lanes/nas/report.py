@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lanes.nas.summary import mean_ci
 
-ALG_ORDER = ["nas-off", "nas-manual", "nas-auto", "nas-auto-floor"]
+ALG_ORDER = ["nas-off", "nas-manual", "nas-auto", "nas-auto-floor", "nas-inband", "nas-inband-floor"]
 # topology -> what the original reported for it, in its units
 ORIGINAL = {
     "nas3": "original (500/600 kb/s, UDP, one run, hand trigger at ~17 s): baseline 800 kb/s "
