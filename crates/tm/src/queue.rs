@@ -65,13 +65,13 @@ impl<T> Queue<T> {
     }
 
     /// Whether `bytes` would fit within this queue's limits once one of its packets
-    /// (`head_bytes` long) left.
-    pub fn would_fit_without(&self, head_bytes: u32, bytes: u32) -> bool {
+    /// (`gone_bytes` long) left.
+    pub fn would_fit_without(&self, gone_bytes: u32, bytes: u32) -> bool {
         self.cfg.depth_pkts.is_none_or(|d| self.len() - 1 < d)
             && self
                 .cfg
                 .depth_bytes
-                .is_none_or(|d| self.bytes - u64::from(head_bytes) + u64::from(bytes) <= d)
+                .is_none_or(|d| self.bytes - u64::from(gone_bytes) + u64::from(bytes) <= d)
     }
 
     /// May the head leave at `now` as far as this queue's rate is concerned?
