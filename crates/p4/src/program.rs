@@ -37,6 +37,13 @@ pub struct CloneRequest {
     pub field_list: u32,
 }
 
+/// The standard metadata of an arrival: its port, length and time (bmv2's microseconds).
+fn put_arrival(st: &mut PacketState, std: &StdFields, pkt: &[u8], port: u32, now: u64) {
+    put(st, std.ingress_port, u64::from(port));
+    put(st, std.packet_length, pkt.len() as u64);
+    put(st, std.ingress_global_timestamp, now / 1000);
+}
+
 /// What to do with a packet that the parser rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParserErrorPolicy {
@@ -363,21 +370,18 @@ impl Program {
         self.std.queue_rate.is_some() && self.std.queue_quantum.is_some()
     }
 
-    /// Parser, checksum verification and the ingress control. `now` is monotonic nanoseconds.
-    pub fn ingress(
+    /// Resets `st` for `pkt` arriving on `port` at `now` (its standard metadata set, instance
+    /// 0) and runs the parser; a parser error is counted and recorded in `st`.
+    fn parse_arrival(
         &mut self,
         st: &mut PacketState,
         pkt: &[u8],
         port: u32,
         now: u64,
-    ) -> IngressResult {
+    ) -> Result<(), u32> {
         st.reset(&self.valid_init);
-        self.stats.packets += 1;
-        let std = &self.std;
-        put(st, std.ingress_port, u64::from(port));
-        put(st, std.packet_length, pkt.len() as u64);
-        put(st, std.instance_type, 0);
-        put(st, std.ingress_global_timestamp, now / 1000);
+        put_arrival(st, &self.std, pkt, port, now);
+        put(st, self.std.instance_type, 0);
         let mut x = Exec {
             ext: &mut self.ext,
             calcs: &self.calcs,
@@ -389,6 +393,24 @@ impl Program {
         let parsed = self
             .parser
             .run(pkt, st, &self.codecs, &self.stacks, &self.codes, &mut x);
+        if let Err(code) = parsed {
+            self.stats.parser_errors += 1;
+            st.parser_error = Some(code);
+            put(st, self.std.parser_error, u64::from(code));
+        }
+        parsed
+    }
+
+    /// Parser, checksum verification and the ingress control. `now` is monotonic nanoseconds.
+    pub fn ingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+    ) -> IngressResult {
+        self.stats.packets += 1;
+        let parsed = self.parse_arrival(st, pkt, port, now);
         let mut result = IngressResult {
             drop: None,
             egress_spec: 0,
@@ -400,15 +422,20 @@ impl Program {
             packet_length: pkt.len() as u32,
         };
         if let Err(code) = parsed {
-            x.stats.parser_errors += 1;
-            st.parser_error = Some(code);
-            put(st, x.std.parser_error, u64::from(code));
             if self.policy == ParserErrorPolicy::Drop {
-                x.stats.ingress_drops += 1;
+                self.stats.ingress_drops += 1;
                 result.drop = Some(DropReason::ParserError(code));
                 return result;
             }
         }
+        let mut x = Exec {
+            ext: &mut self.ext,
+            calcs: &self.calcs,
+            scratch: &mut self.scratch,
+            std: &self.std,
+            now,
+            stats: &mut self.stats,
+        };
         for c in self.checksums.iter().filter(|c| c.verify) {
             if c.applies(st) {
                 let v = self.calcs[c.calc as usize].compute(st, x.scratch);
@@ -550,36 +577,16 @@ impl Program {
         req: CloneRequest,
         truncate: Option<u32>,
     ) -> Option<u8> {
-        copy.reset(&self.valid_init);
-        let std = &self.std;
-        put(copy, std.ingress_port, u64::from(port));
-        put(copy, std.packet_length, pkt.len() as u64);
-        put(copy, std.ingress_global_timestamp, now / 1000);
-        let mut x = Exec {
-            ext: &mut self.ext,
-            calcs: &self.calcs,
-            scratch: &mut self.scratch,
-            std: &self.std,
-            now,
-            stats: &mut self.stats,
-        };
-        let parsed = self
-            .parser
-            .run(pkt, copy, &self.codecs, &self.stacks, &self.codes, &mut x);
-        if let Err(code) = parsed {
-            x.stats.parser_errors += 1;
-            if self.policy == ParserErrorPolicy::Drop {
-                return None;
-            }
-            copy.parser_error = Some(code);
+        if self.parse_arrival(copy, pkt, port, now).is_err()
+            && self.policy == ParserErrorPolicy::Drop
+        {
+            return None;
         }
+        // the parser may have written metadata: the copy keeps only the arrival's
         self.clear_metadata(copy);
-        let std = &self.std;
-        put(copy, std.ingress_port, u64::from(port));
-        put(copy, std.packet_length, pkt.len() as u64);
-        put(copy, std.ingress_global_timestamp, now / 1000);
+        put_arrival(copy, &self.std, pkt, port, now);
         if let Some(code) = copy.parser_error {
-            put(copy, std.parser_error, u64::from(code));
+            put(copy, self.std.parser_error, u64::from(code));
         }
         Some(self.finish_clone(orig, copy, req, truncate, INSTANCE_INGRESS_CLONE))
     }
