@@ -75,8 +75,8 @@ mod pipeline;
 mod program;
 mod state;
 mod table;
-#[cfg(test)]
-mod testprog;
+#[doc(hidden)]
+pub mod testprog;
 
 pub use checksum::{crc16_arc, crc32, csum16};
 pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};

@@ -1,5 +1,6 @@
-//! Hand-made minimal v1model programs for unit tests: a skeleton (Ethernet parser, empty
-//! pipelines) whose top-level keys a test replaces to reproduce one construct.
+//! Hand-made minimal v1model programs for tests (this crate's and the switch's): a skeleton
+//! (Ethernet parser, empty pipelines) whose top-level keys a test replaces to reproduce one
+//! construct, and builders for the JSON pieces p4c emits.
 
 use crate::Program;
 use serde_json::{json, Value};
@@ -13,7 +14,8 @@ pub fn skeleton(scalars: Value) -> Value {
                 ["ingress_port", 9, false], ["egress_spec", 9, false], ["egress_port", 9, false],
                 ["instance_type", 32, false], ["packet_length", 32, false],
                 ["mcast_grp", 16, false], ["checksum_error", 1, false], ["parser_error", 32, false],
-                ["priority", 3, false], ["_padding", 1, false]]},
+                ["priority", 3, false], ["ingress_global_timestamp", 48, false],
+                ["_padding", 1, false]]},
             {"name": "ethernet_t", "id": 2, "fields": [
                 ["dstAddr", 48, false], ["srcAddr", 48, false], ["etherType", 16, false]]}
         ],
@@ -48,11 +50,12 @@ pub fn run_action(j: &mut Value, actions: Value, id: u64) {
             "default_entry": {"action_id": id, "action_const": true, "action_data": []}}]});
 }
 
+/// Loads a program, panicking with the loader's message.
 pub fn load(j: &Value) -> Program {
     Program::load(&j.to_string()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-#[allow(dead_code)]
+/// The loader's message for a program it refuses.
 pub fn load_err(j: &Value) -> String {
     Program::load(&j.to_string()).unwrap_err().to_string()
 }
@@ -63,4 +66,36 @@ pub fn frame(ethertype: u16, rest: &[u8]) -> Vec<u8> {
     f.extend_from_slice(&ethertype.to_be_bytes());
     f.extend_from_slice(rest);
     f
+}
+
+/// A field operand.
+pub fn field(header: &str, name: &str) -> Value {
+    json!({"type": "field", "value": [header, name]})
+}
+
+/// A constant operand.
+pub fn hex(v: u64) -> Value {
+    json!({"type": "hexstr", "value": format!("{v:#x}")})
+}
+
+/// The `assign` primitive.
+pub fn assign(dst: Value, src: Value) -> Value {
+    json!({"op": "assign", "parameters": [dst, src]})
+}
+
+/// An action: its runtime data (parameters) and primitives.
+pub fn action(id: u64, name: &str, params: Value, prims: Vec<Value>) -> Value {
+    json!({"name": name, "id": id, "runtime_data": params, "primitives": prims})
+}
+
+/// A keyless table offering `actions` (id, name), `default` its default action; every action
+/// ends the pipeline.
+pub fn keyless(name: &str, id: u64, actions: &[(u64, &str)], default: u64) -> Value {
+    let ids: Vec<u64> = actions.iter().map(|a| a.0).collect();
+    let names: Vec<&str> = actions.iter().map(|a| a.1).collect();
+    let next: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), Value::Null)).collect();
+    json!({"name": name, "id": id, "key": [], "type": "simple", "max_size": 1,
+           "action_ids": ids, "actions": names, "next_tables": next, "base_default_next": null,
+           "default_entry": {"action_id": default, "action_const": false, "action_data": []}})
 }

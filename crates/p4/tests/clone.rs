@@ -9,36 +9,11 @@
 //! ```
 //! `meta.tag` is in field list 1 (kept by clones), `meta.other` is not.
 
+use lanes_p4::testprog::{action, assign, field, hex, keyless, skeleton};
 use lanes_p4::{
     CloneRequest, DropReason, EgressMeta, Program, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE,
 };
 use serde_json::{json, Value};
-
-fn field(h: &str, f: &str) -> Value {
-    json!({"type": "field", "value": [h, f]})
-}
-
-fn hex(v: u64) -> Value {
-    json!({"type": "hexstr", "value": format!("{v:#x}")})
-}
-
-fn assign(dst: Value, src: Value) -> Value {
-    json!({"op": "assign", "parameters": [dst, src]})
-}
-
-fn action(id: u64, name: &str, params: Value, prims: Vec<Value>) -> Value {
-    json!({"name": name, "id": id, "runtime_data": params, "primitives": prims})
-}
-
-fn keyless(name: &str, id: u64, actions: &[(u64, &str)], default: u64) -> Value {
-    let ids: Vec<u64> = actions.iter().map(|a| a.0).collect();
-    let names: Vec<&str> = actions.iter().map(|a| a.1).collect();
-    let next: serde_json::Map<String, Value> =
-        names.iter().map(|n| (n.to_string(), Value::Null)).collect();
-    json!({"name": name, "id": id, "key": [], "type": "simple", "max_size": 1,
-           "action_ids": ids, "actions": names, "next_tables": next, "base_default_next": null,
-           "default_entry": {"action_id": default, "action_const": false, "action_data": []}})
-}
 
 fn program() -> Value {
     let egress_spec = || field("standard_metadata", "egress_spec");
@@ -74,59 +49,35 @@ fn program() -> Value {
         json!({"op": "truncate", "parameters": [hex(20)]}),
     ];
     let session = json!([{"name": "session", "bitwidth": 32}]);
-    json!({
-        "header_types": [
-            {"name": "scalars_0", "id": 0, "fields": [["tag", 8, false], ["other", 8, false]]},
-            {"name": "standard_metadata", "id": 1, "fields": [
-                ["ingress_port", 9, false], ["egress_spec", 9, false], ["egress_port", 9, false],
-                ["instance_type", 32, false], ["packet_length", 32, false],
-                ["mcast_grp", 16, false], ["checksum_error", 1, false], ["parser_error", 32, false],
-                ["priority", 3, false], ["ingress_global_timestamp", 48, false],
-                ["_padding", 2, false]]},
-            {"name": "ethernet_t", "id": 2, "fields": [
-                ["dstAddr", 48, false], ["srcAddr", 48, false], ["etherType", 16, false]]}
-        ],
-        "headers": [
-            {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": true},
-            {"name": "standard_metadata", "id": 1, "header_type": "standard_metadata", "metadata": true},
-            {"name": "ethernet", "id": 2, "header_type": "ethernet_t", "metadata": false}
-        ],
-        "field_lists": [{"id": 1, "name": "fl", "elements": [field("scalars", "tag")]}],
-        "errors": [["NoError", 0], ["PacketTooShort", 1]],
-        "parsers": [{"name": "parser", "id": 0, "init_state": "start", "parse_states": [
-            {"name": "start", "id": 0,
-             "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "ethernet"}]}],
-             "transition_key": [],
-             "transitions": [{"type": "default", "value": null, "mask": null, "next_state": null}]}
-        ]}],
-        "deparsers": [{"name": "deparser", "id": 0, "order": ["ethernet"]}],
-        "actions": [
-            action(0, "fwd", json!([]), set_meta()),
-            action(1, "fwd_i2e", json!([]), fwd_i2e),
-            action(2, "drop_i2e", json!([]), drop_i2e),
-            action(3, "fwd_trunc", json!([]), fwd_trunc),
-            action(4, "nop", json!([]), vec![]),
-            action(5, "e2e", session.clone(), e2e),
-            action(6, "e2e_drop", session, e2e_drop),
-            action(7, "mark", json!([]), mark),
-        ],
-        "pipelines": [
-            {"name": "ingress", "id": 0, "init_table": "ti", "conditionals": [],
-             "tables": [keyless("ti", 0, &[(0, "fwd"), (1, "fwd_i2e"), (2, "drop_i2e"),
-                                           (3, "fwd_trunc")], 0)]},
-            {"name": "egress", "id": 1, "init_table": "is_copy",
-             "conditionals": [{"name": "is_copy", "id": 0,
-                "expression": {"type": "expression", "value": {"op": "==",
-                    "left": field("standard_metadata", "instance_type"), "right": hex(0)}},
-                "true_next": "te", "false_next": "tcopy"}],
-             "tables": [keyless("te", 1, &[(4, "nop"), (5, "e2e"), (6, "e2e_drop")], 4),
-                        keyless("tcopy", 2, &[(7, "mark")], 7)]}
-        ]
-    })
+    let mut j = skeleton(json!([["tag", 8, false], ["other", 8, false]]));
+    j["field_lists"] = json!([{"id": 1, "name": "fl", "elements": [field("scalars", "tag")]}]);
+    j["actions"] = json!([
+        action(0, "fwd", json!([]), set_meta()),
+        action(1, "fwd_i2e", json!([]), fwd_i2e),
+        action(2, "drop_i2e", json!([]), drop_i2e),
+        action(3, "fwd_trunc", json!([]), fwd_trunc),
+        action(4, "nop", json!([]), vec![]),
+        action(5, "e2e", session.clone(), e2e),
+        action(6, "e2e_drop", session, e2e_drop),
+        action(7, "mark", json!([]), mark),
+    ]);
+    j["pipelines"] = json!([
+        {"name": "ingress", "id": 0, "init_table": "ti", "conditionals": [],
+         "tables": [keyless("ti", 0, &[(0, "fwd"), (1, "fwd_i2e"), (2, "drop_i2e"),
+                                       (3, "fwd_trunc")], 0)]},
+        {"name": "egress", "id": 1, "init_table": "is_copy",
+         "conditionals": [{"name": "is_copy", "id": 0,
+            "expression": {"type": "expression", "value": {"op": "==",
+                "left": field("standard_metadata", "instance_type"), "right": hex(0)}},
+            "true_next": "te", "false_next": "tcopy"}],
+         "tables": [keyless("te", 1, &[(4, "nop"), (5, "e2e"), (6, "e2e_drop")], 4),
+                    keyless("tcopy", 2, &[(7, "mark")], 7)]}
+    ]);
+    j
 }
 
 fn load() -> Program {
-    Program::load(&program().to_string()).unwrap_or_else(|e| panic!("{e}"))
+    lanes_p4::testprog::load(&program())
 }
 
 fn set_default(p: &mut Program, table: &str, action: &str, params: Vec<Vec<u8>>) {

@@ -6,39 +6,18 @@
 //! egress runs `te` for received packets and `tcopy` for copies (instance_type != 0), whose
 //! actions write instance_type into the source MAC's last byte.
 
+use lanes_p4::testprog::{assign, field, hex, keyless, load, skeleton};
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
 use lanes_switch::{Dataplane, TmDefaults, MAX_CLONE_GENERATIONS};
 use serde_json::{json, Value};
-
-fn field(h: &str, f: &str) -> Value {
-    json!({"type": "field", "value": [h, f]})
-}
-
-fn hex(v: u64) -> Value {
-    json!({"type": "hexstr", "value": format!("{v:#x}")})
-}
-
-fn assign(dst: Value, src: Value) -> Value {
-    json!({"op": "assign", "parameters": [dst, src]})
-}
 
 fn clone(op: &str, session: u64) -> Value {
     json!({"op": op, "parameters": [hex(session), hex(0)]})
 }
 
 fn action(id: u64, name: &str, prims: Vec<Value>) -> Value {
-    json!({"name": name, "id": id, "runtime_data": [], "primitives": prims})
-}
-
-fn keyless(name: &str, id: u64, actions: &[(u64, &str)], default: u64) -> Value {
-    let ids: Vec<u64> = actions.iter().map(|a| a.0).collect();
-    let names: Vec<&str> = actions.iter().map(|a| a.1).collect();
-    let next: serde_json::Map<String, Value> =
-        names.iter().map(|n| (n.to_string(), Value::Null)).collect();
-    json!({"name": name, "id": id, "key": [], "type": "simple", "max_size": 1,
-           "action_ids": ids, "actions": names, "next_tables": next, "base_default_next": null,
-           "default_entry": {"action_id": default, "action_const": false, "action_data": []}})
+    lanes_p4::testprog::action(id, name, json!([]), prims)
 }
 
 fn program() -> Program {
@@ -49,42 +28,37 @@ fn program() -> Program {
             field("standard_metadata", "instance_type"),
         )
     };
-    let j = json!({
-        "header_types": [
-            {"name": "scalars_0", "id": 0, "fields": []},
-            {"name": "standard_metadata", "id": 1, "fields": [
-                ["ingress_port", 9, false], ["egress_spec", 9, false], ["egress_port", 9, false],
-                ["instance_type", 32, false], ["packet_length", 32, false],
-                ["mcast_grp", 16, false], ["checksum_error", 1, false], ["parser_error", 32, false],
-                ["priority", 3, false], ["_padding", 1, false]]},
-            {"name": "ethernet_t", "id": 2, "fields": [
-                ["dstAddr", 48, false], ["srcAddr", 48, false], ["etherType", 16, false]]}
-        ],
-        "headers": [
-            {"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": true},
-            {"name": "standard_metadata", "id": 1, "header_type": "standard_metadata", "metadata": true},
-            {"name": "ethernet", "id": 2, "header_type": "ethernet_t", "metadata": false}
-        ],
-        "errors": [["NoError", 0], ["PacketTooShort", 1]],
-        "parsers": [{"name": "parser", "id": 0, "init_state": "start", "parse_states": [
-            {"name": "start", "id": 0,
-             "parser_ops": [{"op": "extract", "parameters": [{"type": "regular", "value": "ethernet"}]}],
-             "transition_key": [],
-             "transitions": [{"type": "default", "value": null, "mask": null, "next_state": null}]}
-        ]}],
-        "deparsers": [{"name": "deparser", "id": 0, "order": ["ethernet"]}],
-        "actions": [
-            action(0, "fwd", vec![to1()]),
-            action(1, "fwd_i2e", vec![to1(), clone("clone_ingress_pkt_to_egress", 5)]),
-            action(2, "drop_i2e", vec![json!({"op": "mark_to_drop", "parameters": []}),
-                                       clone("clone_ingress_pkt_to_egress", 5)]),
-            action(3, "nop", vec![]),
-            action(4, "e2e", vec![clone("clone_egress_pkt_to_egress", 5)]),
-            action(5, "e2e_unknown", vec![clone("clone_egress_pkt_to_egress", 9)]),
-            action(6, "mark", vec![mark()]),
-            action(7, "mark_e2e", vec![mark(), clone("clone_egress_pkt_to_egress", 5)]),
-        ],
-        "pipelines": [
+    let mut j = skeleton(json!([]));
+    j["actions"] = json!([
+        action(0, "fwd", vec![to1()]),
+        action(
+            1,
+            "fwd_i2e",
+            vec![to1(), clone("clone_ingress_pkt_to_egress", 5)]
+        ),
+        action(
+            2,
+            "drop_i2e",
+            vec![
+                json!({"op": "mark_to_drop", "parameters": []}),
+                clone("clone_ingress_pkt_to_egress", 5)
+            ]
+        ),
+        action(3, "nop", vec![]),
+        action(4, "e2e", vec![clone("clone_egress_pkt_to_egress", 5)]),
+        action(
+            5,
+            "e2e_unknown",
+            vec![clone("clone_egress_pkt_to_egress", 9)]
+        ),
+        action(6, "mark", vec![mark()]),
+        action(
+            7,
+            "mark_e2e",
+            vec![mark(), clone("clone_egress_pkt_to_egress", 5)]
+        ),
+    ]);
+    j["pipelines"] = json!([
             {"name": "ingress", "id": 0, "init_table": "ti", "conditionals": [],
              "tables": [keyless("ti", 0, &[(0, "fwd"), (1, "fwd_i2e"), (2, "drop_i2e")], 0)]},
             {"name": "egress", "id": 1, "init_table": "is_copy",
@@ -94,9 +68,8 @@ fn program() -> Program {
                 "true_next": "te", "false_next": "tcopy"}],
              "tables": [keyless("te", 1, &[(3, "nop"), (4, "e2e"), (5, "e2e_unknown")], 3),
                         keyless("tcopy", 2, &[(6, "mark"), (7, "mark_e2e")], 6)]}
-        ]
-    });
-    Program::load(&j.to_string()).unwrap_or_else(|e| panic!("{e}"))
+    ]);
+    load(&j)
 }
 
 /// Ports 1-4 at 100 Mb/s (port 3 at `port3_bps`), the program, the commands.
