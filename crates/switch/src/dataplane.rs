@@ -442,19 +442,12 @@ impl Dataplane {
             self.tracker
                 .apply(usize::from(i), tm, qid, (rate, quantum, burst));
         }
-        match tm.enqueue(now, usize::from(ig.priority), len as u32, slot) {
-            EnqueueOutcome::Queued => {}
-            EnqueueOutcome::Dropped(slot, reason) => {
-                match reason {
-                    TmDrop::QueueFull => self.drops.queue_full += 1,
-                    TmDrop::BufferFull => self.drops.buffer_full += 1,
-                }
-                self.release_slot(slot);
-            }
-        }
+        self.enqueue(i, ig.priority, len, slot, now);
     }
 
-    /// Queue a clone's copy in `slot` on the port with index `i`, or count the drop and free it.
+    /// Queue the packet in `slot` (a received one or a clone's copy) on the port with index
+    /// `i`, or count the drop and free the slot of the packet the TM dropped.
+    #[inline]
     fn enqueue(&mut self, i: u16, qid: u8, len: usize, slot: u32, now: u64) {
         let tm = &mut self.ports[usize::from(i)].tm;
         match tm.enqueue(now, usize::from(qid), len as u32, slot) {
