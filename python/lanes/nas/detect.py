@@ -91,7 +91,6 @@ class Detector:
         if prev is None or dt <= 0:
             return [], {}
         seen_loss: dict[str, list[float | None]] = {}
-        arrivals: dict[tuple[str, int], float] = {}  # (switch, port) -> packets of other flows
         load: dict[str, float] = {}
         for s in self.topo.switches:
             for port, mbps in self.rates[s].items():
@@ -118,8 +117,6 @@ class Detector:
                 lossy = loss >= self.cfg.loss_threshold and self.armed
                 fs.streak[h] = fs.streak.get(h, 0) + 1 if lossy else 0
             seen_loss[key] = losses
-            for s, port in fs.hops:
-                arrivals[(s, port)] = arrivals.get((s, port), 0) + per_flow_pkts[(key, s)]
         actions: list[Action] = []
         for key, fs in self.flows.items():
             if fs.demoted_at is not None:

@@ -16,7 +16,7 @@ from lanes.errors import LanesError
 from lanes.lab import traffic
 from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, clear_run_dir, say
 from lanes.nas import inband
-from lanes.nas.controller import Controller, NasTables
+from lanes.nas.controller import Controller
 from lanes.nas.detect import NasConfig
 from lanes.nas.inband import InbandObserver
 from lanes.nas.plan import NasPlan, plan
@@ -132,7 +132,7 @@ def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: 
         else:
             ctl = Controller(topo, tables, cfg, p.out, control=pl.control, arm_s=pl.arm_s,
                              manual_s=pl.manual_s, end_s=pl.duration_s + 1)  # fmt: skip
-            setup_writes = len(writes.entries) + NasTables(topo, tables, cfg).install(ctl.detector)
+            setup_writes = len(writes.entries) + ctl.nas.install(ctl.detector)
         say(f"{setup_writes} set-up writes over P4Runtime")
         _ping_all(topo, net)
         return _traffic(p, topo, pl, net, procs, ctl) | {"setup_writes": setup_writes}
@@ -179,7 +179,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     time.sleep(1.0)
     procs.stop()
     return {"events": ctl.events, "feedback_msgs": ctl.feedback_msgs(), "polls": ctl.polls,
-            "feedback_before_arm": getattr(ctl, "sent_before_arm", None),
+            "feedback_before_arm": getattr(ctl, "sent_before_arm", None), "writes_after_setup": ctl.writes,
             "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}}  # fmt: skip
 
 
