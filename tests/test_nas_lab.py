@@ -48,7 +48,7 @@ def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Pa
     restores = [e for e in s["events"] if e["kind"] == "restore"]
     assert len(restores) == 1 and restores[0]["t"] > s["reset_s"], s["events"]
     assert s["max_changes_per_hold"] == 1
-    assert s["feedback_msgs"] == 2
+    assert s["feedback_msgs"] == s["writes_after_setup"] == 2  # the demotion and the restore
     assert (tmp_path / "auto" / "goodput.png").stat().st_size > 10_000
     r = subprocess.run([LANES, "lab", "report", str(tmp_path), "--out", str(tmp_path / "report")],
                        capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
@@ -69,8 +69,10 @@ def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
     assert restore["t"] > s["reset_s"], s["events"]
     assert s["active_vs_ceiling"] >= 0.9, s["goodput_mbps"]
     assert s["feedback_msgs"] > 0 and s["false_positives"] == 0
-    # no writes after set-up but the one that switched it on: the feedback was frames in band
+    # no writes after set-up but the one that switched it on (the hold time, at each switch):
+    # the feedback was frames in band, the demotion and its end the switches' own
     assert s["setup_writes"] > 0
+    assert s["writes_after_setup"] == 4  # nas3's s1-s4
 
 
 def test_inband_sends_nothing_for_a_flow_that_loses_only_downstream(tmp_path: Path) -> None:

@@ -90,6 +90,11 @@ class Controller(threading.Thread):
         """Feedback messages so far: the controller's writes of demotions and restores."""
         return self.nas.writes
 
+    @property
+    def writes(self) -> int:
+        """P4Runtime writes after set-up: the feedback messages themselves."""
+        return self.nas.writes
+
     def sample(self) -> dict:
         out: dict = {}
         for s, cells in self._cells.items():

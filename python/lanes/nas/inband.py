@@ -68,6 +68,7 @@ class InbandObserver(threading.Thread):
         self.polls = 0
         self.sent = 0
         self.sent_before_arm: int | None = None  # feedback the data plane sent while the hold was 0
+        self.writes = 0  # P4Runtime writes after set-up: the hold time, one per switch
         self._halt = threading.Event()
         self._hops = {f.key: path(topo, f) for f in topo.flows}
         self._idx = {f.key: i for i, f in enumerate(topo.flows, 1)}
@@ -93,6 +94,7 @@ class InbandObserver(threading.Thread):
                         self.sent_before_arm = self.sent
                         for tab in self.tables.values():
                             tab.write_register("nas_hold", 0, round(self.cfg.hold_s * 1e6))
+                            self.writes += 1
                     self._poll(t, trace)
                     self._halt.wait(POLL_S)
             self._finish()

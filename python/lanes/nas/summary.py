@@ -147,6 +147,7 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
         "max_changes_per_hold": _max_changes(events, cfg.hold_s),
         "polls": result["polls"],
         "setup_writes": result.get("setup_writes"),
+        "writes_after_setup": result.get("writes_after_setup"),
         "series": {r: [[a, b, m] for a, b, m in v] for r, v in ser.items()},
     }  # fmt: skip
 
