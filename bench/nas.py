@@ -126,7 +126,8 @@ def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
         if (off := got("nas3_tcp_nas-off")) and (on := got(f"nas3_tcp_nas-{alg}")):
             a = sum(x["goodput_mbps"]["active"]["total"] for x in on) / len(on)
             o = sum(x["goodput_mbps"]["active"]["total"] for x in off) / len(off)
-            add(f"TCP: active total with nas-{alg} not below nas-off", "mean Mb/s on vs off",
+            add(f"TCP: active total with nas-{alg} not below nas-off (by more than 2 %, run-to-run noise)",
+                "mean Mb/s on vs off",
                 [round(a, 1), round(o, 1)], a >= 0.98 * o)  # fmt: skip
             v = [x["deprioritisations"] for x in on]
             out.append((f"TCP nas-{alg}: demotions (for the record)", f"demotions: {v}", None))
