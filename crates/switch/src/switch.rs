@@ -220,6 +220,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
     let mut taken = vec![0usize; io.sockets.len()];
+    let mut heads: Vec<Option<u64>> = vec![None; io.sockets.len()];
     let result = loop {
         if shared.stop.load(Ordering::SeqCst) {
             break Ok(());
@@ -269,18 +270,21 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         // departure frees to the same port every time (two senders at line rate into one full
         // queue: one keeps all of it, the other gets nothing)
         more_rx = false;
-        taken.iter_mut().for_each(|n| *n = 0);
-        while let Some((_, i)) = io
-            .sockets
+        for (i, (_, sock)) in io.sockets.iter().enumerate() {
+            taken[i] = 0;
+            heads[i] = sock.head_arrival_ns();
+        }
+        // each frame reads one ring's next head, not every ring's
+        while let Some((_, i)) = heads
             .iter()
             .enumerate()
-            .filter(|&(i, _)| taken[i] < RX_BATCH)
-            .filter_map(|(i, (_, sock))| sock.head_arrival_ns().map(|t| (t, i)))
+            .filter_map(|(i, t)| t.map(|t| (t, i)))
             .min()
         {
             let (num, sock) = &mut io.sockets[i];
             let Some((frame, len)) = sock.peek() else {
-                break;
+                heads[i] = None;
+                continue;
             };
             if let Some((pin, _)) = io.pcap[i].as_mut() {
                 let _ = pin.write(wall_ns(), frame);
@@ -290,6 +294,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             taken[i] += 1;
             // a port's full batch: more may be waiting
             more_rx |= taken[i] == RX_BATCH;
+            heads[i] = (taken[i] < RX_BATCH)
+                .then(|| sock.head_arrival_ns())
+                .flatten();
         }
         let Io {
             sockets,
