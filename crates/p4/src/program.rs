@@ -9,7 +9,7 @@ use crate::json::{self, err, R};
 use crate::layout::{FieldRef, Layout};
 use crate::parser::{ErrorCodes, Parser};
 use crate::pipeline::{Control, Ctx};
-use crate::state::{put, take, PacketState, StdFields};
+use crate::state::{put, take, PacketState, Reentry, StdFields};
 use crate::table::Table;
 use crate::Stats;
 use serde_json::Value;
@@ -24,6 +24,28 @@ pub const INSTANCE_INGRESS_CLONE: u64 = 1;
 /// `standard_metadata.instance_type` of a copy made by a clone in egress (bmv2's
 /// PKT_INSTANCE_TYPE_EGRESS_CLONE).
 pub const INSTANCE_EGRESS_CLONE: u64 = 2;
+
+/// `standard_metadata.instance_type` of a recirculated packet (PKT_INSTANCE_TYPE_RECIRC).
+pub const INSTANCE_RECIRCULATE: u64 = 4;
+/// `standard_metadata.instance_type` of a resubmitted packet (PKT_INSTANCE_TYPE_RESUBMIT).
+pub const INSTANCE_RESUBMIT: u64 = 6;
+
+/// How a packet enters the parser: what `instance_type` it gets, which metadata words keep
+/// their values, how many passes it has been through.
+struct Arrival<'a> {
+    instance: u64,
+    keep: &'a [(u32, u64)],
+    passes: u8,
+}
+
+impl Arrival<'static> {
+    /// A packet received from a port.
+    const FRESH: Arrival<'static> = Arrival {
+        instance: 0,
+        keep: &[],
+        passes: 0,
+    };
+}
 
 /// `standard_metadata.instance_type` of a multicast copy (bmv2's PKT_INSTANCE_TYPE_REPLICATION).
 pub const INSTANCE_REPLICATION: u64 = 5;
@@ -375,18 +397,23 @@ impl Program {
         self.std.queue_rate.is_some() && self.std.queue_quantum.is_some()
     }
 
-    /// Resets `st` for `pkt` arriving on `port` at `now` (its standard metadata set, instance
-    /// 0) and runs the parser; a parser error is counted and recorded in `st`.
+    /// Resets `st` for `pkt` arriving on `port` at `now` (its standard metadata set, and what
+    /// `how` keeps) and runs the parser; a parser error is counted and recorded in `st`.
     fn parse_arrival(
         &mut self,
         st: &mut PacketState,
         pkt: &[u8],
         port: u32,
         now: u64,
+        how: &Arrival,
     ) -> Result<(), u32> {
         st.reset(&self.valid_init);
+        for (w, v) in how.keep {
+            st.w[*w as usize] = *v;
+        }
         put_arrival(st, &self.std, pkt, port, now);
-        put(st, self.std.instance_type, 0);
+        put(st, self.std.instance_type, how.instance);
+        st.passes = how.passes;
         let mut x = Exec {
             ext: &mut self.ext,
             calcs: &self.calcs,
@@ -420,7 +447,53 @@ impl Program {
         now: u64,
     ) -> IngressResult {
         self.stats.packets += 1;
-        let parsed = self.parse_arrival(st, pkt, port, now);
+        let parsed = self.parse_arrival(st, pkt, port, now, &Arrival::FRESH);
+        self.run_ingress(st, pkt, parsed, now)
+    }
+
+    /// Ingress again, for a packet that asked for it ([`PacketState::take_resubmit`] after
+    /// ingress, [`PacketState::take_recirculate`] after egress), as bmv2 does it: `pkt` (the
+    /// bytes as received for a resubmission, the bytes egress emitted for a recirculation) is
+    /// parsed again; every metadata field is zero except the arrival's (`port`: the port the
+    /// packet first came in on), `instance_type` (6 resubmit, 4 recirculate) and the fields of
+    /// the field list the program named, kept from `st`. [`PacketState::passes`] counts the
+    /// passes: the caller bounds them.
+    pub fn reingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        how: Reentry,
+    ) -> IngressResult {
+        let (list, instance) = match how {
+            Reentry::Resubmit(l) => (l, INSTANCE_RESUBMIT),
+            Reentry::Recirculate(l) => (l, INSTANCE_RECIRCULATE),
+        };
+        let keep: Vec<(u32, u64)> = (list as usize)
+            .checked_sub(1)
+            .and_then(|i| self.field_lists.get(i))
+            .into_iter()
+            .flatten()
+            .flat_map(|f| (f.word..f.word + f.words()).map(|w| (w, st.w[w as usize])))
+            .collect();
+        let how = Arrival {
+            instance,
+            keep: &keep,
+            passes: st.passes.saturating_add(1),
+        };
+        let parsed = self.parse_arrival(st, pkt, port, now, &how);
+        self.run_ingress(st, pkt, parsed, now)
+    }
+
+    /// Checksum verification and the ingress control, after the parser.
+    fn run_ingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        parsed: Result<(), u32>,
+        now: u64,
+    ) -> IngressResult {
         let mut result = IngressResult {
             drop: None,
             egress_spec: 0,
@@ -472,7 +545,8 @@ impl Program {
         result.queue_quantum = take(st, std.queue_quantum);
         result.queue_burst = take(st, std.queue_burst);
         result.mcast_grp = take(st, std.mcast_grp).unwrap_or(0) as u32;
-        if spec == DROP_PORT {
+        // as bmv2: a multicast group wins over egress_spec (mark_to_drop clears the group)
+        if spec == DROP_PORT && result.mcast_grp == 0 {
             self.stats.ingress_drops += 1;
             result.drop = Some(DropReason::Ingress);
         }
@@ -491,6 +565,7 @@ impl Program {
     ) -> EgressResult {
         out.clear();
         st.clone = None;
+        st.resubmit = None;
         let std = &self.std;
         put(st, std.egress_port, u64::from(meta.egress_port));
         put(st, std.qid, u64::from(meta.qid));
@@ -587,7 +662,9 @@ impl Program {
         req: CloneRequest,
         truncate: Option<u32>,
     ) -> Option<u8> {
-        if self.parse_arrival(copy, pkt, port, now).is_err()
+        if self
+            .parse_arrival(copy, pkt, port, now, &Arrival::FRESH)
+            .is_err()
             && self.policy == ParserErrorPolicy::Drop
         {
             return None;

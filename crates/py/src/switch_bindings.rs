@@ -154,7 +154,7 @@ impl PySwitch {
                        "unknown_port": d.unknown_port, "queue_full": d.queue_full,
                        "buffer_full": d.buffer_full, "no_buffer": d.no_buffer,
                        "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth,
-                       "no_multicast_group": d.no_multicast_group}})
+                       "no_multicast_group": d.no_multicast_group, "pass_limit": d.pass_limit}})
                 .to_string()
             })
         })
