@@ -97,6 +97,8 @@ pub enum Op {
     Resubmit(u32),
     /// `recirculate` (p4c's `recirculate_preserving_field_list`): likewise.
     Recirculate(u32),
+    /// `digest(receiver, data)` (bmv2's `generate_digest`): the learn list's index.
+    Digest(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +126,8 @@ pub struct Names<'a> {
     pub std: &'a StdFields,
     /// Field list ids of the JSON `field_lists` -> index + 1 in the program's list.
     pub field_lists: &'a HashMap<u64, u32>,
+    /// Learn list ids of the JSON `learn_lists` -> index + 1 in the program's list.
+    pub learn_lists: &'a HashMap<u64, u32>,
 }
 
 /// Everything an op may touch besides the packet state.
@@ -134,13 +138,6 @@ pub struct Exec<'a> {
     pub std: &'a StdFields,
     pub now: u64,
     pub stats: &'a mut Stats,
-}
-
-fn refused(op: &str) -> Option<&'static str> {
-    Some(match op {
-        "generate_digest" => "digests are not supported yet",
-        _ => return None,
-    })
 }
 
 /// A field list id parameter (a constant; p4c passes 0 when no field list is kept) as index + 1
@@ -280,9 +277,6 @@ pub fn compile_primitive(
 ) -> R<Op> {
     let op = json::str_(p, "op", ctx)?;
     let ctx = &format!("{ctx} primitive {idx} \"{op}\"");
-    if let Some(why) = refused(op) {
-        return err(ctx, why);
-    }
     let ps = json::arr_or_empty(p, "parameters", ctx)?;
     let want = |k: usize| -> R<()> {
         if ps.len() != k {
@@ -408,6 +402,19 @@ pub fn compile_primitive(
             Op::Clone {
                 session: e(&ps[0])?,
                 field_list: field_list_param(ps.get(1), names, ctx)?,
+            }
+        }
+        "generate_digest" => {
+            // (receiver, learn list id); the receiver is bmv2's and means nothing here
+            want(2)?;
+            let v = &ps[1];
+            if json::str_(v, "type", ctx)? != "hexstr" {
+                return err(ctx, "the learn list id must be a constant");
+            }
+            let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
+            match names.learn_lists.get(&id) {
+                Some(i) => Op::Digest(*i - 1),
+                None => return err(ctx, format!("unknown learn list id {id}")),
             }
         }
         "resubmit" | "recirculate" | "_recirculate" => {
@@ -648,6 +655,9 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             }
             Op::Resubmit(list) => st.resubmit = Some(*list),
             Op::Recirculate(list) => st.recirculate = Some(*list),
+            // bounded: a packet's actions cannot fill memory with digests
+            Op::Digest(list) if st.digests.len() < 16 => st.digests.push(*list),
+            Op::Digest(_) => {}
             Op::Truncate(len) => {
                 let n = u32::try_from(len.eval(&env!())).unwrap_or(u32::MAX);
                 st.truncate = Some(st.truncate.map_or(n, |t| t.min(n)));

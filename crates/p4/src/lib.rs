@@ -98,8 +98,8 @@ pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
 pub use program::{
-    CloneRequest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
-    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
+    CloneRequest, Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy,
+    Program, DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
     INSTANCE_REPLICATION, INSTANCE_RESUBMIT,
 };
 pub use state::{PacketState, Reentry};

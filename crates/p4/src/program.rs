@@ -152,6 +152,8 @@ pub struct Program {
     valid_init: Vec<bool>,
     /// Fields of each JSON field list (a clone's copy keeps them).
     field_lists: Vec<Vec<FieldRef>>,
+    /// Name and fields of each JSON learn list (what a digest carries).
+    learn_lists: Vec<(String, Vec<FieldRef>)>,
     /// Words of every metadata header's fields (zeroed in a clone's copy).
     meta_words: Vec<std::ops::Range<usize>>,
     key: Vec<u8>,
@@ -160,32 +162,41 @@ pub struct Program {
     policy: ParserErrorPolicy,
 }
 
-/// The JSON `field_lists` (which fields a clone's copy keeps): the fields of each, and a map of
-/// JSON id -> index + 1.
-type FieldLists = (Vec<Vec<FieldRef>>, HashMap<u64, u32>);
+/// The JSON `field_lists` (which fields a clone's copy keeps) or `learn_lists` (which fields a
+/// digest carries): the name and fields of each, and a map of JSON id -> index + 1.
+type FieldLists = (Vec<(String, Vec<FieldRef>)>, HashMap<u64, u32>);
 
-fn load_field_lists(root: &Value, layout: &Layout) -> R<FieldLists> {
+fn load_field_lists(root: &Value, layout: &Layout, key: &str) -> R<FieldLists> {
     let mut lists = Vec::new();
     let mut ids = HashMap::new();
-    for (i, l) in json::arr_or_empty(root, "field_lists", "top level")?
+    for (i, l) in json::arr_or_empty(root, key, "top level")?
         .iter()
         .enumerate()
     {
-        let ctx = json::label("field_lists", i, l);
+        let ctx = json::label(key, i, l);
         let id = json::u64_(l, "id", &ctx)?;
+        let name = l.get("name").and_then(Value::as_str).unwrap_or_default();
         let mut fields = Vec::new();
         for e in json::arr(l, "elements", &ctx)? {
             if json::str_(e, "type", &ctx)? != "field" {
-                return err(&ctx, "field list elements other than fields not supported");
+                return err(&ctx, "list elements other than fields not supported");
             }
             fields.push(layout.resolve_field(json::get(e, "value", &ctx)?, &ctx)?);
         }
-        lists.push(fields);
+        lists.push((name.to_string(), fields));
         if ids.insert(id, lists.len() as u32).is_some() {
-            return err(&ctx, "duplicate field list id");
+            return err(&ctx, "duplicate list id");
         }
     }
     Ok((lists, ids))
+}
+
+/// What a digest carries: the learn list (index in [`Program::learn_lists`]) and the value of
+/// each of its fields, big-endian in whole bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    pub list: u32,
+    pub fields: Vec<Vec<u8>>,
 }
 
 fn refuse_nonempty(root: &Value, key: &str, what: &str) -> R<()> {
@@ -210,7 +221,6 @@ impl Program {
             return err("top level", "expected a JSON object");
         }
         refuse_nonempty(root, "parse_vsets", "parser value sets")?;
-        refuse_nonempty(root, "learn_lists", "digests (learn lists)")?;
         refuse_nonempty(root, "extern_instances", "extern instances")?;
         let layout = Layout::load(root)?;
         let std = StdFields::resolve(&layout);
@@ -224,13 +234,16 @@ impl Program {
         let ext = Externs::load(root, &layout)?;
         let (calcs, calc_by_name) = checksum::load_calculations(root, &layout)?;
         let checksums = checksum::load_checksums(root, &layout, &calc_by_name)?;
-        let (field_lists, field_list_ids) = load_field_lists(root, &layout)?;
+        let (field_lists, field_list_ids) = load_field_lists(root, &layout, "field_lists")?;
+        let field_lists: Vec<Vec<FieldRef>> = field_lists.into_iter().map(|l| l.1).collect();
+        let (learn_lists, learn_list_ids) = load_field_lists(root, &layout, "learn_lists")?;
         let names = Names {
             layout: &layout,
             externs: &ext,
             calcs: &calc_by_name,
             std: &std,
             field_lists: &field_list_ids,
+            learn_lists: &learn_list_ids,
         };
         let actions = action::load_actions(root, &names)?;
         let mut action_by_id = HashMap::new();
@@ -324,6 +337,7 @@ impl Program {
             .collect();
         Ok(Program {
             field_lists,
+            learn_lists,
             meta_words,
             codecs: HeaderCodec::build(&layout),
             stacks: layout.stacks.iter().map(|s| s.headers.clone()).collect(),
@@ -390,6 +404,38 @@ impl Program {
         self.layout
             .field_opt(header, field)
             .filter(|f| f.width <= 64)
+    }
+
+    /// Each learn list (digest type): its name and the widths of its fields, in JSON order.
+    pub fn learn_lists(&self) -> Vec<(&str, Vec<u32>)> {
+        self.learn_lists
+            .iter()
+            .map(|(n, f)| (n.as_str(), f.iter().map(|f| f.width).collect()))
+            .collect()
+    }
+
+    /// Moves the digests the ingress that just ran generated (`digest(receiver, data)`, bmv2's
+    /// `generate_digest`) into `out`, each with its field values as they were at the end of
+    /// ingress. Egress forgets digests: as in bmv2, only ingress generates them.
+    pub fn take_digests(&self, st: &mut PacketState, out: &mut impl Extend<Digest>) {
+        if st.digests.is_empty() {
+            return;
+        }
+        for list in st.digests.drain(..) {
+            let Some((_, fields)) = self.learn_lists.get(list as usize) else {
+                continue;
+            };
+            let values = fields.iter().map(|f| {
+                let w = f.word as usize;
+                let mut b = Vec::new();
+                crate::bits::words_to_bytes(&st.w[w..w + f.words() as usize], f.width, &mut b);
+                b
+            });
+            out.extend([Digest {
+                list,
+                fields: values.collect(),
+            }]);
+        }
     }
 
     /// Whether the program's standard_metadata declares queue_rate and queue_quantum.
@@ -591,6 +637,8 @@ impl Program {
             &mut self.tmp,
         );
         st.exited = false;
+        // only ingress generates digests (bmv2's v1model); any left are not taken
+        st.digests.clear();
         if take(st, self.std.egress_spec) == Some(DROP_PORT) {
             self.stats.egress_drops += 1;
             return EgressResult {

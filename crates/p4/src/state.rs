@@ -33,6 +33,8 @@ pub struct PacketState {
     pub(crate) recirculate: Option<u32>,
     /// Resubmissions and recirculations this packet has been through.
     pub(crate) passes: u8,
+    /// Learn lists (index) of the digests the running ingress generated.
+    pub(crate) digests: Vec<u32>,
 }
 
 impl PacketState {
@@ -50,6 +52,7 @@ impl PacketState {
             resubmit: None,
             recirculate: None,
             passes: 0,
+            digests: Vec::new(),
         }
     }
 
@@ -66,6 +69,7 @@ impl PacketState {
         self.resubmit = None;
         self.recirculate = None;
         self.passes = 0;
+        self.digests.clear();
     }
 
     /// Makes this state a copy of `o` (a state of the same program), reusing its memory.
@@ -82,6 +86,7 @@ impl PacketState {
         self.resubmit = None;
         self.recirculate = None;
         self.passes = o.passes;
+        self.digests.clear();
     }
 
     /// The clone the control that just ran asked for, if any (bmv2's

@@ -16,12 +16,12 @@ fn refuse(v: &Value) -> String {
 }
 
 #[test]
-fn digests_are_refused_by_name() {
+fn primitives_with_the_wrong_arity_are_refused() {
     let mut v = base();
     v["actions"][4]["primitives"][0] = json!({"op": "generate_digest", "parameters": []});
     assert_eq!(
         refuse(&v),
-        "actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"generate_digest\": digests are not supported yet"
+        "actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"generate_digest\": expected 2 parameters, got 0"
     );
 }
 

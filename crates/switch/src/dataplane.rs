@@ -30,7 +30,7 @@ use crate::delay::DelayHistogram;
 use crate::pre::Pre;
 use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
-use lanes_p4::{CloneRequest, EgressMeta, IngressResult, PacketState, Program, Reentry};
+use lanes_p4::{CloneRequest, Digest, EgressMeta, IngressResult, PacketState, Program, Reentry};
 use lanes_tm::{
     ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig,
     Scheduler,
@@ -143,6 +143,8 @@ pub struct DropCounters {
     pub no_multicast_group: u64,
     /// Resubmissions and recirculations beyond MAX_PASSES.
     pub pass_limit: u64,
+    /// Digests dropped because the controller did not take them in time.
+    pub digests: u64,
 }
 
 /// One port: its traffic manager, counters and queueing-delay histograms.
@@ -186,6 +188,28 @@ pub struct Dataplane {
     mirrors: BTreeMap<u32, MirrorSession>,
     /// The packet replication engine: multicast groups.
     pub pre: Pre,
+    digests: std::collections::VecDeque<Digest>,
+}
+
+/// Digests kept for a controller that reads slowly; older ones are dropped first (and counted).
+const MAX_DIGESTS: usize = 16384;
+
+/// Where ingress's digests go: the data plane's queue, bounded.
+struct DigestSink<'a>(
+    &'a mut std::collections::VecDeque<Digest>,
+    &'a mut DropCounters,
+);
+
+impl Extend<Digest> for DigestSink<'_> {
+    fn extend<I: IntoIterator<Item = Digest>>(&mut self, it: I) {
+        for d in it {
+            if self.0.len() == MAX_DIGESTS {
+                self.0.pop_front();
+                self.1.digests += 1;
+            }
+            self.0.push_back(d);
+        }
+    }
 }
 
 /// PacketIns kept for a controller that reads slowly; older ones are dropped first.
@@ -211,6 +235,7 @@ impl Dataplane {
             packet_ins: std::collections::VecDeque::new(),
             mirrors: BTreeMap::new(),
             pre: Pre::default(),
+            digests: std::collections::VecDeque::new(),
         }
     }
 
@@ -271,6 +296,16 @@ impl Dataplane {
     /// Whether frames for the CPU port are waiting.
     pub fn has_packet_ins(&self) -> bool {
         !self.packet_ins.is_empty()
+    }
+
+    /// Whether digests are waiting.
+    pub fn has_digests(&self) -> bool {
+        !self.digests.is_empty()
+    }
+
+    /// Digests ingress generated, oldest first (see `lanes_p4::Program::take_digests`).
+    pub fn take_digests(&mut self) -> Vec<Digest> {
+        self.digests.drain(..).collect()
     }
 
     /// Frames the program sent to the CPU port, oldest first.
@@ -463,6 +498,9 @@ impl Dataplane {
                 return self.release_slot(slot);
             };
             let resubmit = st.take_resubmit();
+            if let Some(prog) = self.program.as_ref() {
+                prog.take_digests(st, &mut DigestSink(&mut self.digests, &mut self.drops));
+            }
             if let Some(req) = st.take_clone() {
                 self.clone_packet(slot, req, Some(in_port), now);
             }

@@ -81,7 +81,10 @@ fn recirculator(limit: u64) -> Program {
             "again",
             vec![
                 assign(field("scalars", "count"), plus_one("scalars", "count")),
-                assign(field("ethernet", "etherType"), plus_one("ethernet", "etherType")),
+                assign(
+                    field("ethernet", "etherType"),
+                    plus_one("ethernet", "etherType")
+                ),
                 json!({"op": "recirculate", "parameters": [hex(1)]}),
             ]
         ),
@@ -152,7 +155,10 @@ fn a_resubmitted_packet_keeps_its_field_list_and_leaves_once() {
     // count kept across three resubmissions; other zeroed each time; instance_type 6
     assert_eq!((mac(&f[6..12]), mac(&f[0..6]), mac(&f[12..14])), (3, 0, 6));
     assert!(f[14..].iter().all(|b| *b == 0xab));
-    assert_eq!(dp.drops.ingress, 0, "the resubmission won over mark_to_drop");
+    assert_eq!(
+        dp.drops.ingress, 0,
+        "the resubmission won over mark_to_drop"
+    );
     assert_eq!(dp.port(2).unwrap().counters.rx_pkts, 1);
 }
 
@@ -164,7 +170,10 @@ fn a_recirculated_packet_reenters_as_egress_emitted_it() {
     let (port, f) = &out[0];
     assert_eq!(*port, 1);
     // egress changed etherType on both recirculated passes; count kept; instance_type 4
-    assert_eq!((mac(&f[6..12]), mac(&f[0..6]), mac(&f[12..14])), (2, 4, 0x1002));
+    assert_eq!(
+        (mac(&f[6..12]), mac(&f[0..6]), mac(&f[12..14])),
+        (2, 4, 0x1002)
+    );
     assert_eq!(f.len(), 64);
 }
 
