@@ -112,6 +112,13 @@ impl PacketState {
         self.recirculate.take().map(Reentry::Recirculate)
     }
 
+    /// Whether the control that just ran asked for a clone, a resubmission or a digest (one
+    /// test for the packet path, which then takes them one by one).
+    #[inline]
+    pub fn has_requests(&self) -> bool {
+        self.clone.is_some() || self.resubmit.is_some() || !self.digests.is_empty()
+    }
+
     /// Resubmissions and recirculations between this packet and the one received.
     pub fn passes(&self) -> u8 {
         self.passes

@@ -490,24 +490,11 @@ impl Dataplane {
     /// What follows an ingress pass of the packet in `slot`, in bmv2's order: the ingress clone,
     /// a resubmission (ingress again; the packet is not forwarded), then multicast, a drop, or
     /// the TM of the output port.
+    #[inline(always)]
     fn after_ingress(&mut self, slot: u32, mut ig: IngressResult, now: u64) {
-        loop {
-            let s = &mut self.slots[slot as usize];
-            let in_port = s.in_port;
-            let Some(st) = s.state.as_mut() else {
-                return self.release_slot(slot);
-            };
-            let resubmit = st.take_resubmit();
-            if let Some(prog) = self.program.as_ref() {
-                prog.take_digests(st, &mut DigestSink(&mut self.digests, &mut self.drops));
-            }
-            if let Some(req) = st.take_clone() {
-                self.clone_packet(slot, req, Some(in_port), now);
-            }
-            let Some(how) = resubmit else {
-                break;
-            };
-            match self.reenter(slot, how, now) {
+        let s = &self.slots[slot as usize];
+        if s.state.as_ref().is_some_and(PacketState::has_requests) {
+            match self.take_requests(slot, ig, now) {
                 Some(next) => ig = next,
                 None => return,
             }
@@ -530,6 +517,38 @@ impl Dataplane {
         };
         self.apply_queue_config(i, &ig);
         self.enqueue(i, ig.priority, len, slot, now);
+    }
+
+    /// The digests, ingress clone and resubmissions ingress asked for, in bmv2's order (a
+    /// resubmitted packet's next pass may ask again); the result of the last pass, or None if
+    /// the packet is gone. Cold: most packets ask for none of these.
+    #[cold]
+    #[inline(never)]
+    fn take_requests(
+        &mut self,
+        slot: u32,
+        mut ig: IngressResult,
+        now: u64,
+    ) -> Option<IngressResult> {
+        loop {
+            let s = &mut self.slots[slot as usize];
+            let in_port = s.in_port;
+            let Some(st) = s.state.as_mut() else {
+                self.release_slot(slot);
+                return None;
+            };
+            let resubmit = st.take_resubmit();
+            if let Some(prog) = self.program.as_ref() {
+                prog.take_digests(st, &mut DigestSink(&mut self.digests, &mut self.drops));
+            }
+            if let Some(req) = st.take_clone() {
+                self.clone_packet(slot, req, Some(in_port), now);
+            }
+            let Some(how) = resubmit else {
+                return Some(ig);
+            };
+            ig = self.reenter(slot, how, now)?;
+        }
     }
 
     /// Ingress again for the packet in `slot` (its bytes: as received for a resubmission, as
@@ -568,7 +587,7 @@ impl Dataplane {
 
     /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,
     /// queue_burst) to its queue on the port with index `i`.
-    #[inline]
+    #[inline(always)]
     fn apply_queue_config(&mut self, i: u16, ig: &IngressResult) {
         if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
             let burst = ig.queue_burst.unwrap_or(0);

@@ -24,6 +24,7 @@ impl QueueConfigTracker {
     /// Give queue `qid` of `tm` (the port at `port_index`) these settings unless it already has
     /// them from metadata. Returns whether the TM was changed. Settings of all zeros (a program
     /// that does not set them) and queues the port does not have change nothing.
+    #[inline]
     pub fn apply(
         &mut self,
         port_index: usize,
@@ -31,7 +32,24 @@ impl QueueConfigTracker {
         qid: usize,
         settings: QueueSettings,
     ) -> bool {
-        if settings == (0, 0, 0) || qid >= tm.num_queues() {
+        // the packet path's usual case, inline: nothing to set, or the same settings again
+        let last = self.last.get(port_index).and_then(|q| q.get(qid));
+        if settings == (0, 0, 0) || last == Some(&Some(settings)) {
+            return false;
+        }
+        self.change(port_index, tm, qid, settings)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn change(
+        &mut self,
+        port_index: usize,
+        tm: &mut Port<u32>,
+        qid: usize,
+        settings: QueueSettings,
+    ) -> bool {
+        if qid >= tm.num_queues() {
             return false;
         }
         if self.last.len() <= port_index {
