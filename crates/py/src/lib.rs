@@ -8,6 +8,7 @@ mod fabric_bindings;
 mod p4rt_bindings;
 mod sim_bindings;
 mod switch_bindings;
+mod thrift_bindings;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -17,5 +18,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fabric_bindings::register(m)?;
     p4rt_bindings::register(m)?;
     consolidate_bindings::register(m)?;
+    thrift_bindings::register(m)?;
     Ok(())
 }
