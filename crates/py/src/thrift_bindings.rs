@@ -27,8 +27,15 @@ fn entry_out(p: &Program, t: TableId, h: EntryHandle) -> Result<OutEntry, lanes_
 
 /// One entry by handle, as `p4rt_table_read` returns entries.
 #[pyfunction]
-fn bm_entry(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32, handle: u32) -> PyResult<OutEntry> {
-    with_program(py, &sw, |p| entry_out(p, TableId(table), EntryHandle(handle)))
+fn bm_entry(
+    py: Python<'_>,
+    sw: PyRef<'_, PySwitch>,
+    table: u32,
+    handle: u32,
+) -> PyResult<OutEntry> {
+    with_program(py, &sw, |p| {
+        entry_out(p, TableId(table), EntryHandle(handle))
+    })
 }
 
 /// New action and parameters for the entry with this handle (its key and counters stay).
@@ -43,14 +50,26 @@ fn bm_entry_modify(
 ) -> PyResult<()> {
     let params: Vec<Vec<u8>> = params.iter().map(|x| x.to_vec()).collect();
     with_program(py, &sw, |p| {
-        p.modify_entry(TableId(table), EntryHandle(handle), ActionId(action), params)
+        p.modify_entry(
+            TableId(table),
+            EntryHandle(handle),
+            ActionId(action),
+            params,
+        )
     })
 }
 
 /// Removes the entry with this handle.
 #[pyfunction]
-fn bm_entry_delete(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32, handle: u32) -> PyResult<()> {
-    with_program(py, &sw, |p| p.delete_entry(TableId(table), EntryHandle(handle)))
+fn bm_entry_delete(
+    py: Python<'_>,
+    sw: PyRef<'_, PySwitch>,
+    table: u32,
+    handle: u32,
+) -> PyResult<()> {
+    with_program(py, &sw, |p| {
+        p.delete_entry(TableId(table), EntryHandle(handle))
+    })
 }
 
 /// The direct counter of an entry as (packets, bytes); with `value`, it is set first.

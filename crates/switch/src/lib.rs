@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod dataplane;
 pub mod delay;
+mod extern_commands;
 mod pcap;
 mod queue_cfg;
 #[allow(unsafe_code)]
