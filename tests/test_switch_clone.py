@@ -222,15 +222,6 @@ def test_clone_session_insert_modify_read_delete(switch: tuple[str, int], client
         (clone_entry(5), C.INVALID_ARGUMENT, "needs one replica"),
         (clone_entry(5, CPU, CPU), C.UNIMPLEMENTED, "only one replica"),
         (
-            p4r.Entity(
-                packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(
-                    multicast_group_entry=p4r.MulticastGroupEntry(multicast_group_id=1)
-                )
-            ),
-            C.UNIMPLEMENTED,
-            "multicast_group_entry",
-        ),
-        (
             p4r.Entity(packet_replication_engine_entry=p4r.PacketReplicationEngineEntry()),
             C.INVALID_ARGUMENT,
             "",

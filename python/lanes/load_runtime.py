@@ -1,5 +1,6 @@
 """`lanes load-runtime FILE`: push a P4 tutorials runtime.json to a running switch over
-P4Runtime (the pipeline from its p4info and bmv2_json, then its table entries)."""
+P4Runtime (the pipeline from its p4info and bmv2_json, then its multicast groups, clone
+sessions and table entries)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     info = load_p4info(rt.p4info)
     names = runtime_json.Names(info)
     try:
-        updates = [runtime_json.to_update(names, e, i) for i, e in enumerate(rt.entries)]
+        labelled = runtime_json.all_updates(names, rt)
     except LanesError as e:
         raise LanesError(f"{rt.path}: {e}") from None
     client = Client(args.grpc_addr, args.device_id, args.election_id)
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 raise LanesError(f"pipeline refused: {e.code().name}: {e.details()}") from None
             print(f"load-runtime: pipeline {rt.bmv2_json.name} committed", file=sys.stderr)
         failed = 0
+        updates = [u for _, u in labelled]
         for start in range(0, len(updates), BATCH):
             chunk = updates[start : start + BATCH]
             try:
@@ -87,14 +89,11 @@ def run(args: argparse.Namespace) -> int:
                         for c in grpc.StatusCode:
                             if c.value[0] == code:
                                 name = c
-                        print(
-                            f"load-runtime: table_entries[{start + i}]: {name.name}: {msg}", file=sys.stderr
-                        )
-        print(
-            f"load-runtime: {len(updates) - failed} of {len(updates)} table entries written", file=sys.stderr
-        )
+                        where = labelled[start + i][0]
+                        print(f"load-runtime: {where}: {name.name}: {msg}", file=sys.stderr)
+        print(f"load-runtime: {len(updates) - failed} of {len(updates)} entries written", file=sys.stderr)
         if failed:
-            raise LanesError(f"{failed} table entries refused")
+            raise LanesError(f"{failed} entries refused")
     finally:
         client.close()
     return 0

@@ -39,9 +39,16 @@
 //! Semantics follow bmv2's simple_switch: egress_spec 511 (mark_to_drop) drops after ingress
 //! or egress; `priority` selects the queue (higher first); if `standard_metadata` declares
 //! `queue_rate` (bytes/s), `queue_quantum` (bytes) and `queue_burst` (bytes) they are returned
-//! in [`IngressResult`] for the switch to apply to the queue. One deliberate
-//! difference: a frame the parser rejects (too short, no match) is counted and dropped unless
-//! [`ParserErrorPolicy::Continue`] is set.
+//! in [`IngressResult`] for the switch to apply to the queue. A frame the parser rejects (too
+//! short, no match) is counted and, as in bmv2, ingress still runs with
+//! `standard_metadata.parser_error` set (after a clean parse it holds the program's `NoError`);
+//! [`ParserErrorPolicy::Drop`] drops such frames before ingress instead.
+//!
+//! Multicast follows simple_switch too: ingress sets `mcast_grp` (in `standard_metadata`, or
+//! `intrinsic_metadata` in programs from P4-14) and [`IngressResult::mcast_grp`] tells the
+//! switch, whose replication engine makes one copy per (port, rid) of the group with
+//! [`Program::replica`] (`egress_rid` set, `instance_type` 5); a group takes precedence over
+//! `egress_spec`, and `mark_to_drop` clears both.
 //!
 //! Clones (mirroring) follow simple_switch: `clone_ingress_pkt_to_egress` and
 //! `clone_egress_pkt_to_egress` (what p4c emits for `clone` and `clone_preserving_field_list`)
@@ -85,7 +92,7 @@ pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
 pub use program::{
     CloneRequest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
-    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE,
+    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_REPLICATION,
 };
 pub use state::PacketState;
 pub use table::{MatchKey, MatchKind};

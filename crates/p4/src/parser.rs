@@ -13,6 +13,9 @@ use std::collections::HashMap;
 /// Parser error codes (values from the program's `errors` list).
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorCodes {
+    /// `standard_metadata.parser_error` after a parse without error (0 in today's p4c output,
+    /// 1 in older output that numbers errors from 1).
+    pub no_error: u32,
     pub packet_too_short: u32,
     pub no_match: u32,
     pub stack_out_of_bounds: u32,
@@ -42,6 +45,7 @@ impl ErrorCodes {
         let find = |n: &str, d: u32| list.iter().find(|(x, _)| x == n).map_or(d, |x| x.1);
         Ok((
             ErrorCodes {
+                no_error: find("NoError", 0),
                 packet_too_short: find("PacketTooShort", 1),
                 no_match: find("NoMatch", 2),
                 stack_out_of_bounds: find("StackOutOfBounds", 3),
@@ -479,6 +483,7 @@ mod tests {
             {"value": "default", "mask": null, "next_state": "reject"}
         ]);
         let mut p = load(&j);
+        p.set_parser_error_policy(crate::ParserErrorPolicy::Drop);
         let mut st = p.new_state();
         let mut out = Vec::new();
         let (_, eg) = p.process(&mut st, &frame(0x0800, &[]), 1, 0, &mut out);

@@ -25,6 +25,9 @@ pub const INSTANCE_INGRESS_CLONE: u64 = 1;
 /// PKT_INSTANCE_TYPE_EGRESS_CLONE).
 pub const INSTANCE_EGRESS_CLONE: u64 = 2;
 
+/// `standard_metadata.instance_type` of a multicast copy (bmv2's PKT_INSTANCE_TYPE_REPLICATION).
+pub const INSTANCE_REPLICATION: u64 = 5;
+
 /// A copy of the packet the program asked for with `clone` / `clone_preserving_field_list`
 /// (bmv2's `clone_ingress_pkt_to_egress`, `clone_egress_pkt_to_egress`), from
 /// [`PacketState::take_clone`]. The switch maps the session to a port and makes the copy with
@@ -47,9 +50,11 @@ fn put_arrival(st: &mut PacketState, std: &StdFields, pkt: &[u8], port: u32, now
 /// What to do with a packet that the parser rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParserErrorPolicy {
-    /// Count and drop it (default: truncated or malformed frames never leave the switch).
+    /// Count and drop it before ingress runs.
     Drop,
-    /// As bmv2: set `standard_metadata.parser_error` and run ingress anyway.
+    /// As bmv2 (the default): count it, set `standard_metadata.parser_error` and run ingress
+    /// anyway, with the headers extracted before the error valid and the rest of the frame as
+    /// payload; the program decides (most drop what they cannot route).
     Continue,
 }
 
@@ -319,7 +324,7 @@ impl Program {
             key: Vec::with_capacity(key_max),
             tmp: Vec::with_capacity(key_max),
             scratch: Vec::with_capacity(calc_max),
-            policy: ParserErrorPolicy::Drop,
+            policy: ParserErrorPolicy::Continue,
         })
     }
 
@@ -393,11 +398,16 @@ impl Program {
         let parsed = self
             .parser
             .run(pkt, st, &self.codecs, &self.stacks, &self.codes, &mut x);
-        if let Err(code) = parsed {
-            self.stats.parser_errors += 1;
-            st.parser_error = Some(code);
-            put(st, self.std.parser_error, u64::from(code));
-        }
+        // as bmv2: parser_error holds the program's NoError unless the parser failed
+        let code = match parsed {
+            Ok(()) => self.codes.no_error,
+            Err(code) => {
+                self.stats.parser_errors += 1;
+                st.parser_error = Some(code);
+                code
+            }
+        };
+        put(st, self.std.parser_error, u64::from(code));
         parsed
     }
 
@@ -585,9 +595,8 @@ impl Program {
         // the parser may have written metadata: the copy keeps only the arrival's
         self.clear_metadata(copy);
         put_arrival(copy, &self.std, pkt, port, now);
-        if let Some(code) = copy.parser_error {
-            put(copy, self.std.parser_error, u64::from(code));
-        }
+        let code = copy.parser_error.unwrap_or(self.codes.no_error);
+        put(copy, self.std.parser_error, u64::from(code));
         Some(self.finish_clone(orig, copy, req, truncate, INSTANCE_INGRESS_CLONE))
     }
 
@@ -614,6 +623,21 @@ impl Program {
             take(orig, self.std.packet_length).unwrap_or(0),
         );
         self.finish_clone(orig, copy, req, truncate, INSTANCE_EGRESS_CLONE)
+    }
+
+    /// Makes `copy` one copy of a multicast packet, as bmv2's replication engine makes it: the
+    /// packet as ingress left `orig` (headers, metadata, payload) with `egress_rid` = `rid` and
+    /// `instance_type` 5. The last copy needs no second state: [`Self::replica_in_place`].
+    pub fn replica(&self, orig: &PacketState, copy: &mut PacketState, rid: u16) {
+        copy.copy_from(orig);
+        self.replica_in_place(copy, rid);
+    }
+
+    /// Turns the packet itself into a copy of its multicast group (see [`Self::replica`]).
+    pub fn replica_in_place(&self, st: &mut PacketState, rid: u16) {
+        put(st, self.std.egress_rid, u64::from(rid));
+        put(st, self.std.instance_type, INSTANCE_REPLICATION);
+        st.clone = None;
     }
 
     fn clear_metadata(&self, st: &mut PacketState) {

@@ -135,6 +135,7 @@ pub struct StdFields {
     pub deq_qdepth: Option<FieldRef>,
     pub qid: Option<FieldRef>,
     pub mcast_grp: Option<FieldRef>,
+    pub egress_rid: Option<FieldRef>,
     pub checksum_error: Option<FieldRef>,
     pub parser_error: Option<FieldRef>,
     pub ingress_global_timestamp: Option<FieldRef>,
@@ -146,6 +147,13 @@ impl StdFields {
         let f = |n: &str| {
             l.field_opt("standard_metadata", n)
                 .filter(|x| x.width <= 64)
+        };
+        // programs compiled from P4-14 keep the multicast fields in `intrinsic_metadata`
+        let intrinsic = |n: &str| {
+            f(n).or_else(|| {
+                l.field_opt("intrinsic_metadata", n)
+                    .filter(|x| x.width <= 64)
+            })
         };
         StdFields {
             ingress_port: f("ingress_port"),
@@ -162,7 +170,8 @@ impl StdFields {
             deq_timedelta: f("deq_timedelta"),
             deq_qdepth: f("deq_qdepth"),
             qid: f("qid"),
-            mcast_grp: f("mcast_grp"),
+            mcast_grp: intrinsic("mcast_grp"),
+            egress_rid: intrinsic("egress_rid"),
             checksum_error: f("checksum_error"),
             parser_error: f("parser_error"),
             ingress_global_timestamp: f("ingress_global_timestamp"),

@@ -164,6 +164,7 @@ fn registers_meters_hash_jumps_exit() {
 #[test]
 fn stacks_lookahead_verify_and_egress_remove() {
     let mut p = load();
+    p.set_parser_error_policy(lanes_p4::ParserErrorPolicy::Drop);
     let mut st = p.new_state();
     let mut out = Vec::new();
     let m8 = p.field("scalars", "m8").unwrap();
@@ -192,7 +193,7 @@ fn stacks_lookahead_verify_and_egress_remove() {
     let (ig, _) = p.process(&mut st, &ipv6(1, 0, 4, 64, SRC, DST), 1, 0, &mut out);
     assert_eq!(ig.drop, Some(DropReason::ParserError(7)));
     assert_eq!(p.error_name(7), Some("BadVersion"));
-    // bmv2 policy: continue with parser_error set
+    // bmv2's policy (the default): continue with parser_error set
     p.set_parser_error_policy(lanes_p4::ParserErrorPolicy::Continue);
     let (ig, _) = p.process(&mut st, &ipv6(1, 0, 4, 64, SRC, DST), 1, 0, &mut out);
     assert_eq!(ig.drop, None);

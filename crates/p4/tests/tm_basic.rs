@@ -283,12 +283,27 @@ fn bad_entries_are_refused() {
 }
 
 #[test]
-fn truncated_frames_are_counted_and_dropped() {
+fn truncated_frames_are_counted_and_reach_ingress_with_parser_error_set() {
     let (mut p, _, _) = topo1();
     let mut st = p.new_state();
     let mut out = Vec::new();
+    let parser_error = p.field("standard_metadata", "parser_error").unwrap();
     let pkt = ipv4_udp([10, 0, 1, 1], [10, 0, 1, 2], 64, b"");
-    // 14..33 bytes: Ethernet complete, IPv4 cut; 0..13: Ethernet cut
+    // 14..33 bytes: Ethernet complete, IPv4 cut; 0..13: Ethernet cut. As in bmv2, ingress
+    // runs with parser_error = PacketTooShort and IPv4 invalid: no route, egress_spec stays 0
+    for n in 0..34 {
+        let ig = p.ingress(&mut st, &pkt[..n], 1, 0);
+        assert_eq!((ig.drop, ig.egress_spec), (None, 0), "len {n}");
+        assert_eq!(st.field(parser_error), 1, "len {n}");
+        assert_eq!(p.error_name(1), Some("PacketTooShort"));
+    }
+    assert_eq!(p.stats().parser_errors, 34);
+    // a complete header with no payload passes, parser_error = NoError
+    let (ig, _) = p.process(&mut st, &pkt[..34], 1, 0, &mut out);
+    assert_eq!((ig.drop, ig.egress_spec), (None, 2));
+    assert_eq!(st.field(parser_error), 0);
+    // the drop policy drops them before ingress
+    p.set_parser_error_policy(lanes_p4::ParserErrorPolicy::Drop);
     for n in 0..34 {
         let (ig, eg) = p.process(&mut st, &pkt[..n], 1, 0, &mut out);
         assert!(
@@ -296,12 +311,8 @@ fn truncated_frames_are_counted_and_dropped() {
             "len {n}: {ig:?}"
         );
         assert!(eg.drop.is_some());
-        assert_eq!(p.error_name(1), Some("PacketTooShort"));
     }
-    assert_eq!(p.stats().parser_errors, 34);
-    // a complete header with no payload passes
-    let (ig, _) = p.process(&mut st, &pkt[..34], 1, 0, &mut out);
-    assert_eq!(ig.drop, None);
+    assert_eq!(p.stats().parser_errors, 68);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 mod consolidate_bindings;
 mod fabric_bindings;
 mod p4rt_bindings;
+mod pre_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod thrift_bindings;
@@ -17,6 +18,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
     p4rt_bindings::register(m)?;
+    pre_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
     Ok(())

@@ -23,9 +23,9 @@ create_exception!(_native, P4rtError, PyException);
 
 // gRPC status codes used here.
 const OK: u8 = 0;
-const INVALID_ARGUMENT: u8 = 3;
-const NOT_FOUND: u8 = 5;
-const ALREADY_EXISTS: u8 = 6;
+pub(crate) const INVALID_ARGUMENT: u8 = 3;
+pub(crate) const NOT_FOUND: u8 = 5;
+pub(crate) const ALREADY_EXISTS: u8 = 6;
 const PERMISSION_DENIED: u8 = 7;
 const RESOURCE_EXHAUSTED: u8 = 8;
 const FAILED_PRECONDITION: u8 = 9;
@@ -634,62 +634,6 @@ fn p4rt_meter_write(
     })
 }
 
-/// A clone session write (P4Runtime PacketReplicationEngineEntry.clone_session_entry):
-/// op 0 INSERT, 1 MODIFY, 2 DELETE; `truncate` 0 means whole packets. ALREADY_EXISTS,
-/// NOT_FOUND or INVALID_ARGUMENT (session out of range, no such port) as P4Runtime asks.
-#[pyfunction]
-fn p4rt_clone_session_write(
-    py: Python<'_>,
-    sw: PyRef<'_, PySwitch>,
-    op: u8,
-    session: u32,
-    port: u32,
-    truncate: u32,
-) -> PyResult<()> {
-    let sw: &PySwitch = &sw;
-    py.allow_threads(|| {
-        sw.inner.with(|dp| {
-            let exists = dp.mirror(session).is_some();
-            match op {
-                0 if exists => Err((ALREADY_EXISTS, format!("clone session {session} exists"))),
-                1 | 2 if !exists => Err((NOT_FOUND, format!("no clone session {session}"))),
-                2 => dp.mirror_delete(session).map_err(|m| (NOT_FOUND, m)),
-                0 | 1 => dp
-                    .mirror_add(
-                        session,
-                        lanes_switch::MirrorSession {
-                            port,
-                            truncate: Some(truncate),
-                        },
-                    )
-                    .map_err(|m| (INVALID_ARGUMENT, format!("clone session {session}: {m}"))),
-                _ => Err((INVALID_ARGUMENT, format!("unknown update type {op}"))),
-            }
-        })
-    })
-    .map_err(|(code, msg)| py_err(code, msg))
-}
-
-/// Every clone session: (session, port, truncation length or 0).
-#[pyfunction]
-fn p4rt_clone_sessions(py: Python<'_>, sw: PyRef<'_, PySwitch>) -> Vec<(u32, u32, u32)> {
-    let sw: &PySwitch = &sw;
-    py.allow_threads(|| {
-        sw.inner.with(|dp| {
-            dp.mirrors()
-                .map(|(s, m)| (s, m.port, m.truncate.unwrap_or(0)))
-                .collect()
-        })
-    })
-}
-
-/// Remove every clone session (a new pipeline starts with none).
-#[pyfunction]
-fn p4rt_clone_sessions_clear(py: Python<'_>, sw: PyRef<'_, PySwitch>) {
-    let sw: &PySwitch = &sw;
-    py.allow_threads(|| sw.inner.with(|dp| dp.mirror_clear()));
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("P4rtError", m.py().get_type::<P4rtError>())?;
     m.add_class::<PyP4rtProgram>()?;
@@ -707,8 +651,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p4rt_register_write, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_meter_read, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_meter_write, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_clone_session_write, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_clone_sessions, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_clone_sessions_clear, m)?)?;
     Ok(())
 }

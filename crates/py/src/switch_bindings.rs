@@ -153,7 +153,8 @@ impl PySwitch {
                        "parser": d.parser, "ingress": d.ingress, "egress": d.egress,
                        "unknown_port": d.unknown_port, "queue_full": d.queue_full,
                        "buffer_full": d.buffer_full, "no_buffer": d.no_buffer,
-                       "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth}})
+                       "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth,
+                       "no_multicast_group": d.no_multicast_group}})
                 .to_string()
             })
         })

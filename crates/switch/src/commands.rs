@@ -66,8 +66,9 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         "mirroring_add_mc" => {
             Err("mirroring_add_mc: mirror sessions to multicast groups are not supported".into())
         }
-        "help" => Ok(HELP.to_string()),
-        other => Err(format!("unknown command '{other}' (try 'help')")),
+        "help" => Ok(format!("{HELP} | {}", crate::pre_commands::HELP)),
+        other => crate::pre_commands::execute(dp, other, args)
+            .unwrap_or_else(|| Err(format!("unknown command '{other}' (try 'help')"))),
     }
 }
 
@@ -690,9 +691,9 @@ fn show_ports(dp: &Dataplane) -> String {
     let d = dp.drops;
     let _ = write!(
         out,
-        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={}",
+        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={} no_multicast_group={}",
         d.no_program, d.oversize, d.parser, d.ingress, d.egress, d.unknown_port, d.queue_full, d.buffer_full, d.no_buffer,
-        d.no_mirror_session, d.clone_depth
+        d.no_mirror_session, d.clone_depth, d.no_multicast_group
     );
     out
 }

@@ -13,8 +13,15 @@
 //! received packet, not an endless one; the copy that would go deeper is counted
 //! (`clone_depth`) and not made. Mirror sessions belong to the switch, not the program: they
 //! stay when a new program is loaded.
+//!
+//! Multicast as in simple_switch: a packet whose ingress set `mcast_grp` leaves once per
+//! (port, rid) of the group in the replication engine ([`Pre`]), each copy queued in its port's
+//! TM (the queue its priority picks) and run through egress with `egress_rid` set; the group
+//! wins over `egress_spec`. A group with no copies (not created, or empty) drops the packet and
+//! counts it (`no_multicast_group`). Groups, like mirror sessions, stay across program loads.
 
 use crate::delay::DelayHistogram;
+use crate::pre::Pre;
 use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
 use lanes_p4::{CloneRequest, EgressMeta, PacketState, Program};
@@ -121,6 +128,8 @@ pub struct DropCounters {
     pub no_mirror_session: u64,
     /// Clones of clones deeper than MAX_CLONE_GENERATIONS.
     pub clone_depth: u64,
+    /// Frames sent to a multicast group that has no copies to make.
+    pub no_multicast_group: u64,
 }
 
 /// One port: its traffic manager, counters and queueing-delay histograms.
@@ -160,6 +169,8 @@ pub struct Dataplane {
     cpu_port: Option<u32>,
     packet_ins: std::collections::VecDeque<Vec<u8>>,
     mirrors: BTreeMap<u32, MirrorSession>,
+    /// The packet replication engine: multicast groups.
+    pub pre: Pre,
 }
 
 /// PacketIns kept for a controller that reads slowly; older ones are dropped first.
@@ -184,6 +195,7 @@ impl Dataplane {
             cpu_port: None,
             packet_ins: std::collections::VecDeque::new(),
             mirrors: BTreeMap::new(),
+            pre: Pre::default(),
         }
     }
 
@@ -430,19 +442,80 @@ impl Dataplane {
             }
             return self.release_slot(slot);
         }
+        if ig.mcast_grp != 0 {
+            return self.multicast(slot, len, &ig, now);
+        }
         let out_port = ig.egress_spec;
         let Some(&i) = self.index.get(out_port as usize).filter(|&&i| i != NO_PORT) else {
             self.drops.unknown_port += 1;
             return self.release_slot(slot);
         };
-        let tm = &mut self.ports[usize::from(i)].tm;
+        self.apply_queue_config(i, &ig);
+        self.enqueue(i, ig.priority, len, slot, now);
+    }
+
+    /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,
+    /// queue_burst) to its queue on the port with index `i`.
+    #[inline]
+    fn apply_queue_config(&mut self, i: u16, ig: &lanes_p4::IngressResult) {
         if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
             let burst = ig.queue_burst.unwrap_or(0);
+            let tm = &mut self.ports[usize::from(i)].tm;
             let qid = usize::from(ig.priority);
             self.tracker
                 .apply(usize::from(i), tm, qid, (rate, quantum, burst));
         }
-        self.enqueue(i, ig.priority, len, slot, now);
+    }
+
+    /// Queue one copy of the packet in `slot` per (port, rid) of its multicast group; the last
+    /// copy is the packet itself.
+    fn multicast(&mut self, slot: u32, len: usize, ig: &lanes_p4::IngressResult, now: u64) {
+        let n = self.pre.replicas(ig.mcast_grp).len();
+        if n == 0 {
+            self.drops.no_multicast_group += 1;
+            return self.release_slot(slot);
+        }
+        for k in 0..n {
+            let (port, rid) = self.pre.replicas(ig.mcast_grp)[k];
+            let Some(&i) = self.index.get(port as usize).filter(|&&i| i != NO_PORT) else {
+                self.drops.unknown_port += 1;
+                if k + 1 == n {
+                    self.release_slot(slot);
+                }
+                continue;
+            };
+            let copy = if k + 1 == n {
+                let (Some(prog), Some(st)) = (
+                    self.program.as_ref(),
+                    self.slots[slot as usize].state.as_mut(),
+                ) else {
+                    return self.release_slot(slot);
+                };
+                prog.replica_in_place(st, rid);
+                slot
+            } else {
+                let Some(dst) = self.take_slot() else {
+                    continue;
+                };
+                let Some(prog) = self.program.as_ref() else {
+                    return self.release_slot(dst);
+                };
+                let Ok([s, d]) = self.slots.get_disjoint_mut([slot as usize, dst as usize]) else {
+                    self.release_slot(dst);
+                    continue;
+                };
+                let Some(orig) = s.state.as_ref() else {
+                    self.release_slot(dst);
+                    continue;
+                };
+                d.frame[..len].copy_from_slice(&s.frame[..len]);
+                d.len = len;
+                prog.replica(orig, d.state.get_or_insert_with(|| prog.new_state()), rid);
+                dst
+            };
+            self.apply_queue_config(i, ig);
+            self.enqueue(i, ig.priority, len, copy, now);
+        }
     }
 
     /// Queue the packet in `slot` (a received one or a clone's copy) on the port with index

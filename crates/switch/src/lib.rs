@@ -10,6 +10,8 @@ pub mod dataplane;
 pub mod delay;
 mod extern_commands;
 mod pcap;
+pub mod pre;
+mod pre_commands;
 mod queue_cfg;
 #[allow(unsafe_code)]
 // the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs

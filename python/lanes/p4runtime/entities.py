@@ -278,10 +278,12 @@ class Entities(EntityReads):
             raise native_error(x) from None
 
     def _write_pre(self, typ: int, pre: Any) -> None:
-        """A clone session: its one replica's port is the mirror port, packet_length_bytes the
-        truncation (0: whole packets); class_of_service and the replica's instance are ignored.
-        Multicast groups are not supported."""
+        """A multicast group (its replicas: egress port and instance, the copies' egress_rid) or
+        a clone session (its one replica's port is the mirror port, packet_length_bytes the
+        truncation, 0: whole packets; class_of_service and the replica's instance are ignored)."""
         which = pre.WhichOneof("type")
+        if which == "multicast_group_entry":
+            return self._write_multicast(typ, pre.multicast_group_entry)
         if which != "clone_session_entry":
             if which is None:
                 raise invalid("packet_replication_engine_entry without an entry")
@@ -309,6 +311,29 @@ class Entities(EntityReads):
             _native.p4rt_clone_session_write(self.sw, op, cs.session_id, port, cs.packet_length_bytes)
         except _native.P4rtError as x:
             raise native_error(x) from None
+
+    def _write_multicast(self, typ: int, g: Any) -> None:
+        reps = []
+        if typ != DELETE:
+            for r in g.replicas:
+                if r.WhichOneof("port_kind") == "port":
+                    if not 0 < len(r.port) <= 4:
+                        raise invalid(f"multicast group {g.multicast_group_id}: replica port must be 1 to 4 bytes")
+                    port = int.from_bytes(r.port, "big")
+                else:
+                    port = r.egress_port
+                if len(r.backup_replicas):
+                    raise unimplemented(
+                        f"multicast group {g.multicast_group_id}: backup replicas are not supported"
+                    )
+                reps.append((port, r.instance))
+        op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
+        try:
+            _native.p4rt_multicast_group_write(self.sw, op, g.multicast_group_id, reps)
+        except _native.P4rtError as x:
+            raise native_error(x) from None
+        except OverflowError:
+            raise invalid(f"multicast group {g.multicast_group_id}: port or instance out of range") from None
 
     def _index(self, e: Any, size: int, name: str) -> int | None:
         if not e.HasField("index"):

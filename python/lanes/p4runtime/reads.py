@@ -73,10 +73,21 @@ class EntityReads:
             raise native_error(x) from None
 
     def _read_pre(self, want: Any) -> Iterator[Any]:
-        """Clone sessions (all, or the one whose session_id is given); no multicast groups."""
+        """Multicast groups and clone sessions: all of a kind, or the one whose id is given."""
         which = want.WhichOneof("type")
-        if which == "multicast_group_entry":
-            return
+        if which != "clone_session_entry":
+            group = want.multicast_group_entry.multicast_group_id if which else 0
+            for mgid, reps in _native.p4rt_multicast_groups(self.sw):
+                if group and mgid != group:
+                    continue
+                g = p4r.MulticastGroupEntry(multicast_group_id=mgid)
+                for port, rid in reps:
+                    g.replicas.add(egress_port=port, instance=rid)
+                yield p4r.Entity(
+                    packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(multicast_group_entry=g)
+                )
+            if which == "multicast_group_entry":
+                return
         wanted = want.clone_session_entry.session_id if which == "clone_session_entry" else 0
         for session, port, truncate in _native.p4rt_clone_sessions(self.sw):
             if session == 0 or (wanted and session != wanted):

@@ -1,5 +1,7 @@
-"""The P4 tutorials' runtime.json: target, p4info, bmv2_json and table_entries (table, match,
-action_name, action_params, default_action, priority), turned into P4Runtime updates by name
+"""The P4 tutorials' runtime.json: target, p4info, bmv2_json, table_entries (table, match,
+action_name, action_params, default_action, priority), multicast_group_entries
+(multicast_group_id, replicas of egress_port and instance) and clone_session_entries
+(clone_session_id, replicas, packet_length_bytes), turned into P4Runtime updates by name
 through the P4Info."""
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class Runtime:
     p4info: Path | None
     bmv2_json: Path | None
     entries: list[dict]
+    multicast_groups: list[Any]
+    clone_sessions: list[Any]
 
 
 def _resolve(base: Path, value: Any, key: str) -> Path | None:
@@ -48,19 +52,68 @@ def load(path: Path) -> Runtime:
         raise LanesError(f"{path}: not JSON ({e})") from None
     if not isinstance(doc, dict):
         raise LanesError(f"{path}: expected a JSON object")
-    for key in ("multicast_group_entries", "clone_session_entries"):
-        if doc.get(key):
-            raise LanesError(f"{path}: {key} are not supported by this switch")
-    entries = doc.get("table_entries", [])
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise LanesError(f"{path}: table_entries must be a list of objects")
+    lists = {}
+    for key in ("table_entries", "multicast_group_entries", "clone_session_entries"):
+        lists[key] = doc.get(key) or []
+        if not isinstance(lists[key], list) or not all(isinstance(e, dict) for e in lists[key]):
+            raise LanesError(f"{path}: {key} must be a list of objects")
     return Runtime(
         path=path,
         target=str(doc.get("target", "bmv2")),
         p4info=_resolve(path.parent, doc.get("p4info"), "p4info"),
         bmv2_json=_resolve(path.parent, doc.get("bmv2_json"), "bmv2_json"),
-        entries=entries,
+        entries=lists["table_entries"],
+        multicast_groups=lists["multicast_group_entries"],
+        clone_sessions=lists["clone_session_entries"],
     )
+
+
+def all_updates(names: Names, rt: Runtime) -> list[tuple[str, Any]]:
+    """Every entry of the file as (where it is in the file, P4Runtime Update): multicast groups
+    and clone sessions first (table entries may rely on them), then table entries."""
+    out = []
+    for key, items, make in (
+        ("multicast_group_entries", rt.multicast_groups, _multicast_update),
+        ("clone_session_entries", rt.clone_sessions, _clone_update),
+        ("table_entries", rt.entries, lambda e: _to_update(names, e)),
+    ):
+        for i, e in enumerate(items):
+            try:
+                out.append((f"{key}[{i}]", make(e)))
+            except (LanesError, TypeError, ValueError) as x:
+                raise LanesError(f"{key}[{i}]: {x}") from None
+    return out
+
+
+def _replicas(e: dict, into: Any) -> None:
+    reps = e.get("replicas", [])
+    if not isinstance(reps, list):
+        raise LanesError("'replicas' must be a list")
+    for r in reps:
+        if not isinstance(r, dict) or "egress_port" not in r:
+            raise LanesError("a replica needs 'egress_port' (and 'instance')")
+        into.add(egress_port=int(r["egress_port"]), instance=int(r.get("instance", 0)))
+
+
+def _multicast_update(e: dict) -> Any:
+    if "multicast_group_id" not in e:
+        raise LanesError("no 'multicast_group_id'")
+    u = p4r.Update(type=p4r.Update.INSERT)
+    g = u.entity.packet_replication_engine_entry.multicast_group_entry
+    g.multicast_group_id = int(e["multicast_group_id"])
+    _replicas(e, g.replicas)
+    return u
+
+
+def _clone_update(e: dict) -> Any:
+    if "clone_session_id" not in e:
+        raise LanesError("no 'clone_session_id'")
+    u = p4r.Update(type=p4r.Update.INSERT)
+    c = u.entity.packet_replication_engine_entry.clone_session_entry
+    c.session_id = int(e["clone_session_id"])
+    c.packet_length_bytes = int(e.get("packet_length_bytes", 0))
+    _replicas(e, c.replicas)
+    return u
 
 
 def encode(value: Any, bitwidth: int, what: str) -> bytes:
@@ -112,17 +165,8 @@ class Names:
         return a
 
 
-def to_update(names: Names, e: dict, n: int) -> Any:
-    """One table_entries item as a P4Runtime Update (INSERT, or MODIFY of the default entry)."""
-    try:
-        return _to_update(names, e)
-    except LanesError as x:
-        raise LanesError(f"table_entries[{n}]: {x}") from None
-    except (TypeError, ValueError) as x:
-        raise LanesError(f"table_entries[{n}]: {x}") from None
-
-
 def _to_update(names: Names, e: dict) -> Any:
+    """One table_entries item as a P4Runtime Update (INSERT, or MODIFY of the default entry)."""
     if "table" not in e:
         raise LanesError("no 'table'")
     t = names.table(e["table"])

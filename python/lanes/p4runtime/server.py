@@ -77,6 +77,10 @@ class P4RuntimeService:
         if device_id != self.device_id:
             raise not_found(f"no device {device_id} (this switch is device {self.device_id})")
 
+    def _clear_pre(self) -> None:
+        _native.p4rt_clone_sessions_clear(self.sw)
+        _native.p4rt_multicast_clear(self.sw)
+
     def _commit(self, pl: Pipeline, reconcile: bool = False) -> None:
         try:
             if reconcile and self.pipeline is not None:
@@ -119,13 +123,13 @@ class P4RuntimeService:
                     self.saved = pipeline_mod.build(req.config)
                 elif a == Action.VERIFY_AND_COMMIT:
                     self._commit(pipeline_mod.build(req.config))
-                    _native.p4rt_clone_sessions_clear(self.sw)  # a new pipeline starts empty
+                    self._clear_pre()  # a new pipeline starts with no groups or sessions
                 elif a == Action.COMMIT:
                     if self.saved is None:
                         raise precondition("COMMIT: no saved config (send VERIFY_AND_SAVE first)")
                     saved, self.saved = self.saved, None
                     self._commit(saved)
-                    _native.p4rt_clone_sessions_clear(self.sw)
+                    self._clear_pre()
                 elif a == Action.RECONCILE_AND_COMMIT:
                     self._commit(pipeline_mod.build(req.config), reconcile=True)
                 else:
@@ -486,7 +490,8 @@ def start_server(sw: Any, sa: Any) -> P4RuntimeServer:
 
 def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
     """`lanes switch --runtime-json FILE`: the file's pipeline (if it names p4info and bmv2_json)
-    and table entries, applied in-process as the switch starts; any refused entry is an error."""
+    and entries (multicast groups, clone sessions, table entries), applied in-process as the
+    switch starts; any refused entry is an error."""
     from lanes.p4runtime import runtime_json
 
     rt = runtime_json.load(path)
@@ -495,7 +500,7 @@ def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
     info = load_p4info(rt.p4info)
     names = runtime_json.Names(info)
     try:
-        updates = [runtime_json.to_update(names, e, i) for i, e in enumerate(rt.entries)]
+        labelled = runtime_json.all_updates(names, rt)
     except LanesError as e:
         raise LanesError(f"{rt.path}: {e}") from None
     with service.lock:
@@ -508,7 +513,7 @@ def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
         except P4RTError as e:
             raise LanesError(f"{path}: pipeline refused: {e.message}") from None
         assert service.entities is not None
-        results = service.entities.write(updates)
-    for i, (code, msg) in enumerate(results):
+        results = service.entities.write([u for _, u in labelled])
+    for (where, _), (code, msg) in zip(labelled, results):
         if code != grpc.StatusCode.OK:
-            raise LanesError(f"{path}: table_entries[{i}]: {code.name}: {msg}")
+            raise LanesError(f"{path}: {where}: {code.name}: {msg}")

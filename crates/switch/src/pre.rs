@@ -1,0 +1,338 @@
+//! The packet replication engine (bmv2's simple_pre): multicast groups made of nodes, each node
+//! a replication id (rid) and a set of ports. A packet whose ingress set `mcast_grp` = G leaves
+//! once per (port, rid) of G's nodes. Groups are named by their id (the handle of a group is
+//! its id); nodes get handles 0, 1, 2, ... A node belongs to at most one group, as in bmv2.
+//!
+//! The replica list of each group is kept flat and sorted (port, then rid), rebuilt when the
+//! group or one of its nodes changes, so the packet path reads one slice.
+
+use std::collections::BTreeMap;
+
+/// Largest multicast group id (bmv2's `mcast_grp` is 16 bits; 0 means "no multicast").
+pub const MAX_MGID: u32 = 65535;
+/// Port numbers a node may name (bmv2's simple_pre: 0 to 511, 511 excluded as the drop port).
+pub const MAX_PRE_PORT: u32 = 510;
+/// Nodes the engine holds at most (bmv2's default is 16384 L1 nodes).
+pub const MAX_NODES: usize = 16384;
+
+/// One L1 node: a replication id and the ports it sends to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// Replication id: `egress_rid` of the copies this node makes.
+    pub rid: u16,
+    /// The ports it sends to, sorted.
+    pub ports: Vec<u32>,
+    /// The group it is associated with, if any.
+    pub group: Option<u32>,
+}
+
+/// Multicast groups and nodes.
+#[derive(Debug, Default)]
+pub struct Pre {
+    groups: BTreeMap<u32, Group>,
+    nodes: Vec<Option<Node>>,
+}
+
+#[derive(Debug, Default)]
+struct Group {
+    nodes: Vec<u32>,
+    replicas: Vec<(u32, u16)>,
+}
+
+type R<T> = Result<T, String>;
+
+impl Pre {
+    /// Create group `mgid` (1 to MAX_MGID); its handle is `mgid`.
+    pub fn mgrp_create(&mut self, mgid: u32) -> R<u32> {
+        if mgid == 0 || mgid > MAX_MGID {
+            return Err(format!(
+                "multicast group {mgid} out of range (1-{MAX_MGID})"
+            ));
+        }
+        if self.groups.contains_key(&mgid) {
+            return Err(format!("multicast group {mgid} exists"));
+        }
+        self.groups.insert(mgid, Group::default());
+        Ok(mgid)
+    }
+
+    /// Destroy group `mgid`; its nodes stay, no longer associated.
+    pub fn mgrp_destroy(&mut self, mgid: u32) -> R<()> {
+        let g = self
+            .groups
+            .remove(&mgid)
+            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        for h in g.nodes {
+            if let Some(Some(n)) = self.nodes.get_mut(h as usize) {
+                n.group = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Create a node with replication id `rid` sending to `ports`; its handle.
+    pub fn node_create(&mut self, rid: u32, ports: &[u32]) -> R<u32> {
+        let rid = u16::try_from(rid).map_err(|_| format!("rid {rid} out of range (0-65535)"))?;
+        let ports = check_ports(ports)?;
+        let node = Node {
+            rid,
+            ports,
+            group: None,
+        };
+        if let Some(h) = self.nodes.iter().position(Option::is_none) {
+            self.nodes[h] = Some(node);
+            return Ok(h as u32);
+        }
+        if self.nodes.len() >= MAX_NODES {
+            return Err(format!("no room for another node ({MAX_NODES} exist)"));
+        }
+        self.nodes.push(Some(node));
+        Ok(self.nodes.len() as u32 - 1)
+    }
+
+    /// Replace the ports of node `handle`.
+    pub fn node_update(&mut self, handle: u32, ports: &[u32]) -> R<()> {
+        let ports = check_ports(ports)?;
+        let n = self.node_mut(handle)?;
+        n.ports = ports;
+        let group = n.group;
+        if let Some(g) = group {
+            self.rebuild(g);
+        }
+        Ok(())
+    }
+
+    /// Destroy node `handle` (taking it out of its group first).
+    pub fn node_destroy(&mut self, handle: u32) -> R<()> {
+        if let Some(g) = self.node_mut(handle)?.group {
+            self.node_dissociate(g, handle)?;
+        }
+        self.nodes[handle as usize] = None;
+        Ok(())
+    }
+
+    /// Add node `handle` to group `mgid`.
+    pub fn node_associate(&mut self, mgid: u32, handle: u32) -> R<()> {
+        if !self.groups.contains_key(&mgid) {
+            return Err(format!("no multicast group {mgid}"));
+        }
+        let n = self.node_mut(handle)?;
+        if let Some(g) = n.group {
+            return Err(format!("node {handle} already belongs to group {g}"));
+        }
+        n.group = Some(mgid);
+        self.groups
+            .get_mut(&mgid)
+            .expect("checked")
+            .nodes
+            .push(handle);
+        self.rebuild(mgid);
+        Ok(())
+    }
+
+    /// Take node `handle` out of group `mgid`.
+    pub fn node_dissociate(&mut self, mgid: u32, handle: u32) -> R<()> {
+        let g = self
+            .groups
+            .get_mut(&mgid)
+            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        let Some(i) = g.nodes.iter().position(|h| *h == handle) else {
+            return Err(format!("node {handle} is not in group {mgid}"));
+        };
+        g.nodes.remove(i);
+        self.node_mut(handle)?.group = None;
+        self.rebuild(mgid);
+        Ok(())
+    }
+
+    /// Make group `mgid` send to exactly `replicas` (port, rid), with one node per rid: what a
+    /// P4Runtime MulticastGroupEntry says. `create`: the group must not exist yet (INSERT);
+    /// otherwise it must (MODIFY), and its old nodes go.
+    pub fn group_set(&mut self, mgid: u32, replicas: &[(u32, u32)], create: bool) -> R<()> {
+        let mut by_rid: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (port, rid) in replicas {
+            by_rid.entry(*rid).or_default().push(*port);
+        }
+        for (rid, ports) in &by_rid {
+            if *rid > 0xffff {
+                return Err(format!("rid {rid} out of range (0-65535)"));
+            }
+            check_ports(ports)?;
+        }
+        let free = self.nodes.iter().filter(|n| n.is_none()).count();
+        let old = self.groups.get(&mgid).map_or(0, |g| g.nodes.len());
+        if MAX_NODES - self.nodes.len() + free + old < by_rid.len() {
+            return Err(format!("no room for {} more nodes", by_rid.len()));
+        }
+        if create {
+            self.mgrp_create(mgid)?;
+        } else {
+            let g = self
+                .groups
+                .get(&mgid)
+                .ok_or_else(|| format!("no multicast group {mgid}"))?;
+            for h in g.nodes.clone() {
+                self.node_destroy(h)?;
+            }
+        }
+        for (rid, ports) in by_rid {
+            let h = self.node_create(rid, &ports)?;
+            self.node_associate(mgid, h)?;
+        }
+        Ok(())
+    }
+
+    /// Destroy group `mgid` and its nodes (a P4Runtime DELETE).
+    pub fn group_delete(&mut self, mgid: u32) -> R<()> {
+        let g = self
+            .groups
+            .get(&mgid)
+            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        for h in g.nodes.clone() {
+            self.node_destroy(h)?;
+        }
+        self.mgrp_destroy(mgid)
+    }
+
+    /// The (port, rid) copies of group `mgid`, sorted; empty if the group does not exist.
+    #[inline]
+    pub fn replicas(&self, mgid: u32) -> &[(u32, u16)] {
+        self.groups.get(&mgid).map_or(&[], |g| &g.replicas)
+    }
+
+    /// Whether group `mgid` exists.
+    pub fn has_group(&self, mgid: u32) -> bool {
+        self.groups.contains_key(&mgid)
+    }
+
+    /// Every group id with its node handles, in id order.
+    pub fn groups(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        self.groups.iter().map(|(m, g)| (*m, g.nodes.as_slice()))
+    }
+
+    /// Node `handle`, if it exists.
+    pub fn node(&self, handle: u32) -> Option<&Node> {
+        self.nodes.get(handle as usize).and_then(Option::as_ref)
+    }
+
+    /// Every node with its handle.
+    pub fn nodes(&self) -> impl Iterator<Item = (u32, &Node)> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(h, n)| n.as_ref().map(|n| (h as u32, n)))
+    }
+
+    /// Remove every group and node.
+    pub fn clear(&mut self) {
+        self.groups.clear();
+        self.nodes.clear();
+    }
+
+    fn node_mut(&mut self, handle: u32) -> R<&mut Node> {
+        self.nodes
+            .get_mut(handle as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| format!("no multicast node {handle}"))
+    }
+
+    fn rebuild(&mut self, mgid: u32) {
+        let Some(g) = self.groups.get(&mgid) else {
+            return;
+        };
+        let mut reps: Vec<(u32, u16)> = g
+            .nodes
+            .iter()
+            .filter_map(|h| self.nodes[*h as usize].as_ref())
+            .flat_map(|n| n.ports.iter().map(move |p| (*p, n.rid)))
+            .collect();
+        reps.sort_unstable();
+        reps.dedup();
+        self.groups.get_mut(&mgid).expect("exists").replicas = reps;
+    }
+}
+
+fn check_ports(ports: &[u32]) -> R<Vec<u32>> {
+    if let Some(p) = ports.iter().find(|p| **p > MAX_PRE_PORT) {
+        return Err(format!("port {p} out of range (0-{MAX_PRE_PORT})"));
+    }
+    let mut v = ports.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_sends_once_per_port_and_rid_of_its_nodes() {
+        let mut pre = Pre::default();
+        assert_eq!(pre.mgrp_create(7), Ok(7));
+        let a = pre.node_create(1, &[3, 1, 2]).unwrap();
+        let b = pre.node_create(9, &[2]).unwrap();
+        pre.node_associate(7, a).unwrap();
+        pre.node_associate(7, b).unwrap();
+        assert_eq!(pre.replicas(7), &[(1, 1), (2, 1), (2, 9), (3, 1)]);
+        pre.node_update(a, &[4]).unwrap();
+        assert_eq!(pre.replicas(7), &[(2, 9), (4, 1)]);
+        pre.node_dissociate(7, b).unwrap();
+        assert_eq!(pre.replicas(7), &[(4, 1)]);
+        assert!(pre.replicas(8).is_empty());
+    }
+
+    #[test]
+    fn bad_calls_are_refused_with_a_reason() {
+        let mut pre = Pre::default();
+        assert!(pre.mgrp_create(0).unwrap_err().contains("out of range"));
+        pre.mgrp_create(1).unwrap();
+        pre.mgrp_create(2).unwrap();
+        assert!(pre.mgrp_create(1).unwrap_err().contains("exists"));
+        assert!(pre.node_create(70000, &[1]).unwrap_err().contains("rid"));
+        assert!(pre.node_create(1, &[511]).unwrap_err().contains("port 511"));
+        let h = pre.node_create(1, &[1]).unwrap();
+        pre.node_associate(1, h).unwrap();
+        assert!(pre.node_associate(2, h).unwrap_err().contains("already"));
+        assert!(pre
+            .node_associate(3, h)
+            .unwrap_err()
+            .contains("no multicast group 3"));
+        assert!(pre
+            .node_dissociate(2, h)
+            .unwrap_err()
+            .contains("not in group"));
+        assert!(pre
+            .node_update(99, &[1])
+            .unwrap_err()
+            .contains("no multicast node"));
+    }
+
+    #[test]
+    fn destroying_reuses_handles_and_leaves_nothing_behind() {
+        let mut pre = Pre::default();
+        pre.mgrp_create(5).unwrap();
+        let a = pre.node_create(1, &[1]).unwrap();
+        pre.node_associate(5, a).unwrap();
+        pre.node_destroy(a).unwrap();
+        assert!(pre.replicas(5).is_empty());
+        assert_eq!(pre.node_create(2, &[2]).unwrap(), a);
+        pre.mgrp_destroy(5).unwrap();
+        assert_eq!(pre.node(a).unwrap().group, None);
+    }
+
+    #[test]
+    fn group_set_is_p4runtime_insert_modify_delete() {
+        let mut pre = Pre::default();
+        pre.group_set(3, &[(1, 0), (2, 0), (2, 5)], true).unwrap();
+        assert_eq!(pre.replicas(3), &[(1, 0), (2, 0), (2, 5)]);
+        assert!(pre.group_set(3, &[(1, 0)], true).is_err());
+        pre.group_set(3, &[(4, 1)], false).unwrap();
+        assert_eq!(pre.replicas(3), &[(4, 1)]);
+        assert_eq!(pre.nodes().count(), 1);
+        assert!(pre.group_set(4, &[(1, 0)], false).is_err());
+        pre.group_delete(3).unwrap();
+        assert!(!pre.has_group(3));
+        assert_eq!(pre.nodes().count(), 0);
+    }
+}
