@@ -87,6 +87,22 @@ def ctl(port: int, *commands: str) -> str:
     return r.stdout
 
 
+def cli_readable(program: bytes, path: Path) -> Path:
+    """A hand-made test program with what p4c writes for each table and it leaves out (the
+    CLI reads those fields), written to `path`."""
+    j = json.loads(program)
+    for t in (t for p in j["pipelines"] for t in p["tables"]):
+        t.update(match_type="exact", support_timeout=False)
+    path.write_text(json.dumps(j))
+    return path
+
+
+def tx_pkts(show_ports: str, port: int) -> int:
+    m = re.search(rf"^{port} \S+ \S+ \d+ \d+ (\d+) ", show_ports, re.MULTILINE)
+    assert m, show_ports
+    return int(m.group(1))
+
+
 def handles(out: str) -> list[int]:
     return [int(h) for h in re.findall(r"Entry has been added with handle (\d+)", out)]
 
@@ -311,7 +327,7 @@ def test_cli_entries_forward_count_and_prioritise_real_frames(tmp_path: Path) ->
         assert "acl_counter[1]= (294 bytes, 3 packets)" in out, out
         assert "port_counter[1]= (294 bytes, 3 packets)" in out, out
         assert "last_len[1]= 98" in out, out
-        assert re.search(r"^3 \S+ \S+ \d+ \d+ 0 0 ", star.ctl("show_ports"), re.MULTILINE)  # nothing to h3
+        assert tx_pkts(star.ctl("show_ports"), 3) == 0  # nothing to h3
 
         # the replies to h1 need l2_fwd entry 0: deleted, they stop; a default sends them again
         cli(9090, "table_delete l2_fwd 0\n", netns=star.sw)
@@ -326,12 +342,7 @@ def test_cli_entries_forward_count_and_prioritise_real_frames(tmp_path: Path) ->
 def test_cli_mirroring_session_copies_real_frames(tmp_path: Path) -> None:
     from test_switch_clone import clone_program  # ingress clones every packet to session 5
 
-    # what p4c writes for each table and this hand-made program leaves out; the CLI reads it
-    j = json.loads(clone_program())
-    for t in (t for p in j["pipelines"] for t in p["tables"]):
-        t.update(match_type="exact", support_timeout=False)
-    prog = tmp_path / "clone.json"
-    prog.write_text(json.dumps(j))
+    prog = cli_readable(clone_program(), tmp_path / "clone.json")
     with Star(2) as star:
         star.start_switch(str(prog), log=tmp_path / "switch.log")
         out = cli(9090, "mirroring_add 5 2\nmirroring_get 5\nmirroring_get 6\n", netns=star.sw)
@@ -347,3 +358,36 @@ def test_cli_mirroring_session_copies_real_frames(tmp_path: Path) -> None:
         r = subprocess.run(["ip", "netns", "exec", star.sw, LANES, "ctl", "-c", "mirroring_get 5"],
                            capture_output=True, text=True, check=False)  # fmt: skip
         assert r.returncode != 0 and "no mirror session 5" in r.stderr
+
+
+@needs_root
+def test_cli_multicast_group_replicates_real_frames(tmp_path: Path) -> None:
+    from test_switch_multicast import multicast_program  # ingress sends every packet to group 1
+
+    prog = cli_readable(multicast_program(), tmp_path / "mc.json")
+    with Star(3) as star:
+        star.start_switch(str(prog), log=tmp_path / "switch.log")
+        out = cli(
+            9090,
+            "mc_mgrp_create 1\nmc_node_create 7 2 3\nmc_node_associate 1 0\nmc_dump\n"
+            "mc_mgrp_create 1\nmc_node_associate 9 0\nmc_node_create 8 1 | 2\n",
+            netns=star.sw,
+        )
+        assert "node was created with handle 0" in out, out
+        assert "mgrp(1)\n  -> (L1h=0, rid=7) -> (ports=[2, 3], lags=[])" in out, out
+        assert "Invalid PRE operation (INVALID_MGID)" in out, out  # group 1 exists
+        assert "Invalid PRE operation (INVALID_MGRP_HANDLE)" in out, out  # no group 9
+        assert "Invalid PRE operation (ERROR)" in out, out  # a LAG
+        star.host(1, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", star.ip(2), check=False)
+        ports = star.ctl("show_ports")
+        assert (tx_pkts(ports, 1), tx_pkts(ports, 2), tx_pkts(ports, 3)) == (0, 3, 3), ports
+        # the node now sends to port 3 only
+        cli(9090, "mc_node_update 0 3\n", netns=star.sw)
+        star.host(1, "ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", star.ip(2), check=False)
+        ports = star.ctl("show_ports")
+        assert (tx_pkts(ports, 2), tx_pkts(ports, 3)) == (3, 5), ports
+        assert "mgrp(1)" in star.ctl("mc_dump")
+        out = cli(
+            9090, "mc_node_dissociate 1 0\nmc_node_destroy 0\nmc_mgrp_destroy 1\nmc_dump\n", netns=star.sw
+        )
+        assert "mgrp(" not in out, out
