@@ -391,3 +391,29 @@ def test_cli_multicast_group_replicates_real_frames(tmp_path: Path) -> None:
             9090, "mc_node_dissociate 1 0\nmc_node_destroy 0\nmc_mgrp_destroy 1\nmc_dump\n", netns=star.sw
         )
         assert "mgrp(" not in out, out
+
+
+def test_p4runtime_and_thrift_share_one_program() -> None:
+    """A pipeline pushed over P4Runtime is the one bm_get_config gives and simple_switch_CLI
+    writes to (P4Runtime reads the entry back); after a Thrift config swap P4Runtime has no
+    pipeline (its P4Info no longer describes what runs) until a controller pushes one."""
+    import grpc
+    from lanes.p4runtime.proto import p4r
+    from p4rt_util import L2_FWD, l2_entry, loopback_switch, primary, upd, write_code
+
+    with loopback_switch() as (addr, port):
+        c = primary(addr)  # pushes p4/p4rt_test
+        try:
+            out = cli(port, "table_add l2_fwd set_port 00:00:00:00:00:09 => 4\n")
+            assert handles(out) == [0], out
+            [e] = c.read([p4r.Entity(table_entry=p4r.TableEntry(table_id=L2_FWD))])
+            te = e.table_entry
+            assert int.from_bytes(te.match[0].exact.value, "big") == 9
+            assert te.action.action.params[0].value == b"\x04"
+            out = cli(port, f"load_new_config_file {L3_BASIC}\nswap_configs\nshow_tables\n")
+            assert "MyIngress.ipv4_lpm" in out.split("Swapping configs")[-1], out
+            assert "MyIngress.l2_fwd" not in out.split("Swapping configs")[-1], out
+            code = write_code(c, [upd(p4r.Update.INSERT, l2_entry(0x0A))])
+            assert code == grpc.StatusCode.FAILED_PRECONDITION, code
+        finally:
+            c.close()
