@@ -417,3 +417,27 @@ def test_p4runtime_and_thrift_share_one_program() -> None:
             assert code == grpc.StatusCode.FAILED_PRECONDITION, code
         finally:
             c.close()
+
+
+def test_an_unexpected_handler_error_is_the_declared_bmv2_error() -> None:
+    """simple_switch_CLI ends with a traceback on Thrift's internal-error reply; the guard turns
+    an error a handler did not expect into the method's own exception with code ERROR."""
+    from bm_runtime.simple_pre_lag import SimplePreLAG
+    from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode
+    from bm_runtime.standard import Standard
+    from bm_runtime.standard.ttypes import InvalidTableOperation, TableOperationErrorCode
+    from lanes.switch.thrift_server import guarded
+
+    class Broken:
+        def __getattr__(self, name: str):
+            def fail(*args):
+                raise RuntimeError("boom")
+
+            return fail
+
+    with pytest.raises(InvalidTableOperation) as e:
+        guarded(Broken(), Standard).bm_mt_add_entry(0, "t", [], "a", [], None)
+    assert e.value.code == TableOperationErrorCode.ERROR
+    with pytest.raises(InvalidMcOperation) as m:
+        guarded(Broken(), SimplePreLAG).bm_mc_mgrp_create(0, 1)
+    assert m.value.code == McOperationErrorCode.ERROR
