@@ -185,6 +185,10 @@ def test_cli_tables_externs_and_errors(tmp_path: Path) -> None:
         assert "Invalid swap operation (NO_ONGOING_SWAP)" in out
         assert "Invalid meter operation (INVALID_INFO_RATE_VALUE)" in out
         assert out.rstrip().endswith("RuntimeCmd: 1\nRuntimeCmd:"), out
+        # reset_state: entries, defaults and registers back to the program's start
+        out = cli(port, "reset_state\ntable_num_entries acl\nregister_read last_len 3\ntable_dump l2_fwd\n")
+        assert "RuntimeCmd: 0\n" in out and "last_len[3]= 0" in out, out
+        assert "Dumping default entry\nAction entry: NoAction - " in out, out
     log = (tmp_path / "switch.log").read_text()
     assert "thrift bm_mt_delete_entry: INVALID_HANDLE" in log, log
 

@@ -137,7 +137,10 @@ class TablesMixin:
 
     def bm_mt_get_num_entries(self, cxt_id, table_name):
         _, t = self._table("bm_mt_get_num_entries", table_name)
-        return len(self._native("bm_mt_get_num_entries", _native.p4rt_table_read, t.index))
+        try:  # the text command counts without reading the entries
+            return int(self.ctx.command(f"table_num_entries {t.name}"))
+        except ValueError as e:
+            raise table_error("bm_mt_get_num_entries", E.ERROR, str(e)) from None
 
     def bm_mt_clear_entries(self, cxt_id, table_name, reset_default_entry):
         _, t = self._table("bm_mt_clear_entries", table_name)
