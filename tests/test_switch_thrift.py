@@ -333,6 +333,17 @@ def test_cli_entries_forward_count_and_prioritise_real_frames(tmp_path: Path) ->
         assert "last_len[1]= 98" in out, out
         assert tx_pkts(star.ctl("show_ports"), 3) == 0  # nothing to h3
 
+        # `lanes ctl table_add` takes priorities the same way: its 0 beats the CLI's 1 (to h3)
+        assert "handle 2" in star.ctl("table_add acl set_port 0x0800&&&0xffff 1->1 => 3 0")
+        ping = star.host(1, "ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", star.ip(2), check=False).stdout
+        assert " 0 received" in ping, ping
+        assert (
+            star.ctl("counter_read acl_counter 2").strip()
+            == "MyIngress.acl_counter[2]= (packets=2, bytes=196)"
+        )
+        assert tx_pkts(star.ctl("show_ports"), 3) == 2
+        star.ctl("table_delete acl 2")
+
         # the replies to h1 need l2_fwd entry 0: deleted, they stop; a default sends them again
         cli(9090, "table_delete l2_fwd 0\n", netns=star.sw)
         ping = star.host(1, "ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", star.ip(2), check=False).stdout
