@@ -93,6 +93,12 @@ pub enum Op {
     },
     /// `truncate(len)`: the packet is cut to `len` bytes when it is deparsed.
     Truncate(Expr),
+    /// `resubmit` (p4c's `resubmit_preserving_field_list`): the field list the next pass keeps.
+    Resubmit(u32),
+    /// `recirculate` (p4c's `recirculate_preserving_field_list`): likewise.
+    Recirculate(u32),
+    /// `digest(receiver, data)` (bmv2's `generate_digest`): the learn list's index.
+    Digest(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -120,6 +126,8 @@ pub struct Names<'a> {
     pub std: &'a StdFields,
     /// Field list ids of the JSON `field_lists` -> index + 1 in the program's list.
     pub field_lists: &'a HashMap<u64, u32>,
+    /// Learn list ids of the JSON `learn_lists` -> index + 1 in the program's list.
+    pub learn_lists: &'a HashMap<u64, u32>,
 }
 
 /// Everything an op may touch besides the packet state.
@@ -132,13 +140,21 @@ pub struct Exec<'a> {
     pub stats: &'a mut Stats,
 }
 
-fn refused(op: &str) -> Option<&'static str> {
-    Some(match op {
-        "recirculate" | "_recirculate" => "recirculate is not supported yet",
-        "resubmit" | "resubmit_ex" => "resubmit is not supported yet",
-        "generate_digest" => "digests are not supported yet",
-        _ => return None,
-    })
+/// A field list id parameter (a constant; p4c passes 0 when no field list is kept) as index + 1
+/// in the program's field lists, 0 for none.
+fn field_list_param(v: Option<&Value>, names: &Names, ctx: &str) -> R<u32> {
+    let Some(v) = v else {
+        return Ok(0);
+    };
+    if json::str_(v, "type", ctx)? != "hexstr" {
+        return err(ctx, "the field list id must be a constant");
+    }
+    let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
+    match names.field_lists.get(&id) {
+        Some(i) => Ok(*i),
+        None if id == 0 => Ok(0),
+        None => err(ctx, format!("unknown field list id {id}")),
+    }
 }
 
 fn extern_index(map: &HashMap<String, u32>, v: &Value, kind: &str, ctx: &str) -> R<u32> {
@@ -261,9 +277,6 @@ pub fn compile_primitive(
 ) -> R<Op> {
     let op = json::str_(p, "op", ctx)?;
     let ctx = &format!("{ctx} primitive {idx} \"{op}\"");
-    if let Some(why) = refused(op) {
-        return err(ctx, why);
-    }
     let ps = json::arr_or_empty(p, "parameters", ctx)?;
     let want = |k: usize| -> R<()> {
         if ps.len() != k {
@@ -386,24 +399,34 @@ pub fn compile_primitive(
             if ps.is_empty() || ps.len() > 2 {
                 return err(ctx, format!("expected 1 or 2 parameters, got {}", ps.len()));
             }
-            let field_list = match ps.get(1) {
-                None => 0,
-                Some(v) => {
-                    if json::str_(v, "type", ctx)? != "hexstr" {
-                        return err(ctx, "the field list id must be a constant");
-                    }
-                    let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
-                    match names.field_lists.get(&id) {
-                        Some(i) => *i,
-                        // p4c passes 0 when no field list is preserved
-                        None if id == 0 => 0,
-                        None => return err(ctx, format!("unknown field list id {id}")),
-                    }
-                }
-            };
             Op::Clone {
                 session: e(&ps[0])?,
-                field_list,
+                field_list: field_list_param(ps.get(1), names, ctx)?,
+            }
+        }
+        "generate_digest" => {
+            // (receiver, learn list id); the receiver is bmv2's and means nothing here
+            want(2)?;
+            let v = &ps[1];
+            if json::str_(v, "type", ctx)? != "hexstr" {
+                return err(ctx, "the learn list id must be a constant");
+            }
+            let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
+            match names.learn_lists.get(&id) {
+                Some(i) => Op::Digest(*i - 1),
+                None => return err(ctx, format!("unknown learn list id {id}")),
+            }
+        }
+        "resubmit" | "recirculate" | "_recirculate" => {
+            // p4c: (field list id); older output may give none
+            if ps.len() > 1 {
+                return err(ctx, format!("expected 0 or 1 parameters, got {}", ps.len()));
+            }
+            let field_list = field_list_param(ps.first(), names, ctx)?;
+            if op == "resubmit" {
+                Op::Resubmit(field_list)
+            } else {
+                Op::Recirculate(field_list)
             }
         }
         "truncate" => {
@@ -630,6 +653,11 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                     field_list: *field_list,
                 });
             }
+            Op::Resubmit(list) => st.resubmit = Some(*list),
+            Op::Recirculate(list) => st.recirculate = Some(*list),
+            // bounded: a packet's actions cannot fill memory with digests
+            Op::Digest(list) if st.digests.len() < 16 => st.digests.push(*list),
+            Op::Digest(_) => {}
             Op::Truncate(len) => {
                 let n = u32::try_from(len.eval(&env!())).unwrap_or(u32::MAX);
                 st.truncate = Some(st.truncate.map_or(n, |t| t.min(n)));

@@ -50,6 +50,13 @@
 //! [`Program::replica`] (`egress_rid` set, `instance_type` 5); a group takes precedence over
 //! `egress_spec`, and `mark_to_drop` clears both.
 //!
+//! `resubmit` (in ingress) and `recirculate` (in egress), with or without a field list, are
+//! requests the switch takes ([`PacketState::take_resubmit`], [`PacketState::take_recirculate`])
+//! and answers with [`Program::reingress`]: the packet as received (resubmit, `instance_type` 6)
+//! or as egress emitted it (recirculate, `instance_type` 4) goes through the parser and ingress
+//! again, its metadata zero but for the arrival's and the field list's. A resubmission wins over
+//! forwarding and `mark_to_drop`; an egress drop wins over a recirculation.
+//!
 //! Clones (mirroring) follow simple_switch: `clone_ingress_pkt_to_egress` and
 //! `clone_egress_pkt_to_egress` (what p4c emits for `clone` and `clone_preserving_field_list`)
 //! record a [`CloneRequest`] that the switch takes with [`PacketState::take_clone`] after
@@ -91,10 +98,11 @@ pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
 pub use program::{
-    CloneRequest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
-    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_REPLICATION,
+    CloneRequest, Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy,
+    Program, DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
+    INSTANCE_REPLICATION, INSTANCE_RESUBMIT,
 };
-pub use state::PacketState;
+pub use state::{PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
 
 /// Packet and error counts of a program since load.

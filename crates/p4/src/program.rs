@@ -9,7 +9,7 @@ use crate::json::{self, err, R};
 use crate::layout::{FieldRef, Layout};
 use crate::parser::{ErrorCodes, Parser};
 use crate::pipeline::{Control, Ctx};
-use crate::state::{put, take, PacketState, StdFields};
+use crate::state::{put, take, PacketState, Reentry, StdFields};
 use crate::table::Table;
 use crate::Stats;
 use serde_json::Value;
@@ -24,6 +24,28 @@ pub const INSTANCE_INGRESS_CLONE: u64 = 1;
 /// `standard_metadata.instance_type` of a copy made by a clone in egress (bmv2's
 /// PKT_INSTANCE_TYPE_EGRESS_CLONE).
 pub const INSTANCE_EGRESS_CLONE: u64 = 2;
+
+/// `standard_metadata.instance_type` of a recirculated packet (PKT_INSTANCE_TYPE_RECIRC).
+pub const INSTANCE_RECIRCULATE: u64 = 4;
+/// `standard_metadata.instance_type` of a resubmitted packet (PKT_INSTANCE_TYPE_RESUBMIT).
+pub const INSTANCE_RESUBMIT: u64 = 6;
+
+/// How a packet enters the parser: what `instance_type` it gets, which metadata words keep
+/// their values, how many passes it has been through.
+struct Arrival<'a> {
+    instance: u64,
+    keep: &'a [(u32, u64)],
+    passes: u8,
+}
+
+impl Arrival<'static> {
+    /// A packet received from a port.
+    const FRESH: Arrival<'static> = Arrival {
+        instance: 0,
+        keep: &[],
+        passes: 0,
+    };
+}
 
 /// `standard_metadata.instance_type` of a multicast copy (bmv2's PKT_INSTANCE_TYPE_REPLICATION).
 pub const INSTANCE_REPLICATION: u64 = 5;
@@ -130,6 +152,8 @@ pub struct Program {
     valid_init: Vec<bool>,
     /// Fields of each JSON field list (a clone's copy keeps them).
     field_lists: Vec<Vec<FieldRef>>,
+    /// Name and fields of each JSON learn list (what a digest carries).
+    learn_lists: Vec<(String, Vec<FieldRef>)>,
     /// Words of every metadata header's fields (zeroed in a clone's copy).
     meta_words: Vec<std::ops::Range<usize>>,
     key: Vec<u8>,
@@ -138,32 +162,41 @@ pub struct Program {
     policy: ParserErrorPolicy,
 }
 
-/// The JSON `field_lists` (which fields a clone's copy keeps): the fields of each, and a map of
-/// JSON id -> index + 1.
-type FieldLists = (Vec<Vec<FieldRef>>, HashMap<u64, u32>);
+/// The JSON `field_lists` (which fields a clone's copy keeps) or `learn_lists` (which fields a
+/// digest carries): the name and fields of each, and a map of JSON id -> index + 1.
+type FieldLists = (Vec<(String, Vec<FieldRef>)>, HashMap<u64, u32>);
 
-fn load_field_lists(root: &Value, layout: &Layout) -> R<FieldLists> {
+fn load_field_lists(root: &Value, layout: &Layout, key: &str) -> R<FieldLists> {
     let mut lists = Vec::new();
     let mut ids = HashMap::new();
-    for (i, l) in json::arr_or_empty(root, "field_lists", "top level")?
+    for (i, l) in json::arr_or_empty(root, key, "top level")?
         .iter()
         .enumerate()
     {
-        let ctx = json::label("field_lists", i, l);
+        let ctx = json::label(key, i, l);
         let id = json::u64_(l, "id", &ctx)?;
+        let name = l.get("name").and_then(Value::as_str).unwrap_or_default();
         let mut fields = Vec::new();
         for e in json::arr(l, "elements", &ctx)? {
             if json::str_(e, "type", &ctx)? != "field" {
-                return err(&ctx, "field list elements other than fields not supported");
+                return err(&ctx, "list elements other than fields not supported");
             }
             fields.push(layout.resolve_field(json::get(e, "value", &ctx)?, &ctx)?);
         }
-        lists.push(fields);
+        lists.push((name.to_string(), fields));
         if ids.insert(id, lists.len() as u32).is_some() {
-            return err(&ctx, "duplicate field list id");
+            return err(&ctx, "duplicate list id");
         }
     }
     Ok((lists, ids))
+}
+
+/// What a digest carries: the learn list (index in [`Program::learn_lists`]) and the value of
+/// each of its fields, big-endian in whole bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    pub list: u32,
+    pub fields: Vec<Vec<u8>>,
 }
 
 fn refuse_nonempty(root: &Value, key: &str, what: &str) -> R<()> {
@@ -188,7 +221,6 @@ impl Program {
             return err("top level", "expected a JSON object");
         }
         refuse_nonempty(root, "parse_vsets", "parser value sets")?;
-        refuse_nonempty(root, "learn_lists", "digests (learn lists)")?;
         refuse_nonempty(root, "extern_instances", "extern instances")?;
         let layout = Layout::load(root)?;
         let std = StdFields::resolve(&layout);
@@ -202,13 +234,16 @@ impl Program {
         let ext = Externs::load(root, &layout)?;
         let (calcs, calc_by_name) = checksum::load_calculations(root, &layout)?;
         let checksums = checksum::load_checksums(root, &layout, &calc_by_name)?;
-        let (field_lists, field_list_ids) = load_field_lists(root, &layout)?;
+        let (field_lists, field_list_ids) = load_field_lists(root, &layout, "field_lists")?;
+        let field_lists: Vec<Vec<FieldRef>> = field_lists.into_iter().map(|l| l.1).collect();
+        let (learn_lists, learn_list_ids) = load_field_lists(root, &layout, "learn_lists")?;
         let names = Names {
             layout: &layout,
             externs: &ext,
             calcs: &calc_by_name,
             std: &std,
             field_lists: &field_list_ids,
+            learn_lists: &learn_list_ids,
         };
         let actions = action::load_actions(root, &names)?;
         let mut action_by_id = HashMap::new();
@@ -302,6 +337,7 @@ impl Program {
             .collect();
         Ok(Program {
             field_lists,
+            learn_lists,
             meta_words,
             codecs: HeaderCodec::build(&layout),
             stacks: layout.stacks.iter().map(|s| s.headers.clone()).collect(),
@@ -370,23 +406,60 @@ impl Program {
             .filter(|f| f.width <= 64)
     }
 
+    /// Each learn list (digest type): its name and the widths of its fields, in JSON order.
+    pub fn learn_lists(&self) -> Vec<(&str, Vec<u32>)> {
+        self.learn_lists
+            .iter()
+            .map(|(n, f)| (n.as_str(), f.iter().map(|f| f.width).collect()))
+            .collect()
+    }
+
+    /// Moves the digests the ingress that just ran generated (`digest(receiver, data)`, bmv2's
+    /// `generate_digest`) into `out`, each with its field values as they were at the end of
+    /// ingress. Egress forgets digests: as in bmv2, only ingress generates them.
+    pub fn take_digests(&self, st: &mut PacketState, out: &mut impl Extend<Digest>) {
+        if st.digests.is_empty() {
+            return;
+        }
+        for list in st.digests.drain(..) {
+            let Some((_, fields)) = self.learn_lists.get(list as usize) else {
+                continue;
+            };
+            let values = fields.iter().map(|f| {
+                let w = f.word as usize;
+                let mut b = Vec::new();
+                crate::bits::words_to_bytes(&st.w[w..w + f.words() as usize], f.width, &mut b);
+                b
+            });
+            out.extend([Digest {
+                list,
+                fields: values.collect(),
+            }]);
+        }
+    }
+
     /// Whether the program's standard_metadata declares queue_rate and queue_quantum.
     pub fn has_queue_config(&self) -> bool {
         self.std.queue_rate.is_some() && self.std.queue_quantum.is_some()
     }
 
-    /// Resets `st` for `pkt` arriving on `port` at `now` (its standard metadata set, instance
-    /// 0) and runs the parser; a parser error is counted and recorded in `st`.
+    /// Resets `st` for `pkt` arriving on `port` at `now` (its standard metadata set, and what
+    /// `how` keeps) and runs the parser; a parser error is counted and recorded in `st`.
     fn parse_arrival(
         &mut self,
         st: &mut PacketState,
         pkt: &[u8],
         port: u32,
         now: u64,
+        how: &Arrival,
     ) -> Result<(), u32> {
         st.reset(&self.valid_init);
+        for (w, v) in how.keep {
+            st.w[*w as usize] = *v;
+        }
         put_arrival(st, &self.std, pkt, port, now);
-        put(st, self.std.instance_type, 0);
+        put(st, self.std.instance_type, how.instance);
+        st.passes = how.passes;
         let mut x = Exec {
             ext: &mut self.ext,
             calcs: &self.calcs,
@@ -420,7 +493,53 @@ impl Program {
         now: u64,
     ) -> IngressResult {
         self.stats.packets += 1;
-        let parsed = self.parse_arrival(st, pkt, port, now);
+        let parsed = self.parse_arrival(st, pkt, port, now, &Arrival::FRESH);
+        self.run_ingress(st, pkt, parsed, now)
+    }
+
+    /// Ingress again, for a packet that asked for it ([`PacketState::take_resubmit`] after
+    /// ingress, [`PacketState::take_recirculate`] after egress), as bmv2 does it: `pkt` (the
+    /// bytes as received for a resubmission, the bytes egress emitted for a recirculation) is
+    /// parsed again; every metadata field is zero except the arrival's (`port`: the port the
+    /// packet first came in on), `instance_type` (6 resubmit, 4 recirculate) and the fields of
+    /// the field list the program named, kept from `st`. [`PacketState::passes`] counts the
+    /// passes: the caller bounds them.
+    pub fn reingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        how: Reentry,
+    ) -> IngressResult {
+        let (list, instance) = match how {
+            Reentry::Resubmit(l) => (l, INSTANCE_RESUBMIT),
+            Reentry::Recirculate(l) => (l, INSTANCE_RECIRCULATE),
+        };
+        let keep: Vec<(u32, u64)> = (list as usize)
+            .checked_sub(1)
+            .and_then(|i| self.field_lists.get(i))
+            .into_iter()
+            .flatten()
+            .flat_map(|f| (f.word..f.word + f.words()).map(|w| (w, st.w[w as usize])))
+            .collect();
+        let how = Arrival {
+            instance,
+            keep: &keep,
+            passes: st.passes.saturating_add(1),
+        };
+        let parsed = self.parse_arrival(st, pkt, port, now, &how);
+        self.run_ingress(st, pkt, parsed, now)
+    }
+
+    /// Checksum verification and the ingress control, after the parser.
+    fn run_ingress(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        parsed: Result<(), u32>,
+        now: u64,
+    ) -> IngressResult {
         let mut result = IngressResult {
             drop: None,
             egress_spec: 0,
@@ -472,7 +591,8 @@ impl Program {
         result.queue_quantum = take(st, std.queue_quantum);
         result.queue_burst = take(st, std.queue_burst);
         result.mcast_grp = take(st, std.mcast_grp).unwrap_or(0) as u32;
-        if spec == DROP_PORT {
+        // as bmv2: a multicast group wins over egress_spec (mark_to_drop clears the group)
+        if spec == DROP_PORT && result.mcast_grp == 0 {
             self.stats.ingress_drops += 1;
             result.drop = Some(DropReason::Ingress);
         }
@@ -491,6 +611,7 @@ impl Program {
     ) -> EgressResult {
         out.clear();
         st.clone = None;
+        st.resubmit = None;
         let std = &self.std;
         put(st, std.egress_port, u64::from(meta.egress_port));
         put(st, std.qid, u64::from(meta.qid));
@@ -516,6 +637,8 @@ impl Program {
             &mut self.tmp,
         );
         st.exited = false;
+        // only ingress generates digests (bmv2's v1model); any left are not taken
+        st.digests.clear();
         if take(st, self.std.egress_spec) == Some(DROP_PORT) {
             self.stats.egress_drops += 1;
             return EgressResult {
@@ -587,7 +710,9 @@ impl Program {
         req: CloneRequest,
         truncate: Option<u32>,
     ) -> Option<u8> {
-        if self.parse_arrival(copy, pkt, port, now).is_err()
+        if self
+            .parse_arrival(copy, pkt, port, now, &Arrival::FRESH)
+            .is_err()
             && self.policy == ParserErrorPolicy::Drop
         {
             return None;

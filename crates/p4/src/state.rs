@@ -26,6 +26,15 @@ pub struct PacketState {
     pub(crate) truncate: Option<u32>,
     /// Clones between this packet and the one received (0: the received packet itself).
     pub(crate) generation: u8,
+    /// `resubmit` in the ingress that just ran: the field list the next pass keeps (index + 1,
+    /// 0: none).
+    pub(crate) resubmit: Option<u32>,
+    /// `recirculate` in the egress that just ran: the field list the next pass keeps.
+    pub(crate) recirculate: Option<u32>,
+    /// Resubmissions and recirculations this packet has been through.
+    pub(crate) passes: u8,
+    /// Learn lists (index) of the digests the running ingress generated.
+    pub(crate) digests: Vec<u32>,
 }
 
 impl PacketState {
@@ -40,6 +49,10 @@ impl PacketState {
             clone: None,
             truncate: None,
             generation: 0,
+            resubmit: None,
+            recirculate: None,
+            passes: 0,
+            digests: Vec::new(),
         }
     }
 
@@ -53,6 +66,10 @@ impl PacketState {
         self.clone = None;
         self.truncate = None;
         self.generation = 0;
+        self.resubmit = None;
+        self.recirculate = None;
+        self.passes = 0;
+        self.digests.clear();
     }
 
     /// Makes this state a copy of `o` (a state of the same program), reusing its memory.
@@ -66,6 +83,10 @@ impl PacketState {
         self.clone = None;
         self.truncate = o.truncate;
         self.generation = o.generation;
+        self.resubmit = None;
+        self.recirculate = None;
+        self.passes = o.passes;
+        self.digests.clear();
     }
 
     /// The clone the control that just ran asked for, if any (bmv2's
@@ -75,6 +96,25 @@ impl PacketState {
     /// parser rejected it before ingress ran). Egress forgets an ingress request not taken.
     pub fn take_clone(&mut self) -> Option<CloneRequest> {
         self.clone.take()
+    }
+
+    /// The resubmission the ingress that just ran asked for (bmv2's `resubmit`, p4c's
+    /// `resubmit_preserving_field_list`): pass it to [`crate::Program::reingress`] with the
+    /// bytes as received. As in bmv2 it wins over forwarding, multicast and `mark_to_drop`.
+    pub fn take_resubmit(&mut self) -> Option<Reentry> {
+        self.resubmit.take().map(Reentry::Resubmit)
+    }
+
+    /// The recirculation the egress that just ran asked for (`recirculate_preserving_field_list`):
+    /// pass it to [`crate::Program::reingress`] with the bytes egress emitted. As in bmv2 a
+    /// packet egress dropped is not recirculated, and one that is recirculated is not sent.
+    pub fn take_recirculate(&mut self) -> Option<Reentry> {
+        self.recirculate.take().map(Reentry::Recirculate)
+    }
+
+    /// Resubmissions and recirculations between this packet and the one received.
+    pub fn passes(&self) -> u8 {
+        self.passes
     }
 
     /// How many clones separate this packet from the one the switch received: 0 for a
@@ -114,6 +154,16 @@ impl PacketState {
             self.set(f, v);
         }
     }
+}
+
+/// A packet going through ingress again; each carries the field list the new pass keeps
+/// (index + 1 in the program's field lists, 0: none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reentry {
+    /// `resubmit` in ingress: the packet as received, `instance_type` 6.
+    Resubmit(u32),
+    /// `recirculate` in egress: the packet egress emitted, `instance_type` 4.
+    Recirculate(u32),
 }
 
 /// Standard metadata fields the pipeline reads or writes itself (each optional: a program's

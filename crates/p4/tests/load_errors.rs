@@ -16,16 +16,24 @@ fn refuse(v: &Value) -> String {
 }
 
 #[test]
-fn recirculate_resubmit_are_refused_by_name() {
-    for (op, why) in [
-        ("recirculate", "recirculate is not supported yet"),
-        ("resubmit", "resubmit is not supported yet"),
-    ] {
+fn primitives_with_the_wrong_arity_are_refused() {
+    let mut v = base();
+    v["actions"][4]["primitives"][0] = json!({"op": "generate_digest", "parameters": []});
+    assert_eq!(
+        refuse(&v),
+        "actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"generate_digest\": expected 2 parameters, got 0"
+    );
+}
+
+#[test]
+fn resubmit_and_recirculate_name_a_known_field_list() {
+    for op in ["recirculate", "resubmit"] {
         let mut v = base();
-        v["actions"][4]["primitives"][0] = json!({"op": op, "parameters": []});
+        v["actions"][4]["primitives"][0] =
+            json!({"op": op, "parameters": [{"type": "hexstr", "value": "0x7"}]});
         assert_eq!(
             refuse(&v),
-            format!("actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"{op}\": {why}")
+            format!("actions[4] \"MyIngress.ipv4_forward\" primitive 0 \"{op}\": unknown field list id 7")
         );
     }
 }

@@ -178,6 +178,9 @@ fn names_json(p: &Program) -> String {
         "direct_meters": externs_json(&n.direct_meters),
         "registers": externs_json(&n.registers),
         "meter_packets": meter_units,
+        "learn_lists": p.learn_lists().iter()
+            .map(|(name, widths)| json!({"name": name, "widths": widths}))
+            .collect::<Vec<_>>(),
     })
     .to_string()
 }

@@ -101,6 +101,18 @@ impl PySwitch {
         })
     }
 
+    /// Digests ingress generated since the last call, as (learn list index, field values),
+    /// waiting up to `timeout_ms` for the first one.
+    fn wait_digests(&self, py: Python<'_>, timeout_ms: u64) -> Vec<(u32, Vec<Vec<u8>>)> {
+        py.allow_threads(|| {
+            self.inner
+                .wait_digests(std::time::Duration::from_millis(timeout_ms))
+                .into_iter()
+                .map(|d| (d.list, d.fields))
+                .collect()
+        })
+    }
+
     /// Inject a frame on the CPU port (P4Runtime PacketOut). ValueError if there is none.
     fn inject(&self, py: Python<'_>, frame: Vec<u8>) -> PyResult<()> {
         py.allow_threads(|| {
@@ -154,7 +166,8 @@ impl PySwitch {
                        "unknown_port": d.unknown_port, "queue_full": d.queue_full,
                        "buffer_full": d.buffer_full, "no_buffer": d.no_buffer,
                        "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth,
-                       "no_multicast_group": d.no_multicast_group}})
+                       "no_multicast_group": d.no_multicast_group, "pass_limit": d.pass_limit,
+                       "digests": d.digests}})
                 .to_string()
             })
         })

@@ -691,9 +691,9 @@ fn show_ports(dp: &Dataplane) -> String {
     let d = dp.drops;
     let _ = write!(
         out,
-        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={} no_multicast_group={}",
+        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={} no_multicast_group={} pass_limit={} digests={}",
         d.no_program, d.oversize, d.parser, d.ingress, d.egress, d.unknown_port, d.queue_full, d.buffer_full, d.no_buffer,
-        d.no_mirror_session, d.clone_depth, d.no_multicast_group
+        d.no_mirror_session, d.clone_depth, d.no_multicast_group, d.pass_limit, d.digests
     );
     out
 }

@@ -19,12 +19,18 @@
 //! TM (the queue its priority picks) and run through egress with `egress_rid` set; the group
 //! wins over `egress_spec`. A group with no copies (not created, or empty) drops the packet and
 //! counts it (`no_multicast_group`). Groups, like mirror sessions, stay across program loads.
+//!
+//! Resubmission and recirculation as in simple_switch: a packet whose ingress asked for
+//! `resubmit` goes through ingress again as it was received (it is not forwarded); one whose
+//! egress asked for `recirculate` goes through ingress again as egress emitted it (it is not
+//! sent). Both keep the port they came in on and the program's field list; a packet may take at
+//! most [`MAX_PASSES`] such passes, the one beyond is dropped and counted (`pass_limit`).
 
 use crate::delay::DelayHistogram;
 use crate::pre::Pre;
 use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
-use lanes_p4::{CloneRequest, EgressMeta, PacketState, Program};
+use lanes_p4::{CloneRequest, Digest, EgressMeta, IngressResult, PacketState, Program, Reentry};
 use lanes_tm::{
     ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig,
     Scheduler,
@@ -43,6 +49,11 @@ pub const MAX_MIRROR_SESSION: u32 = 32767;
 /// How many clones deep a copy may be: a received packet is generation 0, its clone 1, a clone
 /// of that clone 2, ... A clone that would be deeper is counted (`clone_depth`) and not made.
 pub const MAX_CLONE_GENERATIONS: u8 = 4;
+
+/// How many times a packet may be resubmitted or recirculated (in all); the pass that would go
+/// beyond is counted (`pass_limit`) and the packet dropped, so a program that recirculates
+/// every packet cannot keep the switch busy forever.
+pub const MAX_PASSES: u8 = 16;
 
 /// Where a mirror (clone) session sends its copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +141,10 @@ pub struct DropCounters {
     pub clone_depth: u64,
     /// Frames sent to a multicast group that has no copies to make.
     pub no_multicast_group: u64,
+    /// Resubmissions and recirculations beyond MAX_PASSES.
+    pub pass_limit: u64,
+    /// Digests dropped because the controller did not take them in time.
+    pub digests: u64,
 }
 
 /// One port: its traffic manager, counters and queueing-delay histograms.
@@ -147,6 +162,8 @@ pub struct EgressPort {
 struct Slot {
     frame: Vec<u8>,
     len: usize,
+    /// The port the packet came in on (resubmitted and recirculated packets keep it).
+    in_port: u32,
     state: Option<PacketState>,
 }
 
@@ -171,6 +188,28 @@ pub struct Dataplane {
     mirrors: BTreeMap<u32, MirrorSession>,
     /// The packet replication engine: multicast groups.
     pub pre: Pre,
+    digests: std::collections::VecDeque<Digest>,
+}
+
+/// Digests kept for a controller that reads slowly; older ones are dropped first (and counted).
+const MAX_DIGESTS: usize = 16384;
+
+/// Where ingress's digests go: the data plane's queue, bounded.
+struct DigestSink<'a>(
+    &'a mut std::collections::VecDeque<Digest>,
+    &'a mut DropCounters,
+);
+
+impl Extend<Digest> for DigestSink<'_> {
+    fn extend<I: IntoIterator<Item = Digest>>(&mut self, it: I) {
+        for d in it {
+            if self.0.len() == MAX_DIGESTS {
+                self.0.pop_front();
+                self.1.digests += 1;
+            }
+            self.0.push_back(d);
+        }
+    }
 }
 
 /// PacketIns kept for a controller that reads slowly; older ones are dropped first.
@@ -196,6 +235,7 @@ impl Dataplane {
             packet_ins: std::collections::VecDeque::new(),
             mirrors: BTreeMap::new(),
             pre: Pre::default(),
+            digests: std::collections::VecDeque::new(),
         }
     }
 
@@ -256,6 +296,16 @@ impl Dataplane {
     /// Whether frames for the CPU port are waiting.
     pub fn has_packet_ins(&self) -> bool {
         !self.packet_ins.is_empty()
+    }
+
+    /// Whether digests are waiting.
+    pub fn has_digests(&self) -> bool {
+        !self.digests.is_empty()
+    }
+
+    /// Digests ingress generated, oldest first (see `lanes_p4::Program::take_digests`).
+    pub fn take_digests(&mut self) -> Vec<Digest> {
+        self.digests.drain(..).collect()
     }
 
     /// Frames the program sent to the CPU port, oldest first.
@@ -371,6 +421,7 @@ impl Dataplane {
         self.slots.push(Slot {
             frame: vec![0; MAX_FRAME],
             len: 0,
+            in_port: 0,
             state: None,
         });
         Some(self.slots.len() as u32 - 1)
@@ -430,10 +481,40 @@ impl Dataplane {
         };
         let s = &mut self.slots[slot as usize];
         s.len = len;
+        s.in_port = in_port;
         let st = s.state.get_or_insert_with(|| prog.new_state());
         let ig = prog.ingress(st, &s.frame[..len], in_port, now);
-        if let Some(req) = st.take_clone() {
-            self.clone_packet(slot, req, Some(in_port), now);
+        self.after_ingress(slot, ig, now);
+    }
+
+    /// What follows an ingress pass of the packet in `slot`, in bmv2's order: the ingress clone,
+    /// a resubmission (ingress again; the packet is not forwarded), then multicast, a drop, or
+    /// the TM of the output port.
+    fn after_ingress(&mut self, slot: u32, mut ig: IngressResult, now: u64) {
+        loop {
+            let s = &mut self.slots[slot as usize];
+            let in_port = s.in_port;
+            let Some(st) = s.state.as_mut() else {
+                return self.release_slot(slot);
+            };
+            let resubmit = st.take_resubmit();
+            if let Some(prog) = self.program.as_ref() {
+                prog.take_digests(st, &mut DigestSink(&mut self.digests, &mut self.drops));
+            }
+            if let Some(req) = st.take_clone() {
+                self.clone_packet(slot, req, Some(in_port), now);
+            }
+            let Some(how) = resubmit else {
+                break;
+            };
+            match self.reenter(slot, how, now) {
+                Some(next) => ig = next,
+                None => return,
+            }
+        }
+        let len = self.slots[slot as usize].len;
+        if ig.mcast_grp != 0 {
+            return self.multicast(slot, len, &ig, now);
         }
         if let Some(reason) = ig.drop {
             match reason {
@@ -441,9 +522,6 @@ impl Dataplane {
                 _ => self.drops.ingress += 1,
             }
             return self.release_slot(slot);
-        }
-        if ig.mcast_grp != 0 {
-            return self.multicast(slot, len, &ig, now);
         }
         let out_port = ig.egress_spec;
         let Some(&i) = self.index.get(out_port as usize).filter(|&&i| i != NO_PORT) else {
@@ -454,10 +532,44 @@ impl Dataplane {
         self.enqueue(i, ig.priority, len, slot, now);
     }
 
+    /// Ingress again for the packet in `slot` (its bytes: as received for a resubmission, as
+    /// egress emitted them for a recirculation), or None if it has been through
+    /// [`MAX_PASSES`] passes already (counted as `pass_limit`, its slot freed).
+    #[cold]
+    fn reenter(&mut self, slot: u32, how: Reentry, now: u64) -> Option<IngressResult> {
+        let s = &mut self.slots[slot as usize];
+        let (Some(prog), Some(st)) = (self.program.as_mut(), s.state.as_mut()) else {
+            self.free.push(slot);
+            return None;
+        };
+        if st.passes() >= MAX_PASSES {
+            self.drops.pass_limit += 1;
+            self.free.push(slot);
+            return None;
+        }
+        Some(prog.reingress(st, &s.frame[..s.len], s.in_port, now, how))
+    }
+
+    /// The packet in `slot`, whose egress asked for a recirculation and emitted `self.out[..len]`,
+    /// goes through ingress again instead of leaving.
+    #[cold]
+    fn recirculate(&mut self, slot: u32, len: usize, how: Reentry, now: u64) {
+        if len > MAX_FRAME {
+            self.drops.oversize += 1;
+            return self.release_slot(slot);
+        }
+        let s = &mut self.slots[slot as usize];
+        s.frame[..len].copy_from_slice(&self.out[..len]);
+        s.len = len;
+        if let Some(ig) = self.reenter(slot, how, now) {
+            self.after_ingress(slot, ig, now);
+        }
+    }
+
     /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,
     /// queue_burst) to its queue on the port with index `i`.
     #[inline]
-    fn apply_queue_config(&mut self, i: u16, ig: &lanes_p4::IngressResult) {
+    fn apply_queue_config(&mut self, i: u16, ig: &IngressResult) {
         if let (Some(rate), Some(quantum)) = (ig.queue_rate, ig.queue_quantum) {
             let burst = ig.queue_burst.unwrap_or(0);
             let tm = &mut self.ports[usize::from(i)].tm;
@@ -469,7 +581,7 @@ impl Dataplane {
 
     /// Queue one copy of the packet in `slot` per (port, rid) of its multicast group; the last
     /// copy is the packet itself.
-    fn multicast(&mut self, slot: u32, len: usize, ig: &lanes_p4::IngressResult, now: u64) {
+    fn multicast(&mut self, slot: u32, len: usize, ig: &IngressResult, now: u64) {
         let n = self.pre.replicas(ig.mcast_grp).len();
         if n == 0 {
             self.drops.no_multicast_group += 1;
@@ -624,14 +736,20 @@ impl Dataplane {
                     deq_qdepth: u64::from(d.deq_depth_pkts),
                 };
                 let eg = prog.egress(st, &s.frame[..s.len], &meta, now, &mut self.out);
+                let recirculate = st.take_recirculate();
                 if let Some(req) = st.take_clone() {
                     self.clone_packet(d.item, req, None, now);
                 }
-                self.free.push(d.item);
                 if eg.drop.is_some() {
                     self.drops.egress += 1;
+                    self.free.push(d.item);
                     continue;
                 }
+                if let Some(how) = recirculate {
+                    self.recirculate(d.item, eg.len, how, now);
+                    continue;
+                }
+                self.free.push(d.item);
                 let frame = &self.out[..eg.len];
                 let c = &mut self.ports[p].counters;
                 if Some(port_num) == self.cpu_port {

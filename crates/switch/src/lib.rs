@@ -22,6 +22,6 @@ mod sys;
 
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
-    MAX_MIRROR_SESSION,
+    MAX_MIRROR_SESSION, MAX_PASSES,
 };
 pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

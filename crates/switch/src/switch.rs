@@ -46,8 +46,8 @@ struct Shared {
     dp: Mutex<Dataplane>,
     waker: Waker,
     stop: AtomicBool,
-    /// Signalled when frames for the CPU port (PacketIn) are waiting.
-    packet_ins: Condvar,
+    /// Signalled when frames for the CPU port (PacketIn) or digests are waiting.
+    to_controller: Condvar,
 }
 
 /// A running switch: its ports' sockets and a data plane thread; stopped on drop.
@@ -122,7 +122,7 @@ impl Switch {
             dp: Mutex::new(dp),
             waker: Waker::new()?,
             stop: AtomicBool::new(false),
-            packet_ins: Condvar::new(),
+            to_controller: Condvar::new(),
         });
         let s2 = shared.clone();
         let thread = std::thread::Builder::new()
@@ -144,19 +144,38 @@ impl Switch {
     /// Frames sent to the CPU port, waiting up to `timeout` for the first one. Unlike `with`,
     /// this does not wake the data plane: a controller waiting for PacketIns costs it nothing.
     pub fn wait_packet_ins(&self, timeout: Duration) -> Vec<Vec<u8>> {
+        self.wait_for(
+            timeout,
+            Dataplane::has_packet_ins,
+            Dataplane::take_packet_ins,
+        )
+    }
+
+    /// Digests ingress generated, waiting up to `timeout` for the first one (as
+    /// `wait_packet_ins`).
+    pub fn wait_digests(&self, timeout: Duration) -> Vec<lanes_p4::Digest> {
+        self.wait_for(timeout, Dataplane::has_digests, Dataplane::take_digests)
+    }
+
+    fn wait_for<T>(
+        &self,
+        timeout: Duration,
+        ready: fn(&Dataplane) -> bool,
+        take: fn(&mut Dataplane) -> Vec<T>,
+    ) -> Vec<T> {
         let deadline = Instant::now() + timeout;
         let mut dp = lock(&self.shared);
-        while !dp.has_packet_ins() && !self.shared.stop.load(Ordering::SeqCst) {
+        while !ready(&dp) && !self.shared.stop.load(Ordering::SeqCst) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
             }
-            dp = match self.shared.packet_ins.wait_timeout(dp, left) {
+            dp = match self.shared.to_controller.wait_timeout(dp, left) {
                 Ok((g, _)) => g,
                 Err(e) => e.into_inner().0,
             };
         }
-        dp.take_packet_ins()
+        take(&mut dp)
     }
 
     /// Whether the data plane thread is still running.
@@ -168,7 +187,7 @@ impl Switch {
     pub fn stop(&mut self) -> io::Result<()> {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.waker.wake();
-        self.shared.packet_ins.notify_all();
+        self.shared.to_controller.notify_all();
         match self.thread.take() {
             Some(t) => t
                 .join()
@@ -314,8 +333,8 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             b.buf.extend_from_slice(frame);
             true
         });
-        if dp.has_packet_ins() {
-            shared.packet_ins.notify_all();
+        if dp.has_packet_ins() || dp.has_digests() {
+            shared.to_controller.notify_all();
         }
         for (i, b) in tx.iter_mut().enumerate() {
             if b.frames.is_empty() {

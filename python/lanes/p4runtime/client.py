@@ -92,7 +92,7 @@ class Client:
         return self.next_message("arbitration", timeout)
 
     def next_message(self, kind: str, timeout: float = 10.0) -> Any:
-        """The next stream message of this kind ('arbitration', 'packet', 'error')."""
+        """The next stream message of this kind ('arbitration', 'packet', 'digest', 'error')."""
         while True:
             m = self.incoming.get(timeout=timeout)
             if m is None or isinstance(m, grpc.RpcError):
@@ -105,6 +105,12 @@ class Client:
         m.packet.payload = payload
         for k, v in (metadata or {}).items():
             m.packet.metadata.add(metadata_id=k, value=v)
+        self._out.put(m)
+
+    def digest_ack(self, digest_id: int, list_id: int) -> None:
+        m = p4r.StreamMessageRequest()
+        m.digest_ack.digest_id = digest_id
+        m.digest_ack.list_id = list_id
         self._out.put(m)
 
     def close(self) -> None:

@@ -46,9 +46,10 @@ MAX_CLONE_SESSION = 32767
 class Entities(EntityReads):
     """Reads and writes of one pipeline's entities on a running switch."""
 
-    def __init__(self, sw: Any, pl: Pipeline) -> None:
+    def __init__(self, sw: Any, pl: Pipeline, digests: Any = None) -> None:
         self.sw = sw
         self.pl = pl
+        self.digests = digests  # DigestEngine: DigestEntry configs
         # (table id, canonical match, priority) -> (entry handle, metadata)
         self.index: dict[tuple[int, Canon, int], tuple[int, bytes]] = {}
 
@@ -181,6 +182,9 @@ class Entities(EntityReads):
                     raise invalid("update without an entity")
                 if which == "packet_replication_engine_entry":
                     self._write_pre(u.type, u.entity.packet_replication_engine_entry)
+                    continue
+                if which == "digest_entry" and self.digests is not None:
+                    self.digests.write(u.type, u.entity.digest_entry)
                     continue
                 if u.type != MODIFY:
                     raise invalid(f"{which}: only MODIFY is allowed")

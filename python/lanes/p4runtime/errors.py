@@ -20,6 +20,10 @@ def not_found(msg: str) -> P4RTError:
     return P4RTError(grpc.StatusCode.NOT_FOUND, msg)
 
 
+def already_exists(msg: str) -> P4RTError:
+    return P4RTError(grpc.StatusCode.ALREADY_EXISTS, msg)
+
+
 def unimplemented(msg: str) -> P4RTError:
     return P4RTError(grpc.StatusCode.UNIMPLEMENTED, msg)
 

@@ -66,6 +66,14 @@ class ExternSpec:
 
 
 @dataclass
+class DigestSpec:
+    id: int
+    name: str
+    list_index: int  # the program's learn list
+    widths: list[int]
+
+
+@dataclass
 class PacketMeta:
     """A controller_packet_metadata header: fields in order (id, name, bitwidth)."""
 
@@ -89,6 +97,7 @@ class Pipeline:
     meters: dict[int, ExternSpec] = field(default_factory=dict)
     direct_meters: dict[int, ExternSpec] = field(default_factory=dict)
     registers: dict[int, ExternSpec] = field(default_factory=dict)
+    digests: dict[int, DigestSpec] = field(default_factory=dict)
     packet_in: PacketMeta | None = None
     packet_out: PacketMeta | None = None
     staged: Any = None  # _native.P4rtProgram until committed
@@ -196,6 +205,7 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
                 f"register {r.preamble.name}: p4info width {width}, JSON {jregs[r.preamble.name]['bitwidth']}"
             )
         pl.registers[r.preamble.id].bitwidth = jregs[r.preamble.name]["bitwidth"]
+    pl.digests = _digests(info, names["learn_lists"])
     if info.action_profiles:
         raise invalid("action profiles/selectors are not supported by this switch")
     for m in info.controller_packet_metadata:
@@ -207,6 +217,24 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
             pl.packet_in = PacketMeta(fields)
         elif m.preamble.name == "packet_out":
             pl.packet_out = PacketMeta(fields)
+
+
+def _digests(info: Any, learn_lists: list[dict]) -> dict[int, DigestSpec]:
+    """Each P4Info digest with the learn list of the bmv2 JSON that carries it: the one named
+    as the digest or its struct type (p4c names learn lists after the type), or the only one."""
+    out = {}
+    by_name = {ll["name"]: i for i, ll in enumerate(learn_lists)}
+    for d in info.digests:
+        type_name = d.type_spec.struct.name
+        index = by_name.get(d.preamble.name, by_name.get(type_name))
+        if index is None and len(info.digests) == 1 and len(learn_lists) == 1:
+            index = 0
+        if index is None:
+            raise invalid(f"p4info digest {d.preamble.name} is not a learn list of the bmv2 JSON")
+        widths = learn_lists[index]["widths"]
+        out[d.preamble.id] = DigestSpec(d.preamble.id, d.preamble.name, index, widths)
+    _unique([d.preamble.id for d in info.digests], "digest")
+    return out
 
 
 def _check_header(name: str, fields: list[tuple[int, str, int]], header_types: dict) -> None:

@@ -65,6 +65,8 @@ class EntityReads:
                     yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
             elif which == "packet_replication_engine_entry":
                 yield from self._read_pre(entity.packet_replication_engine_entry)
+            elif which == "digest_entry" and getattr(self, "digests", None) is not None:
+                yield from self.digests.read(entity.digest_entry)
             elif which is None:
                 raise invalid("read of an empty entity")
             else:

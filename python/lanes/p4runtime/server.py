@@ -19,6 +19,7 @@ from lanes import _native
 from lanes.errors import LanesError
 from lanes.p4runtime import pipeline as pipeline_mod
 from lanes.p4runtime.arbitration import Arbitrator, Client, role_key
+from lanes.p4runtime.digests import DigestEngine
 from lanes.p4runtime.entities import Entities
 from lanes.p4runtime.errors import (
     P4RTError,
@@ -69,6 +70,7 @@ class P4RuntimeService:
             "packet_ins": 0,
             "packet_outs": 0,
         }
+        self.digests = DigestEngine(sw, self.arb.primaries)
         self._stop = threading.Event()
 
     # ---- helpers ----
@@ -92,7 +94,8 @@ class P4RuntimeService:
             raise P4RTError(code_from_number(code), msg) from None
         pl.staged = None
         self.pipeline = pl
-        self.entities = Entities(self.sw, pl)
+        self.entities = Entities(self.sw, pl, self.digests)
+        self.digests.set_pipeline(pl, keep=reconcile)
         self.stats["pipeline_commits"] += 1
 
     def adopt_running(self, p4info: Any, json_text: str) -> None:
@@ -101,7 +104,8 @@ class P4RuntimeService:
             pl = pipeline_mod.build_from(p4info, json_text, json_text.encode())
             pl.staged = None
             self.pipeline = pl
-            self.entities = Entities(self.sw, pl)
+            self.entities = Entities(self.sw, pl, self.digests)
+            self.digests.set_pipeline(pl)
 
     # ---- RPCs ----
 
@@ -230,7 +234,7 @@ class P4RuntimeService:
                     elif which == "packet":
                         self._packet_out(client, req.packet)
                     elif which == "digest_ack":
-                        pass  # no digests are generated
+                        self.digests.ack(req.digest_ack)
                     else:
                         q.put(
                             _stream_error(
@@ -297,7 +301,7 @@ class P4RuntimeService:
         import json
 
         if line.strip() == "p4runtime_stats":
-            return json.dumps(self.stats)
+            return json.dumps(self.stats | self.digests.stats)
         return None
 
     HELP = " | p4runtime_stats (P4Runtime write counts, JSON)"
@@ -417,6 +421,7 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
     if cpu_port is not None:
         srv._thread = threading.Thread(target=service.packet_in_loop, name="p4rt-packet-in", daemon=True)
         srv._thread.start()
+    threading.Thread(target=service.digests.loop, args=(service._stop,), name="p4rt-digests", daemon=True).start()
     return srv
 
 
