@@ -1,6 +1,6 @@
 """bmv2's Standard service on a lanes switch: tables and externs (the mixins), the program
 (bm_get_config and its md5, load and swap), management calls, and bmv2's error codes for what
-the switch has not (learning, parser value sets, custom CRCs, run-time port changes)."""
+the switch has not (learning over Thrift, parser value sets, custom CRCs, run-time port changes)."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ class StandardHandler(TablesMixin, ExternsMixin):
     # ---- what the switch has not ----
 
     def _no_learning(self, call: str):
-        log(call, "INVALID_LIST_ID: the switch has no learn lists (digests)")
+        log(call, "INVALID_LIST_ID: learning is not served over Thrift (digests go to P4Runtime clients)")
         raise InvalidLearnOperation(code=LearnOperationErrorCode.INVALID_LIST_ID)
 
     def bm_learning_ack(self, cxt_id, list_id, buffer_id, sample_ids):
