@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ctl",
         help="table and queue commands to a running switch",
         description="Send simple_switch_CLI-style commands (from -c, or stdin one per line) to a switch. "
-        "'help' lists them.",
+        "'help' lists them. bmv2's own simple_switch_CLI works on the same port too; the traffic "
+        "manager's commands (byte rates, bursts, quanta, schedulers) are here only.",
     )
     p.add_argument("--thrift-port", type=int, default=9090, help="the switch's --thrift-port")
     p.add_argument("-c", "--command", action="append", help="a command to run (repeatable)")

@@ -9,6 +9,7 @@ mod p4rt_bindings;
 mod pre_bindings;
 mod sim_bindings;
 mod switch_bindings;
+mod thrift_bindings;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,5 +20,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     p4rt_bindings::register(m)?;
     pre_bindings::register(m)?;
     consolidate_bindings::register(m)?;
+    thrift_bindings::register(m)?;
     Ok(())
 }

@@ -49,7 +49,7 @@ pub(crate) fn py_err(code: u8, msg: impl Into<String>) -> PyErr {
     P4rtError::new_err((code, msg.into()))
 }
 
-fn api_err(e: ApiError) -> PyErr {
+pub(crate) fn api_err(e: ApiError) -> PyErr {
     py_err(code_of(&e), e.to_string())
 }
 
@@ -71,9 +71,9 @@ fn to_key(k: &PyKey) -> Result<MatchKey, String> {
 }
 
 /// A key as returned to Python: (kind, a, b, prefix_len), kinds as in `PyKey`.
-type OutKey = (u8, Vec<u8>, Vec<u8>, u32);
+pub(crate) type OutKey = (u8, Vec<u8>, Vec<u8>, u32);
 
-fn from_key(k: &MatchKey) -> OutKey {
+pub(crate) fn from_key(k: &MatchKey) -> OutKey {
     match k {
         MatchKey::Exact(v) => (0, v.clone(), vec![], 0),
         MatchKey::Lpm(v, p) => (1, v.clone(), vec![], *p),
@@ -84,9 +84,9 @@ fn from_key(k: &MatchKey) -> OutKey {
     }
 }
 
-type PyRates = (f64, u64, f64, u64);
+pub(crate) type PyRates = (f64, u64, f64, u64);
 
-fn rates(r: PyRates) -> MeterRates {
+pub(crate) fn rates(r: PyRates) -> MeterRates {
     MeterRates {
         cir: r.0,
         cbs: r.1,
@@ -95,7 +95,7 @@ fn rates(r: PyRates) -> MeterRates {
     }
 }
 
-fn out_rates(r: Option<MeterRates>) -> Option<PyRates> {
+pub(crate) fn out_rates(r: Option<MeterRates>) -> Option<PyRates> {
     r.map(|r| (r.cir, r.cbs, r.pir, r.pbs))
 }
 
@@ -414,7 +414,7 @@ fn p4rt_table_write(
 }
 
 /// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter).
-type OutEntry = (
+pub(crate) type OutEntry = (
     u32,
     Vec<OutKey>,
     u32,
@@ -424,7 +424,7 @@ type OutEntry = (
     Option<PyRates>,
 );
 
-fn with_program<R: Send>(
+pub(crate) fn with_program<R: Send>(
     py: Python<'_>,
     sw: &PySwitch,
     f: impl FnOnce(&mut Program) -> Result<R, ApiError> + Send,

@@ -42,7 +42,9 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         }),
         "table_dump" => with_table(dp, args, 1, |p, t, _| table_dump(p, t)),
         "table_set_default" => table_set_default(dp, args),
-        "counter_read" => counter_read(dp, args),
+        "counter_read" => crate::extern_commands::counter_read(dp, args),
+        "meter_set_rates" => crate::extern_commands::meter_set_rates(dp, args),
+        "meter_get_rates" => crate::extern_commands::meter_get_rates(dp, args),
         "counter_reset" => counter_reset(dp, args),
         "register_read" => register_read(dp, args),
         "register_write" => register_write(dp, args),
@@ -72,7 +74,7 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
 
 const HELP: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY] | table_modify TABLE ACTION HANDLE => PARAM... | \
 table_delete TABLE HANDLE | table_clear TABLE | table_dump TABLE | table_num_entries TABLE | table_set_default TABLE ACTION PARAM... | \
-counter_read NAME INDEX | counter_reset NAME | register_read NAME INDEX | register_write NAME INDEX VALUE | \
+counter_read NAME INDEX|HANDLE | counter_reset NAME | meter_set_rates NAME INDEX|HANDLE RATE:BURST RATE:BURST | meter_get_rates NAME INDEX|HANDLE | register_read NAME INDEX | register_write NAME INDEX VALUE | \
 set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
 set_queue_quantum BYTES [PORT [QUEUE]] | \
 set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports | \
@@ -114,7 +116,7 @@ fn with_table(
     f(program(dp)?, &t, args)
 }
 
-fn num(s: &str) -> Result<u64, String> {
+pub(crate) fn num(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
         None => s.parse(),
@@ -258,7 +260,7 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
         let (last, rest) = tail
             .split_last()
             .ok_or("this table needs a priority after the parameters")?;
-        (rest, num(last)? as i32)
+        (rest, bmv2_priority(last)?)
     } else {
         (tail, 0)
     };
@@ -270,6 +272,30 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
         .add_entry(t.table, keys, a, params, priority)
         .map_err(|e| e.to_string())?;
     Ok(format!("Entry has been added with handle {}", h.0))
+}
+
+/// A priority as simple_switch_CLI takes it (the lowest value wins) as the table's (the highest
+/// wins, as P4Runtime), the mapping the loader applies to a bmv2 JSON's const entries.
+fn bmv2_priority(s: &str) -> Result<i32, String> {
+    let p = num(s)?;
+    i32::try_from(p)
+        .map(|p| i32::MAX - p)
+        .map_err(|_| format!("priority {s} out of range (0-{})", i32::MAX))
+}
+
+/// An entry's priority as table_add took it (bmv2's: lowest wins); 0 where it has none.
+fn shown_priority(t: &TableInfo, p: i32) -> i32 {
+    let ternary = t.keys.iter().any(|k| {
+        matches!(
+            k.match_kind,
+            MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
+        )
+    });
+    if ternary {
+        i32::MAX - p
+    } else {
+        p
+    }
 }
 
 fn table_modify(dp: &mut Dataplane, args: &[&str]) -> R {
@@ -335,7 +361,7 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
             keys.join(" "),
             e.action_name,
             params.join(" "),
-            e.priority,
+            shown_priority(t, e.priority),
             e.counter.packets,
             e.counter.bytes
         );
@@ -354,7 +380,7 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
 
 /// A counter, register or meter by full name or unique suffix (`port_counter` for
 /// `MyIngress.port_counter`), as simple_switch_CLI resolves names.
-fn extern_name(p: &Program, name: &str) -> Result<String, String> {
+pub(crate) fn extern_name(p: &Program, name: &str) -> Result<String, String> {
     if p.extern_size(name).is_ok() {
         return Ok(name.to_string());
     }
@@ -373,7 +399,7 @@ fn extern_name(p: &Program, name: &str) -> Result<String, String> {
     }
 }
 
-fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
+pub(crate) fn counter_read_indexed(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index] = args else {
         return Err("counter_read NAME INDEX".into());
     };

@@ -8,6 +8,7 @@
 pub mod commands;
 pub mod dataplane;
 pub mod delay;
+mod extern_commands;
 mod pcap;
 pub mod pre;
 mod pre_commands;

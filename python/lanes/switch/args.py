@@ -65,7 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-i", "--interface", action="append", default=[], metavar="N@IFACE", help="attach port N to IFACE"
     )
     p.add_argument("--device-id", type=int, default=0)
-    p.add_argument("--thrift-port", type=int, default=9090, help="control port for `lanes ctl` (127.0.0.1)")
+    p.add_argument("--thrift-port", type=int, default=9090,
+                   help="command port on 127.0.0.1: bmv2's Thrift API (simple_switch_CLI) and `lanes ctl`")  # fmt: skip
     p.add_argument("--pcap", type=Path, metavar="DIR", help="write PORT_in.pcap and PORT_out.pcap here")
     p.add_argument(
         "--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime"

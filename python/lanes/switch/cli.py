@@ -55,14 +55,17 @@ def run(args: argparse.Namespace) -> int:
                 raise LanesError(f"{sa.json}: {e}") from None
         if sa.commands is not None:
             run_commands_file(sw, sa.commands)
+        config, thrift = _thrift_api(sw, sa)
         try:
-            servers.append(serve(sa.thrift_port, sw.command))
+            servers.append(serve(sa.thrift_port, sw.command, thrift))
         except OSError as e:
             raise LanesError(f"cannot listen on 127.0.0.1:{sa.thrift_port}: {e.strerror}") from None
         if not sa.no_grpc:
             servers.append(_start_p4runtime(sw, sa))
             if hasattr(servers[-1], "wrap_command"):  # `lanes ctl p4runtime_stats`
                 servers[0].run_command = servers[-1].wrap_command(sw.command)
+            if config is not None and hasattr(servers[-1], "service"):
+                config.attach_p4runtime(servers[-1].service)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: stop.set())
         print(
@@ -97,6 +100,22 @@ def _start_p4runtime(sw: object, sa: object):
         print("lanes switch: P4Runtime server not available in this build", file=sys.stderr)
         return None
     return start_server(sw, sa)
+
+
+def _thrift_api(sw: object, sa: object):
+    """bmv2's Thrift API for the command port: (running config, processor), or (None, why not)."""
+    from lanes.switch import thrift_server
+
+    why = thrift_server.available()
+    if why is not None:
+        return None, why
+    from lanes.switch.thrift_context import RunningConfig, SwitchContext
+
+    config = RunningConfig(sa.json.read_text() if sa.json is not None else None)
+    ctx = SwitchContext(
+        sw=sw, config=config, device_id=sa.device_id, thrift_port=sa.thrift_port, interfaces=sa.interfaces
+    )
+    return config, thrift_server.build_processor(ctx)
 
 
 def run_commands_file(sw: object, path) -> None:

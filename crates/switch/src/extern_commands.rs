@@ -1,0 +1,200 @@
+//! simple_switch_CLI's counter and meter commands where the name may be a direct counter or
+//! meter (bound to a table; the index is then an entry handle): `counter_read`,
+//! `meter_set_rates`, `meter_get_rates`. Rates are bmv2's: units (bytes or packets, as the
+//! meter counts) per microsecond, bursts in units.
+
+use std::fmt::Write;
+
+use lanes_p4::p4info::ExternInfo;
+use lanes_p4::{EntryHandle, MeterRates, Program, TableId};
+
+use crate::commands::{counter_read_indexed, extern_name, num};
+use crate::dataplane::Dataplane;
+
+type R = Result<String, String>;
+
+/// A direct counter or meter by full name or unique suffix: (its name, its table).
+fn direct<'a>(list: &'a [ExternInfo], name: &str) -> Option<(&'a str, &'a str)> {
+    let suffix = format!(".{name}");
+    let hits: Vec<&ExternInfo> = list
+        .iter()
+        .filter(|x| x.name == name || x.name.ends_with(&suffix))
+        .collect();
+    match hits.as_slice() {
+        [one] => Some((one.name.as_str(), one.table.as_deref()?)),
+        _ => None,
+    }
+}
+
+fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
+    dp.program_mut()
+        .ok_or_else(|| "no P4 program loaded".to_string())
+}
+
+fn table_of(p: &Program, table: &str) -> Result<TableId, String> {
+    p.table_id(table)
+        .ok_or_else(|| format!("no table named '{table}'"))
+}
+
+fn handle(s: &str) -> Result<EntryHandle, String> {
+    let n = num(s)?;
+    u32::try_from(n)
+        .map(EntryHandle)
+        .map_err(|_| format!("entry handle '{s}' out of range"))
+}
+
+/// `counter_read NAME INDEX`; for a direct counter INDEX is the entry handle.
+pub fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index] = args else {
+        return Err("counter_read NAME INDEX (for a direct counter: NAME HANDLE)".into());
+    };
+    let names = dp.names().ok_or("no P4 program loaded")?;
+    let Some((full, table)) = direct(&names.direct_counters, name) else {
+        return counter_read_indexed(dp, args);
+    };
+    let p = program(dp)?;
+    let t = table_of(p, table)?;
+    let c = p
+        .entry_view(t, handle(index)?)
+        .map_err(|e| e.to_string())?
+        .counter;
+    Ok(format!(
+        "{full}[{index}]= (packets={}, bytes={})",
+        c.packets, c.bytes
+    ))
+}
+
+fn rate_pair(s: &str) -> Result<(f64, u64), String> {
+    let err = || format!("'{s}' is not RATE:BURST (units per microsecond : units)");
+    let (r, b) = s.split_once(':').ok_or_else(err)?;
+    let r: f64 = r.parse().map_err(|_| err())?;
+    let b: u64 = b.parse().map_err(|_| err())?;
+    if !(r.is_finite() && r >= 0.0) {
+        return Err(err());
+    }
+    Ok((r, b))
+}
+
+/// `meter_set_rates NAME INDEX CIR:CBS PIR:PBS` (direct meters: INDEX is the entry handle).
+pub fn meter_set_rates(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index, committed, peak] = args else {
+        return Err(
+            "meter_set_rates NAME INDEX RATE:BURST RATE:BURST (committed, then peak)".into(),
+        );
+    };
+    let (c, p) = (rate_pair(committed)?, rate_pair(peak)?);
+    if c.0 > p.0 {
+        return Err("the committed rate is above the peak rate".into());
+    }
+    let rates = MeterRates {
+        cir: c.0 * 1e6,
+        cbs: c.1,
+        pir: p.0 * 1e6,
+        pbs: p.1,
+    };
+    let names = dp.names().ok_or("no P4 program loaded")?;
+    let d = direct(&names.direct_meters, name).map(|(_, t)| t.to_string());
+    let prog = program(dp)?;
+    match d {
+        Some(table) => {
+            let t = table_of(prog, &table)?;
+            prog.direct_meter_set(t, handle(index)?, rates)
+        }
+        None => {
+            let full = extern_name(prog, name)?;
+            prog.meter_set(&full, num(index)?, rates)
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    Ok(String::new())
+}
+
+/// `meter_get_rates NAME INDEX`: one line per rate, as simple_switch_CLI prints them.
+pub fn meter_get_rates(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index] = args else {
+        return Err("meter_get_rates NAME INDEX".into());
+    };
+    let names = dp.names().ok_or("no P4 program loaded")?;
+    let d = direct(&names.direct_meters, name).map(|(_, t)| t.to_string());
+    let prog = program(dp)?;
+    let rates = match d {
+        Some(table) => {
+            let t = table_of(prog, &table)?;
+            prog.direct_meter_get(t, handle(index)?)
+        }
+        None => {
+            let full = extern_name(prog, name)?;
+            prog.meter_get(&full, num(index)?)
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    let Some(r) = rates else {
+        return Ok("not configured (every packet is green)".into());
+    };
+    let mut out = String::new();
+    for (i, (rate, burst)) in [(r.cir, r.cbs), (r.pir, r.pbs)].into_iter().enumerate() {
+        let _ = writeln!(out, "{i}: info rate = {}, burst size = {burst}", rate / 1e6);
+    }
+    Ok(out.trim_end().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::execute;
+
+    fn p4rt_test() -> Dataplane {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
+        let mut dp = Dataplane::new(Default::default());
+        dp.set_program(Program::load(&std::fs::read_to_string(path).unwrap()).unwrap());
+        dp
+    }
+
+    #[test]
+    fn direct_counter_by_handle_and_meters() {
+        let mut dp = p4rt_test();
+        let out = execute(&mut dp, "table_add acl drop 0x0800&&&0xffff 0->5 => 3").unwrap();
+        assert_eq!(out, "Entry has been added with handle 0");
+        assert_eq!(
+            execute(&mut dp, "counter_read acl_counter 0").unwrap(),
+            "MyIngress.acl_counter[0]= (packets=0, bytes=0)"
+        );
+        assert!(execute(&mut dp, "counter_read acl_counter 9")
+            .unwrap_err()
+            .contains('9'));
+        execute(&mut dp, "meter_set_rates port_meter 2 0.5:10 1:20").unwrap();
+        assert_eq!(
+            execute(&mut dp, "meter_get_rates port_meter 2").unwrap(),
+            "0: info rate = 0.5, burst size = 10\n1: info rate = 1, burst size = 20"
+        );
+        execute(&mut dp, "meter_set_rates acl_meter 0 0.25:100 2:200").unwrap();
+        assert_eq!(
+            execute(&mut dp, "meter_get_rates MyIngress.acl_meter 0").unwrap(),
+            "0: info rate = 0.25, burst size = 100\n1: info rate = 2, burst size = 200"
+        );
+        assert!(execute(&mut dp, "meter_set_rates port_meter 2 2:10 1:20").is_err());
+        assert!(execute(&mut dp, "meter_set_rates port_meter 2 fast 1:20").is_err());
+    }
+
+    #[test]
+    fn table_add_priorities_run_the_bmv2_way() {
+        let mut dp = p4rt_test();
+        execute(&mut dp, "table_add acl drop 0x0800&&&0xff00 0->511 => 10").unwrap();
+        execute(
+            &mut dp,
+            "table_add acl set_port 0x0800&&&0xffff 0->511 => 2 1",
+        )
+        .unwrap();
+        // the table lets the highest of its own priorities win: the CLI's 1 must beat its 10
+        let p = dp.program_mut().unwrap();
+        let t = p.table_id("MyIngress.acl").unwrap();
+        let prio: Vec<i32> = p.entries(t).unwrap().iter().map(|e| e.priority).collect();
+        assert!(prio[1] > prio[0], "{prio:?}");
+        let dump = execute(&mut dp, "table_dump acl").unwrap();
+        assert!(
+            dump.contains("(priority 10,") && dump.contains("(priority 1,"),
+            "{dump}"
+        );
+        assert!(execute(&mut dp, "table_add acl drop 1&&&1 0->1 => 2147483648").is_err());
+    }
+}

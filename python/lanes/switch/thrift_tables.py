@@ -1,0 +1,411 @@
+"""bmv2's Standard service, match tables: add, modify, delete, defaults, reads, direct counters
+and meters, by table name and entry handle. Action profiles (indirect tables) are not in the
+switch (it refuses programs that have them), so their calls answer with bmv2's error code."""
+
+from __future__ import annotations
+
+from bm_runtime.standard.ttypes import (
+    BmActionEntry,
+    BmActionEntryType,
+    BmAddEntryOptions,
+    BmCounterValue,
+    BmMatchParam,
+    BmMatchParamExact,
+    BmMatchParamLPM,
+    BmMatchParamRange,
+    BmMatchParamTernary,
+    BmMatchParamType,
+    BmMeterRateConfig,
+    BmMtEntry,
+    InvalidTableOperation,
+    TableOperationErrorCode,
+)
+
+from lanes import _native
+from lanes.switch import thrift_program as tp
+from lanes.switch.thrift_context import (
+    ALREADY_EXISTS,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    RESOURCE_EXHAUSTED,
+    SwitchContext,
+    log,
+    native_code,
+)
+from lanes.switch.thrift_program import ProgramView, TableView
+
+E = TableOperationErrorCode
+
+
+def table_error(call: str, code: int, message: str) -> InvalidTableOperation:
+    log(call, f"{E._VALUES_TO_NAMES.get(code, code)}: {message}")
+    return InvalidTableOperation(code=code)
+
+
+class TablesMixin:
+    ctx: SwitchContext
+
+    # ---- lookups ----
+
+    def _view(self, call: str) -> ProgramView:
+        v = self.ctx.config.view()
+        if v is None:
+            raise table_error(call, E.ERROR, "no P4 program loaded")
+        return v
+
+    def _table(self, call: str, name: str) -> tuple[ProgramView, TableView]:
+        v = self._view(call)
+        t = v.table(name)
+        if t is None:
+            raise table_error(call, E.INVALID_TABLE_NAME, f"no table named '{name}'")
+        return v, t
+
+    def _action(self, call: str, v: ProgramView, t: TableView, name: str, data: list[bytes]) -> int:
+        a = t.actions.get(name)
+        if a is None:
+            raise table_error(call, E.INVALID_ACTION_NAME, f"table {t.name} has no action '{name}'")
+        widths = v.action_widths.get(v.action_names[a], [])
+        if len(data) != len(widths):
+            raise table_error(
+                call, E.BAD_ACTION_DATA, f"action {name} takes {len(widths)} parameter(s), got {len(data)}"
+            )
+        for d, w in zip(data, widths, strict=True):
+            if int.from_bytes(d, "big") >> w:
+                raise table_error(call, E.BAD_ACTION_DATA, f"action {name}: a value does not fit in {w} bits")
+        return a
+
+    def _native(self, call: str, fn, *args, invalid: int = E.BAD_MATCH_KEY):
+        """Call the switch; its errors as bmv2's table error codes."""
+        try:
+            return fn(self.ctx.sw, *args)
+        except _native.P4rtError as e:
+            code, msg = native_code(e)
+            mapped = {
+                NOT_FOUND: E.INVALID_HANDLE,
+                INVALID_ARGUMENT: invalid,
+                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
+                RESOURCE_EXHAUSTED: E.TABLE_FULL,
+                PERMISSION_DENIED: E.IMMUTABLE_TABLE_ENTRIES,
+            }.get(code, E.ERROR)
+            raise table_error(call, mapped, msg) from None
+
+    def _keys(self, call: str, t: TableView, match_key: list) -> list[tuple]:
+        """BmMatchParams as the switch's keys: (kind, a, b, prefix length)."""
+        if len(match_key) != len(t.keys):
+            raise table_error(
+                call, E.BAD_MATCH_KEY, f"table {t.name} has {len(t.keys)} key field(s), got {len(match_key)}"
+            )
+        return [_key(call, k, p) for k, p in zip(t.keys, match_key, strict=True)]
+
+    def _priority(self, call: str, t: TableView, options) -> int:
+        if not t.has_priority:
+            return 0
+        p = options.priority if options is not None and options.priority is not None else 0
+        if p < 0:
+            raise table_error(call, E.BAD_MATCH_KEY, f"priority {p} is negative")
+        return tp.to_switch_priority(p)
+
+    def _write(self, call: str, op: tuple, invalid: int) -> int:
+        [(code, handle, msg)] = self._native(call, _native.p4rt_table_write, [op])
+        if code != 0:
+            mapped = {
+                INVALID_ARGUMENT: invalid,
+                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
+                RESOURCE_EXHAUSTED: E.TABLE_FULL,
+                PERMISSION_DENIED: E.IMMUTABLE_TABLE_ENTRIES if op[0] != 3 else E.DEFAULT_ACTION_IS_CONST,
+                NOT_FOUND: E.INVALID_HANDLE,
+            }.get(code, E.ERROR)
+            raise table_error(call, mapped, msg)
+        return handle
+
+    def _entry_out(self, v: ProgramView, t: TableView, e: tuple) -> BmMtEntry:
+        handle, keys, action, params, priority, _counter, _meter = e
+        prio = tp.to_bmv2_priority(priority) if t.has_priority else -1
+        return BmMtEntry(
+            match_key=[_param_out(kf, k) for kf, k in zip(t.keys, keys, strict=True)],
+            options=BmAddEntryOptions(priority=prio),
+            entry_handle=handle,
+            action_entry=BmActionEntry(
+                action_type=BmActionEntryType.ACTION_DATA,
+                action_name=v.action_names[action],
+                action_data=[bytes(p) for p in params],
+            ),
+        )
+
+    # ---- Standard: match tables ----
+
+    def bm_mt_get_num_entries(self, cxt_id, table_name):
+        _, t = self._table("bm_mt_get_num_entries", table_name)
+        try:  # the text command counts without reading the entries
+            return int(self.ctx.command(f"table_num_entries {t.name}"))
+        except ValueError as e:
+            raise table_error("bm_mt_get_num_entries", E.ERROR, str(e)) from None
+
+    def bm_mt_clear_entries(self, cxt_id, table_name, reset_default_entry):
+        _, t = self._table("bm_mt_clear_entries", table_name)
+        self._native("bm_mt_clear_entries", _native.p4rt_table_clear, t.index)
+        if reset_default_entry:
+            self.bm_mt_reset_default_entry(cxt_id, table_name)
+
+    def bm_mt_add_entry(self, cxt_id, table_name, match_key, action_name, action_data, options):
+        call = "bm_mt_add_entry"
+        v, t = self._table(call, table_name)
+        a = self._action(call, v, t, action_name, action_data)
+        keys = self._keys(call, t, match_key)
+        prio = self._priority(call, t, options)
+        return self._write(call, (0, t.index, keys, a, action_data, prio, -1, None, None), E.BAD_MATCH_KEY)
+
+    def bm_mt_set_default_action(self, cxt_id, table_name, action_name, action_data):
+        call = "bm_mt_set_default_action"
+        v, t = self._table(call, table_name)
+        a = self._action(call, v, t, action_name, action_data)
+        self._write(call, (3, t.index, [], a, action_data, 0, -1, None, None), E.BAD_ACTION_DATA)
+
+    def bm_mt_reset_default_entry(self, cxt_id, table_name):
+        call = "bm_mt_reset_default_entry"
+        _, t = self._table(call, table_name)
+        if t.json_default is None:
+            raise table_error(call, E.NO_DEFAULT_ENTRY, f"table {t.name} has no default entry in its JSON")
+        a, params = t.json_default
+        self._write(call, (3, t.index, [], a, params, 0, -1, None, None), E.BAD_ACTION_DATA)
+
+    def bm_mt_delete_entry(self, cxt_id, table_name, entry_handle):
+        _, t = self._table("bm_mt_delete_entry", table_name)
+        self._native("bm_mt_delete_entry", _native.bm_entry_delete, t.index, _handle(entry_handle))
+
+    def bm_mt_modify_entry(self, cxt_id, table_name, entry_handle, action_name, action_data):
+        call = "bm_mt_modify_entry"
+        v, t = self._table(call, table_name)
+        a = self._action(call, v, t, action_name, action_data)
+        self._native(
+            call, _native.bm_entry_modify, t.index, _handle(entry_handle), a, action_data,
+            invalid=E.BAD_ACTION_DATA,
+        )  # fmt: skip
+
+    def bm_mt_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
+        self._table("bm_mt_set_entry_ttl", table_name)
+        raise table_error("bm_mt_set_entry_ttl", E.AGEING_DISABLED, "entry timeouts are not supported")
+
+    def bm_mt_get_entries(self, cxt_id, table_name):
+        v, t = self._table("bm_mt_get_entries", table_name)
+        return [
+            self._entry_out(v, t, e)
+            for e in self._native("bm_mt_get_entries", _native.p4rt_table_read, t.index)
+        ]
+
+    def bm_mt_get_entry(self, cxt_id, table_name, entry_handle):
+        v, t = self._table("bm_mt_get_entry", table_name)
+        return self._entry_out(
+            v, t, self._native("bm_mt_get_entry", _native.bm_entry, t.index, _handle(entry_handle))
+        )
+
+    def bm_mt_get_entry_from_key(self, cxt_id, table_name, match_key, options):
+        call = "bm_mt_get_entry_from_key"
+        v, t = self._table(call, table_name)
+        keys = self._keys(call, t, match_key)
+        e = self._native(call, _native.p4rt_table_find, t.index, keys, self._priority(call, t, options), -1)
+        if e is None:
+            raise table_error(call, E.BAD_MATCH_KEY, "no entry with this match key")
+        return self._entry_out(v, t, e)
+
+    def bm_mt_get_default_entry(self, cxt_id, table_name):
+        v, t = self._table("bm_mt_get_default_entry", table_name)
+        d = self._native("bm_mt_get_default_entry", _native.p4rt_table_default, t.index)
+        if d is None:
+            return BmActionEntry(action_type=BmActionEntryType.NONE)
+        return BmActionEntry(
+            action_type=BmActionEntryType.ACTION_DATA,
+            action_name=v.action_names[d[0]],
+            action_data=[bytes(p) for p in d[1]],
+        )
+
+    # ---- direct counters and meters ----
+
+    def _direct(self, call: str, table_name: str, what: str) -> TableView:
+        _, t = self._table(call, table_name)
+        if what == "counter" and t.direct_counter is None:
+            raise table_error(call, E.COUNTERS_DISABLED, f"table {t.name} has no direct counter")
+        if what == "meter" and t.direct_meter is None:
+            raise table_error(call, E.METERS_DISABLED, f"table {t.name} has no direct meter")
+        return t
+
+    def bm_mt_read_counter(self, cxt_id, table_name, entry_handle):
+        t = self._direct("bm_mt_read_counter", table_name, "counter")
+        pk, by = self._native("bm_mt_read_counter", _native.bm_direct_counter, t.index, _handle(entry_handle))
+        return BmCounterValue(bytes=by, packets=pk)
+
+    def bm_mt_reset_counters(self, cxt_id, table_name):
+        t = self._direct("bm_mt_reset_counters", table_name, "counter")
+        self._native("bm_mt_reset_counters", _native.bm_direct_counters_reset, t.index)
+
+    def bm_mt_write_counter(self, cxt_id, table_name, entry_handle, value):
+        call = "bm_mt_write_counter"
+        t = self._direct(call, table_name, "counter")
+        v = (_u64(value.packets), _u64(value.bytes))
+        self._native(call, _native.bm_direct_counter, t.index, _handle(entry_handle), v)
+
+    def bm_mt_set_meter_rates(self, cxt_id, table_name, entry_handle, rates):
+        call = "bm_mt_set_meter_rates"
+        t = self._direct(call, table_name, "meter")
+        r = meter_rates(rates)
+        if isinstance(r, str):
+            raise table_error(call, E.INVALID_METER_OPERATION, r)
+        self._native(call, _native.bm_direct_meter_set, t.index, _handle(entry_handle), r)
+
+    def bm_mt_get_meter_rates(self, cxt_id, table_name, entry_handle):
+        call = "bm_mt_get_meter_rates"
+        t = self._direct(call, table_name, "meter")
+        e = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))
+        return meter_rates_out(e[6])
+
+    # ---- action profiles: none in the switch ----
+
+    def _no_act_prof(self, call: str, name: str):
+        raise table_error(
+            call,
+            E.INVALID_ACTION_PROFILE_NAME,
+            f"no action profile '{name}' (the switch has no action profiles)",
+        )
+
+    def _not_indirect(self, call: str, table_name: str):
+        self._table(call, table_name)
+        raise table_error(call, E.WRONG_TABLE_TYPE, f"{table_name} is not an indirect table")
+
+    def bm_mt_act_prof_add_member(self, cxt_id, act_prof_name, action_name, action_data):
+        self._no_act_prof("bm_mt_act_prof_add_member", act_prof_name)
+
+    def bm_mt_act_prof_delete_member(self, cxt_id, act_prof_name, mbr_handle):
+        self._no_act_prof("bm_mt_act_prof_delete_member", act_prof_name)
+
+    def bm_mt_act_prof_modify_member(self, cxt_id, act_prof_name, mbr_handle, action_name, action_data):
+        self._no_act_prof("bm_mt_act_prof_modify_member", act_prof_name)
+
+    def bm_mt_act_prof_create_group(self, cxt_id, act_prof_name):
+        self._no_act_prof("bm_mt_act_prof_create_group", act_prof_name)
+
+    def bm_mt_act_prof_delete_group(self, cxt_id, act_prof_name, grp_handle):
+        self._no_act_prof("bm_mt_act_prof_delete_group", act_prof_name)
+
+    def bm_mt_act_prof_add_member_to_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
+        self._no_act_prof("bm_mt_act_prof_add_member_to_group", act_prof_name)
+
+    def bm_mt_act_prof_remove_member_from_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
+        self._no_act_prof("bm_mt_act_prof_remove_member_from_group", act_prof_name)
+
+    def bm_mt_act_prof_get_members(self, cxt_id, act_prof_name):
+        self._no_act_prof("bm_mt_act_prof_get_members", act_prof_name)
+
+    def bm_mt_act_prof_get_member(self, cxt_id, act_prof_name, mbr_handle):
+        self._no_act_prof("bm_mt_act_prof_get_member", act_prof_name)
+
+    def bm_mt_act_prof_get_groups(self, cxt_id, act_prof_name):
+        self._no_act_prof("bm_mt_act_prof_get_groups", act_prof_name)
+
+    def bm_mt_act_prof_get_group(self, cxt_id, act_prof_name, grp_handle):
+        self._no_act_prof("bm_mt_act_prof_get_group", act_prof_name)
+
+    def bm_mt_indirect_add_entry(self, cxt_id, table_name, match_key, mbr_handle, options):
+        self._not_indirect("bm_mt_indirect_add_entry", table_name)
+
+    def bm_mt_indirect_modify_entry(self, cxt_id, table_name, entry_handle, mbr_handle):
+        self._not_indirect("bm_mt_indirect_modify_entry", table_name)
+
+    def bm_mt_indirect_delete_entry(self, cxt_id, table_name, entry_handle):
+        self._not_indirect("bm_mt_indirect_delete_entry", table_name)
+
+    def bm_mt_indirect_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
+        self._not_indirect("bm_mt_indirect_set_entry_ttl", table_name)
+
+    def bm_mt_indirect_set_default_member(self, cxt_id, table_name, mbr_handle):
+        self._not_indirect("bm_mt_indirect_set_default_member", table_name)
+
+    def bm_mt_indirect_reset_default_entry(self, cxt_id, table_name):
+        self._not_indirect("bm_mt_indirect_reset_default_entry", table_name)
+
+    def bm_mt_indirect_ws_add_entry(self, cxt_id, table_name, match_key, grp_handle, options):
+        self._not_indirect("bm_mt_indirect_ws_add_entry", table_name)
+
+    def bm_mt_indirect_ws_modify_entry(self, cxt_id, table_name, entry_handle, grp_handle):
+        self._not_indirect("bm_mt_indirect_ws_modify_entry", table_name)
+
+    def bm_mt_indirect_ws_set_default_group(self, cxt_id, table_name, grp_handle):
+        self._not_indirect("bm_mt_indirect_ws_set_default_group", table_name)
+
+
+def _handle(h: int) -> int:
+    """Thrift's i32 handle as the switch's u32 (a negative one matches no entry)."""
+    return h if h >= 0 else 0xFFFFFFFF
+
+
+def _u64(v: int | None) -> int:
+    return (v or 0) & 0xFFFFFFFFFFFFFFFF
+
+
+def _fixed(b: bytes, k: tp.KeyField) -> bytes:
+    return bytes(b).rjust(k.nbytes, b"\0")[-k.nbytes :] if len(b) <= k.nbytes else bytes(b)
+
+
+def _key(call: str, k: tp.KeyField, p: BmMatchParam) -> tuple:
+    T = BmMatchParamType
+    kind = k.match_kind
+    if p.type == T.EXACT and kind == "exact" and p.exact:
+        return (tp.KIND_EXACT, p.exact.key, b"", 0)
+    if p.type == T.EXACT and kind == "optional" and p.exact:
+        return (tp.KIND_OPTIONAL, p.exact.key, b"", 0)
+    if p.type == T.LPM and kind == "lpm" and p.lpm:
+        return (tp.KIND_LPM, p.lpm.key, b"", int(p.lpm.prefix_length))
+    if p.type == T.TERNARY and kind == "ternary" and p.ternary:
+        return (tp.KIND_TERNARY, p.ternary.key, p.ternary.mask, 0)
+    if p.type == T.TERNARY and kind == "optional" and p.ternary:
+        mask = int.from_bytes(p.ternary.mask, "big")
+        if mask == 0:
+            return (tp.KIND_OPTIONAL_ANY, b"", b"", 0)
+        if mask == (1 << k.bitwidth) - 1:
+            return (tp.KIND_OPTIONAL, p.ternary.key, b"", 0)
+    if p.type == T.RANGE and kind == "range" and p.range:
+        return (tp.KIND_RANGE, p.range.start, p.range.end_, 0)
+    got = T._VALUES_TO_NAMES.get(p.type, p.type)
+    raise table_error(call, E.BAD_MATCH_KEY, f"key {k.name} is {kind}, got a {got} match parameter")
+
+
+def _param_out(k: tp.KeyField, key: tuple) -> BmMatchParam:
+    T = BmMatchParamType
+    kind, a, b, plen = key
+    if kind == tp.KIND_EXACT:
+        return BmMatchParam(type=T.EXACT, exact=BmMatchParamExact(_fixed(a, k)))
+    if kind == tp.KIND_LPM:
+        return BmMatchParam(type=T.LPM, lpm=BmMatchParamLPM(_fixed(a, k), plen))
+    if kind == tp.KIND_RANGE:
+        return BmMatchParam(type=T.RANGE, range=BmMatchParamRange(_fixed(a, k), _fixed(b, k)))
+    if kind == tp.KIND_TERNARY:
+        return BmMatchParam(type=T.TERNARY, ternary=BmMatchParamTernary(_fixed(a, k), _fixed(b, k)))
+    full = ((1 << k.bitwidth) - 1).to_bytes(k.nbytes, "big")
+    if kind == tp.KIND_OPTIONAL:  # bmv2 reads an optional key back as a ternary one
+        return BmMatchParam(type=T.TERNARY, ternary=BmMatchParamTernary(_fixed(a, k), full))
+    zero = bytes(k.nbytes)
+    return BmMatchParam(type=T.TERNARY, ternary=BmMatchParamTernary(zero, zero))
+
+
+def meter_rates(rates: list) -> tuple[float, int, float, int] | str:
+    """bmv2's [committed, peak] rates (units per microsecond, bursts in units) as the switch's
+    (cir, cbs, pir, pbs) per second, or why they are refused."""
+    if rates is None or len(rates) != 2:
+        return f"a meter takes 2 rates (committed, peak), got {0 if rates is None else len(rates)}"
+    (c, p) = rates
+    for r in rates:
+        if r.units_per_micros is None or r.units_per_micros < 0:
+            return "a rate is negative"
+        if r.burst_size is None or r.burst_size < 0:
+            return "a burst size is negative"
+    if c.units_per_micros > p.units_per_micros:
+        return "the committed rate is above the peak rate"
+    return (c.units_per_micros * 1e6, int(c.burst_size), p.units_per_micros * 1e6, int(p.burst_size))
+
+
+def meter_rates_out(r: tuple | None) -> list[BmMeterRateConfig]:
+    """The switch's rates as bmv2's list (empty for a meter never configured)."""
+    if r is None:
+        return []
+    cir, cbs, pir, pbs = r
+    return [BmMeterRateConfig(cir / 1e6, cbs), BmMeterRateConfig(pir / 1e6, pbs)]
