@@ -327,6 +327,17 @@ impl Expr {
         }
     }
 
+    /// Where the whole expression starts (its leftmost token).
+    pub fn start(&self) -> Loc {
+        match self {
+            Expr::Member(b, _, _) | Expr::Index(b, _, _) | Expr::Slice(b, _, _, _) => b.start(),
+            Expr::Call { func, .. } => func.start(),
+            Expr::Binary(_, a, _, _) | Expr::Mask(a, _, _) | Expr::Range(a, _, _) => a.start(),
+            Expr::Mux(c, _, _, _) => c.start(),
+            e => e.loc(),
+        }
+    }
+
     /// `a.b.c` as text, for names in P4Info and messages.
     pub fn path(&self) -> Option<String> {
         match self {

@@ -174,20 +174,21 @@ impl Env {
                     };
                     let mut ms = Vec::new();
                     for (i, (m, v, mloc)) in members.into_iter().enumerate() {
-                        let val =
-                            match (&v, width) {
-                                (Some(x), Some(w)) => {
-                                    let (c, ct) = e.const_value(x)?;
-                                    e.coerce_const(c, &ct, &Ty::Bit(w), mloc)?
-                                }
-                                (None, Some(_)) => return fail(
+                        let val = match (&v, width) {
+                            (Some(x), Some(w)) => {
+                                let (c, ct) = e.const_value(x)?;
+                                e.coerce_const(c, &ct, &Ty::Bit(w), mloc)?
+                            }
+                            (None, Some(_)) => {
+                                return fail(
                                     mloc,
                                     format!(
                                         "member '{m}' of serializable enum '{name}' needs a value"
                                     ),
-                                ),
-                                _ => i as u128,
-                            };
+                                )
+                            }
+                            _ => i as u128,
+                        };
                         ms.push((m, val));
                     }
                     e.enums.insert(name, EnumInfo { members: ms, width });
@@ -256,14 +257,16 @@ impl Env {
                             ),
                         )
                     }
-                    _ => return fail(
-                        f.loc,
-                        format!(
+                    _ => {
+                        return fail(
+                            f.loc,
+                            format!(
                             "header field '{}' must be bit<W> (varbit is not supported), found {}",
                             f.name,
                             ty.describe()
                         ),
-                    ),
+                        )
+                    }
                 }
             }
             out.push(FieldTy {

@@ -207,7 +207,7 @@ impl Lowerer<'_> {
         let (dst, dt) = self.lvalue(sc, l)?;
         let (v, vt) = self.rvalue(sc, r)?;
         let what = l.path().unwrap_or_else(|| "the destination".into());
-        let v = self.coerce(v, &vt, &dt, r.loc(), &what)?;
+        let v = self.coerce(v, &vt, &dt, r.start(), &what)?;
         Ok(vec![prim(set, vec![dst, v])])
     }
 
@@ -399,12 +399,14 @@ impl Lowerer<'_> {
             "recirculate" | "recirculate_preserving_field_list" => {
                 return fail(loc, "recirculate is not supported by the switch")
             }
-            "clone3" | "clone_preserving_field_list" => return fail(
-                loc,
-                format!(
+            "clone3" | "clone_preserving_field_list" => {
+                return fail(
+                    loc,
+                    format!(
                     "{f} is not supported: use clone(type, session) (metadata is not preserved)"
                 ),
-            ),
+                )
+            }
             other => {
                 return fail(
                     loc,

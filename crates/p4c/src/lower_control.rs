@@ -70,7 +70,7 @@ impl Lowerer<'_> {
                 self.registers.push(json!({"name": name, "id": id, "size": n, "bitwidth": width}));
             }
             "action_profile" | "action_selector" => {
-                return fail(inst.loc, format!("{ty} is not supported by the switch (no action profiles)"))
+                return fail(*tloc, format!("{ty} is not supported by the switch (no action profiles)"))
             }
             other if self.env.parsers.contains_key(other) || self.env.controls.contains_key(other) => {
                 return fail(inst.loc, format!("instantiating {other} inside another block is not supported: write its states or tables inline"))
@@ -238,13 +238,10 @@ impl Lowerer<'_> {
 
     /// A direct call of an action with constant arguments.
     fn direct_action(&self, sc: &Scope, e: &Expr) -> Option<(String, Vec<Expr>, Loc)> {
-        let Expr::Call {
-            func, args, loc, ..
-        } = e
-        else {
+        let Expr::Call { func, args, .. } = e else {
             return None;
         };
-        let Expr::Name(n, _) = &**func else {
+        let Expr::Name(n, loc) = &**func else {
             return None;
         };
         if !matches!(sc.get(n), Some(Binding::Action(_))) {

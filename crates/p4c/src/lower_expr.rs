@@ -370,6 +370,11 @@ impl Lowerer<'_> {
     fn binary(&self, sc: &Scope, o: &str, a: &Expr, b: &Expr, loc: Loc) -> Res<(Value, Ty)> {
         let (av, at) = self.rvalue(sc, a)?;
         let (bv, bt) = self.rvalue(sc, b)?;
+        let loc = if loc == Loc::default() {
+            a.start()
+        } else {
+            loc
+        };
         if o == "&&" || o == "||" {
             if at != Ty::Bool || bt != Ty::Bool {
                 return fail(

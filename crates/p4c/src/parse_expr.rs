@@ -240,8 +240,8 @@ impl Parser {
         loop {
             let loc = self.loc();
             if self.eat(".") {
-                let (n, _) = self.ident()?;
-                e = Expr::Member(Box::new(e), n, loc);
+                let (n, nloc) = self.ident()?;
+                e = Expr::Member(Box::new(e), n, nloc);
             } else if self.eat("[") {
                 let a = self.expr()?;
                 if self.eat(":") {

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod consolidate_bindings;
 mod fabric_bindings;
+mod p4c_bindings;
 mod p4rt_bindings;
 mod sim_bindings;
 mod switch_bindings;
@@ -17,5 +18,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fabric_bindings::register(m)?;
     p4rt_bindings::register(m)?;
     consolidate_bindings::register(m)?;
+    p4c_bindings::register(m)?;
     Ok(())
 }
