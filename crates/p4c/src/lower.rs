@@ -98,6 +98,8 @@ pub struct Lowerer<'e> {
     pub p4_tables: Vec<crate::lower_table::TableInfo>,
     /// Names bound at the top level besides constants and actions (extern instances).
     pub globals: Vec<(String, Binding)>,
+    /// Annotations of extern instances by JSON name (for @id).
+    pub extern_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
 }
@@ -142,6 +144,7 @@ impl<'e> Lowerer<'e> {
             used_names: HashMap::new(),
             p4_tables: Vec::new(),
             globals: Vec::new(),
+            extern_annotations: HashMap::new(),
             action_annotations: HashMap::new(),
         }
     }

@@ -180,11 +180,25 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
     };
     let mut extern_ids = HashMap::new();
     for x in &externs {
-        extern_ids.insert(x.name.clone(), ids.assign(kind_prefix(x.kind), &x.name));
+        if let Some(v) = fixed_id(l.extern_annotations.get(&x.name).unwrap_or(&empty))? {
+            extern_ids.insert(x.name.clone(), ids.fixed(kind_prefix(x.kind), v));
+        }
+    }
+    for x in &externs {
+        if !extern_ids.contains_key(&x.name) {
+            extern_ids.insert(x.name.clone(), ids.assign(kind_prefix(x.kind), &x.name));
+        }
     }
     let mut ctrl_ids = HashMap::new();
+    for (h, n) in &ctrl_headers {
+        if let Some(v) = fixed_id(env.header_annotations.get(h).unwrap_or(&empty))? {
+            ctrl_ids.insert(n.clone(), ids.fixed(ids::CONTROLLER_HEADER, v));
+        }
+    }
     for (_, n) in &ctrl_headers {
-        ctrl_ids.insert(n.clone(), ids.assign(ids::CONTROLLER_HEADER, n));
+        if !ctrl_ids.contains_key(n) {
+            ctrl_ids.insert(n.clone(), ids.assign(ids::CONTROLLER_HEADER, n));
+        }
     }
 
     let mut all_names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
