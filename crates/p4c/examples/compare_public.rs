@@ -9,9 +9,14 @@ use lanes_p4::{EgressMeta, IngressResult, MatchKey, Program};
 use std::path::Path;
 
 fn entry(p: &mut Program, table: &str, keys: Vec<MatchKey>, action: &str, params: Vec<Vec<u8>>) {
-    let t = p.table_id(table).unwrap_or_else(|| panic!("no table {table}"));
-    let a = p.action_id(t, action).unwrap_or_else(|| panic!("no action {action} in {table}"));
-    p.add_entry(t, keys, a, params, 0).unwrap_or_else(|e| panic!("{table}: {e}"));
+    let t = p
+        .table_id(table)
+        .unwrap_or_else(|| panic!("no table {table}"));
+    let a = p
+        .action_id(t, action)
+        .unwrap_or_else(|| panic!("no action {action} in {table}"));
+    p.add_entry(t, keys, a, params, 0)
+        .unwrap_or_else(|e| panic!("{table}: {e}"));
 }
 
 fn lpm(a: [u8; 4], n: u32) -> Vec<MatchKey> {
@@ -45,7 +50,9 @@ fn ip(src: [u8; 4], dst: [u8; 4], proto: u8, tos: u8, ttl: u8) -> Vec<u8> {
 }
 
 fn udp_payload() -> Vec<u8> {
-    vec![0x04, 0xd2, 0x10, 0xe1, 0, 20, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    vec![
+        0x04, 0xd2, 0x10, 0xe1, 0, 20, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+    ]
 }
 
 fn ipv4_frame(src: [u8; 4], dst: [u8; 4], tos: u8, ttl: u8) -> Vec<u8> {
@@ -60,11 +67,20 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
     let fwd = |p: &mut Program| {
         for h in 1..=3u8 {
-            entry(p, "MyIngress.ipv4_lpm", lpm([10, 0, h, 0], 24), "MyIngress.ipv4_forward", vec![vec![0, 0, 0, 0, h, h], vec![h]]);
+            entry(
+                p,
+                "MyIngress.ipv4_lpm",
+                lpm([10, 0, h, 0], 24),
+                "MyIngress.ipv4_forward",
+                vec![vec![0, 0, 0, 0, h, h], vec![h]],
+            );
         }
     };
     let ipv4_mix = |frames: &mut Vec<Vec<u8>>| {
-        for (i, d) in [[10, 0, 1, 1], [10, 0, 2, 2], [10, 0, 3, 3], [10, 9, 9, 9]].iter().enumerate() {
+        for (i, d) in [[10, 0, 1, 1], [10, 0, 2, 2], [10, 0, 3, 3], [10, 9, 9, 9]]
+            .iter()
+            .enumerate()
+        {
             for tos in [0u8, 1, 2, 3, 0xb8] {
                 frames.push(ipv4_frame([10, 0, 1, 1], *d, tos, [64, 1, 0][i % 3]));
             }
@@ -77,7 +93,13 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
         }
         "basic_tunnel" => {
             fwd(p);
-            entry(p, "MyIngress.myTunnel_exact", vec![MatchKey::Exact(vec![0, 7])], "MyIngress.myTunnel_forward", vec![vec![3]]);
+            entry(
+                p,
+                "MyIngress.myTunnel_exact",
+                vec![MatchKey::Exact(vec![0, 7])],
+                "MyIngress.myTunnel_forward",
+                vec![vec![3]],
+            );
             ipv4_mix(&mut frames);
             for (dst, proto) in [(7u16, 0x0800u16), (8, 0x0800), (7, 0x1234)] {
                 let mut f = eth(0x1212);
@@ -90,7 +112,15 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
         }
         "calc" => {
             // P4calc: 'P' '4' version 1, op, operand a, operand b, result
-            for (op, a, b) in [(b'+', 7u32, 5u32), (b'-', 7, 5), (b'&', 6, 3), (b'|', 6, 3), (b'^', 6, 3), (b'*', 2, 3), (b'+', u32::MAX, 2)] {
+            for (op, a, b) in [
+                (b'+', 7u32, 5u32),
+                (b'-', 7, 5),
+                (b'&', 6, 3),
+                (b'|', 6, 3),
+                (b'^', 6, 3),
+                (b'*', 2, 3),
+                (b'+', u32::MAX, 2),
+            ] {
                 for version in [1u8, 2] {
                     let mut f = eth(0x1234);
                     f.extend_from_slice(&[b'P', b'4', version, op]);
@@ -103,6 +133,29 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
             let mut short = eth(0x1234);
             short.extend_from_slice(&[b'P', b'4', 1]);
             frames.push(short);
+        }
+        "link_monitor" => {
+            fwd(p);
+            let t = p.table_id("MyEgress.swid").unwrap();
+            let a = p.action_id(t, "MyEgress.set_swid").unwrap();
+            p.set_default(t, a, vec![vec![5]]).unwrap();
+            ipv4_mix(&mut frames);
+            // probes: hop count, then data elements (bos last), then forwarding ports
+            for hops in 0..3u8 {
+                let mut f = eth(0x0812);
+                f.push(hops);
+                for i in 0..hops {
+                    let mut d = vec![if i + 1 == hops { 0x81 } else { 0x01 }, 2];
+                    d.extend_from_slice(&[0, 0, 1, 0]);
+                    d.extend_from_slice(&[0; 12]);
+                    f.extend(d);
+                }
+                for port in [2u8, 3, 1] {
+                    f.push(port);
+                }
+                f.extend_from_slice(&[0xaa; 8]);
+                frames.push(f);
+            }
         }
         _ => ipv4_mix(&mut frames),
     }
@@ -146,10 +199,14 @@ fn tm_view(mut r: IngressResult) -> IngressResult {
 
 fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
     let src = dir.join(format!("{name}.p4"));
-    let ours_json = lanes_p4c::compile_file(&src, &lanes_p4c::Options::default()).map_err(|d| format!("lanes p4c: {d}"))?;
-    let theirs_json = std::fs::read_to_string(dir.join(format!("{name}.p4c.json"))).map_err(|e| e.to_string())?;
-    let mut ours = Program::load(&ours_json.json).map_err(|e| format!("our JSON does not load: {e}"))?;
-    let mut theirs = Program::load(&theirs_json).map_err(|e| format!("p4c's JSON does not load: {e}"))?;
+    let ours_json = lanes_p4c::compile_file(&src, &lanes_p4c::Options::default())
+        .map_err(|d| format!("lanes p4c: {d}"))?;
+    let theirs_json =
+        std::fs::read_to_string(dir.join(format!("{name}.p4c.json"))).map_err(|e| e.to_string())?;
+    let mut ours =
+        Program::load(&ours_json.json).map_err(|e| format!("our JSON does not load: {e}"))?;
+    let mut theirs =
+        Program::load(&theirs_json).map_err(|e| format!("p4c's JSON does not load: {e}"))?;
     let frames = scenario(name, &mut ours);
     scenario(name, &mut theirs);
     let mut all = frames.clone();
@@ -164,14 +221,23 @@ fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
         let b = theirs.ingress(&mut st, f, port, now);
         // error codes are numbered differently by p4c versions: compare their names
         let named = |p: &Program, r: IngressResult| match r.drop {
-            Some(lanes_p4::DropReason::ParserError(c)) => format!("{:?} {:?}", p.error_name(c), tm_view(IngressResult { drop: None, ..r })),
+            Some(lanes_p4::DropReason::ParserError(c)) => format!(
+                "{:?} {:?}",
+                p.error_name(c),
+                tm_view(IngressResult { drop: None, ..r })
+            ),
             _ => format!("{:?}", tm_view(r)),
         };
         if named(&ours, a) != named(&theirs, b) {
             return Err(format!("frame {k}: ingress {a:?} vs p4c {b:?}"));
         }
         if a.drop.is_none() {
-            let meta = EgressMeta { egress_port: a.egress_spec, qid: u32::from(a.priority), enq_qdepth: (k % 30) as u64, ..EgressMeta::default() };
+            let meta = EgressMeta {
+                egress_port: a.egress_spec,
+                qid: u32::from(a.priority),
+                enq_qdepth: (k % 30) as u64,
+                ..EgressMeta::default()
+            };
             let ea = ours.egress(&mut so, f, &meta, now + 1000, &mut oo);
             let eb = theirs.egress(&mut st, f, &meta, now + 1000, &mut ot);
             if ea != eb || (ea.drop.is_none() && oo[..ea.len] != ot[..eb.len]) {
@@ -193,7 +259,16 @@ fn main() {
     };
     let dir = Path::new(&dir);
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok()).filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".p4c.json")).map(String::from)).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_suffix(".p4c.json"))
+                        .map(String::from)
+                })
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     println!("| program | frames | identical | forwarded | result |");

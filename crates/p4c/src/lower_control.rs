@@ -77,7 +77,8 @@ impl Lowerer<'_> {
             }
             other => return fail(inst.loc, format!("extern '{other}' is not supported by the switch")),
         }
-        self.extern_annotations.insert(name.clone(), inst.annotations.clone());
+        self.extern_annotations
+            .insert(name.clone(), inst.annotations.clone());
         sc.bind(&inst.name, Binding::Extern(name, ty.clone(), width));
         Ok(())
     }

@@ -17,9 +17,15 @@ fn every_program_in_p4_is_compiled_and_up_to_date() {
         let committed = std::fs::read_to_string(path.with_extension("json")).unwrap();
         let a: serde_json::Value = serde_json::from_str(&out.json).unwrap();
         let b: serde_json::Value = serde_json::from_str(&committed).unwrap();
-        assert!(a == b, "p4/{name}.json is not what p4/{name}.p4 compiles to: run `make p4`");
+        assert!(
+            a == b,
+            "p4/{name}.json is not what p4/{name}.p4 compiles to: run `make p4`"
+        );
         let info = std::fs::read_to_string(repo_path(&format!("p4/{name}.p4info.txtpb"))).unwrap();
-        assert!(out.p4info == info, "p4/{name}.p4info.txtpb is out of date: run `make p4`");
+        assert!(
+            out.p4info == info,
+            "p4/{name}.p4info.txtpb is out of date: run `make p4`"
+        );
         load(&committed);
         n += 1;
     }
