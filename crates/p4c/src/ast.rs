@@ -38,7 +38,6 @@ pub struct Field {
     pub ty: Type,
     pub name: String,
     pub loc: Loc,
-    pub annotations: Vec<Annotation>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,23 +101,14 @@ pub enum Decl {
         name: String,
         methods: Vec<(String, usize)>,
         is_function: bool,
-        loc: Loc,
     },
     Parser(Box<ParserDecl>),
     Control(Box<ControlDecl>),
     Action(ActionDecl),
     Instance(Instance),
-    /// Parser / control / package type declarations and function prototypes: nothing to lower.
-    Signature {
-        name: String,
-        loc: Loc,
-    },
-    Function {
-        name: String,
-        loc: Loc,
-    },
+    /// Parser / control / package type declarations: nothing to lower.
+    Signature,
     ValueSet {
-        name: String,
         loc: Loc,
     },
 }
@@ -281,7 +271,7 @@ pub enum Expr {
         loc: Loc,
     },
     Bool(bool, Loc),
-    Str(String, Loc),
+    Str(Loc),
     Name(String, Loc),
     Member(Box<Expr>, String, Loc),
     Index(Box<Expr>, Box<Expr>, Loc),
@@ -310,7 +300,7 @@ impl Expr {
         match self {
             Expr::Int { loc, .. }
             | Expr::Bool(_, loc)
-            | Expr::Str(_, loc)
+            | Expr::Str(loc)
             | Expr::Name(_, loc)
             | Expr::Member(_, _, loc)
             | Expr::Index(_, _, loc)

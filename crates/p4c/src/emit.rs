@@ -69,7 +69,7 @@ fn main_blocks(l: &Lowerer) -> Res<Blocks> {
 }
 
 fn padded(mut fields: Vec<Value>, bits: u32, pad_name: &str) -> Vec<Value> {
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         fields.push(json!([pad_name, 8 - bits % 8, false]));
     }
     fields

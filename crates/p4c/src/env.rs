@@ -23,7 +23,6 @@ pub enum Ty {
     Error,
     Str,
     Void,
-    MatchKind,
     /// Instance of an extern, parser or control type.
     Object(String),
     /// A list `{a, b}` (arguments of hash, checksums).
@@ -44,7 +43,6 @@ impl Ty {
             Ty::Error => "error".into(),
             Ty::Str => "string".into(),
             Ty::Void => "void".into(),
-            Ty::MatchKind => "match_kind".into(),
             Ty::List => "list".into(),
         }
     }
@@ -132,7 +130,8 @@ impl Env {
                     let v = e.coerce_const(v, &vt, &t, loc)?;
                     e.consts.insert(name, (v, t));
                 }
-                Decl::Typedef { name, ty, .. } => {
+                Decl::Typedef { name, ty, loc } => {
+                    e.fresh_type(&name, loc)?;
                     let t = e.resolve(&ty)?;
                     e.typedefs.insert(name, t);
                 }
@@ -140,14 +139,16 @@ impl Env {
                     name,
                     fields,
                     annotations,
-                    ..
+                    loc,
                 } => {
+                    e.fresh_type(&name, loc)?;
                     let fs = e.fields(&fields, true)?;
                     e.header_order.push(name.clone());
                     e.header_annotations.insert(name.clone(), annotations);
                     e.headers.insert(name, fs);
                 }
-                Decl::Struct { name, fields, .. } => {
+                Decl::Struct { name, fields, loc } => {
+                    e.fresh_type(&name, loc)?;
                     let fs = e.fields(&fields, false)?;
                     e.structs.insert(name, fs);
                 }
@@ -223,19 +224,24 @@ impl Env {
                 }
                 Decl::Action(a) => e.actions.push(a),
                 Decl::Instance(i) => e.instances.push(i),
-                Decl::Signature { .. } => {}
-                Decl::Function { name, loc } => {
-                    return fail(
-                        loc,
-                        format!("function '{name}' is not supported: write its body as an action"),
-                    )
-                }
+                Decl::Signature => {}
                 Decl::ValueSet { loc, .. } => {
                     return fail(loc, "parser value sets (value_set) are not supported")
                 }
             }
         }
         Ok(e)
+    }
+
+    /// Refuses a second declaration of a type name.
+    fn fresh_type(&self, name: &str, loc: Loc) -> Res<()> {
+        if self.typedefs.contains_key(name)
+            || self.headers.contains_key(name)
+            || self.structs.contains_key(name)
+        {
+            return fail(loc, format!("type '{name}' is declared twice"));
+        }
+        Ok(())
     }
 
     fn fields(&self, fields: &[Field], header: bool) -> Res<Vec<FieldTy>> {
@@ -292,7 +298,13 @@ impl Env {
             Type::Void => Ty::Void,
             Type::Error => Ty::Error,
             Type::Str => Ty::Str,
-            Type::DontCare | Type::Tuple(_) => Ty::List,
+            Type::DontCare => Ty::List,
+            Type::Tuple(ts) => {
+                for t in ts {
+                    self.resolve(t)?;
+                }
+                Ty::List
+            }
             Type::Stack(t, n) => {
                 let et = self.resolve(t)?;
                 if !matches!(et, Ty::Header(_)) {

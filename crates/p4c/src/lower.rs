@@ -80,9 +80,6 @@ pub struct Lowerer<'e> {
     pub actions: Vec<Value>,
     /// Qualified action name -> JSON id of its one copy.
     pub action_ids: HashMap<String, u64>,
-    pub pipelines: Vec<Value>,
-    pub parsers: Vec<Value>,
-    pub deparsers: Vec<Value>,
     pub calculations: Vec<Value>,
     pub checksums: Vec<Value>,
     pub counters: Vec<Value>,
@@ -91,7 +88,6 @@ pub struct Lowerer<'e> {
     /// Tables of the pipeline being lowered.
     pub tables: Vec<Value>,
     pub conditionals: Vec<Value>,
-    pub counter: u32,
     /// Names already used for synthesized nodes.
     pub used_names: HashMap<String, u32>,
     /// User tables (for P4Info): qualified name, JSON of the table, annotations.
@@ -130,9 +126,6 @@ impl<'e> Lowerer<'e> {
             stacks: Vec::new(),
             actions: Vec::new(),
             action_ids: HashMap::new(),
-            pipelines: Vec::new(),
-            parsers: Vec::new(),
-            deparsers: Vec::new(),
             calculations: Vec::new(),
             checksums: Vec::new(),
             counters: Vec::new(),
@@ -140,7 +133,6 @@ impl<'e> Lowerer<'e> {
             registers: Vec::new(),
             tables: Vec::new(),
             conditionals: Vec::new(),
-            counter: 0,
             used_names: HashMap::new(),
             p4_tables: Vec::new(),
             globals: Vec::new(),

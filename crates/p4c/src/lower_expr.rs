@@ -27,7 +27,6 @@ pub enum Ref {
     },
     StackNext {
         name: String,
-        htype: String,
     },
     StackLast {
         name: String,
@@ -178,7 +177,7 @@ impl Lowerer<'_> {
                 }
             }
             Ref::Stack { name, htype, size } => match m {
-                "next" => Ok(Ref::StackNext { name, htype }),
+                "next" => Ok(Ref::StackNext { name }),
                 "last" => Ok(Ref::StackLast { name, htype }),
                 "size" => Ok(Ref::Const(u128::from(size), Ty::Bit(32))),
                 _ => fail(loc, format!("header stack {name} has no member '{m}' (next, last, size, push_front, pop_front)")),
@@ -241,7 +240,7 @@ impl Lowerer<'_> {
         match e {
             Expr::Bool(b, _) => Ok((json!({"type": "bool", "value": b}), Ty::Bool)),
             Expr::Int { loc, .. } => fail(*loc, "signed literals are not supported"),
-            Expr::Str(_, loc) => fail(
+            Expr::Str(loc) => fail(
                 *loc,
                 "strings are only allowed as annotation and log arguments",
             ),

@@ -72,6 +72,11 @@ impl Lowerer<'_> {
                 ),
             }
         };
+        for (i, s) in p.states.iter().enumerate() {
+            if p.states[..i].iter().any(|o| o.name == s.name) {
+                return fail(s.loc, format!("state '{}' is declared twice", s.name));
+            }
+        }
         let mut states = Vec::new();
         for (id, s) in p.states.iter().enumerate() {
             let mut ops = Vec::new();
@@ -86,7 +91,10 @@ impl Lowerer<'_> {
                         json!({"type": "default", "value": null, "mask": null, "next_state": target(n, *loc)?}),
                     ],
                 ),
-                Transition::Select { keys, cases, .. } => {
+                Transition::Select { keys, cases, loc } => {
+                    if cases.is_empty() {
+                        return fail(*loc, "select has no cases");
+                    }
                     let mut kj = Vec::new();
                     let mut widths = Vec::new();
                     for k in keys {

@@ -267,7 +267,7 @@ impl Parser {
                 let params = self.params()?;
                 if self.eat(";") {
                     self.type_names.insert(name.clone());
-                    return Ok(Decl::Signature { name, loc });
+                    return Ok(Decl::Signature);
                 }
                 self.ctor_params()?;
                 Ok(Decl::Parser(Box::new(self.parser_body(name, params, loc)?)))
@@ -279,7 +279,7 @@ impl Parser {
                 let params = self.params()?;
                 if self.eat(";") {
                     self.type_names.insert(name.clone());
-                    return Ok(Decl::Signature { name, loc });
+                    return Ok(Decl::Signature);
                 }
                 self.ctor_params()?;
                 Ok(Decl::Control(Box::new(
@@ -288,20 +288,17 @@ impl Parser {
             }
             "package" => {
                 self.i += 1;
-                let (name, loc) = self.ident()?;
+                let (name, _) = self.ident()?;
                 self.type_names.insert(name.clone());
                 self.skip_type_params()?;
                 self.params()?;
                 self.expect(";")?;
-                Ok(Decl::Signature { name, loc })
+                Ok(Decl::Signature)
             }
             "action" => Ok(Decl::Action(self.action(anns)?)),
             "value_set" => {
                 let loc = self.loc();
-                Ok(Decl::ValueSet {
-                    name: "value_set".into(),
-                    loc,
-                })
+                Ok(Decl::ValueSet { loc })
             }
             _ => {
                 // an instantiation `T(args) name;` or a function `T name(params) { ... }`
@@ -342,16 +339,11 @@ impl Parser {
         self.expect("{")?;
         let mut out = Vec::new();
         while !self.eat("}") {
-            let annotations = self.annotations()?;
+            self.annotations()?;
             let ty = self.ty()?;
             let (name, loc) = self.ident()?;
             self.expect(";")?;
-            out.push(Field {
-                ty,
-                name,
-                loc,
-                annotations,
-            });
+            out.push(Field { ty, name, loc });
         }
         Ok(out)
     }
@@ -416,7 +408,6 @@ impl Parser {
     }
 
     fn extern_decl(&mut self) -> Res<Decl> {
-        let loc = self.loc();
         // object: `extern Name<T> { ... }`
         if let (Tok::Ident(name), Tok::Punct(p)) = (self.peek().clone(), self.peek_at(1).clone()) {
             if p == "{" || p == "<" && self.object_follows() {
@@ -433,7 +424,6 @@ impl Parser {
                     name,
                     methods,
                     is_function: false,
-                    loc,
                 });
             }
         }
@@ -442,7 +432,6 @@ impl Parser {
             name,
             methods: vec![(String::new(), arity)],
             is_function: true,
-            loc,
         })
     }
 
