@@ -69,9 +69,10 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
         for h in 1..=3u8 {
             entry(
                 p,
-                "MyIngress.ipv4_lpm",
+                // short names: p4c before 2.12 did not prefix the control's name
+                "ipv4_lpm",
                 lpm([10, 0, h, 0], 24),
-                "MyIngress.ipv4_forward",
+                "ipv4_forward",
                 vec![vec![0, 0, 0, 0, h, h], vec![h]],
             );
         }
