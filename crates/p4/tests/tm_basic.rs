@@ -396,7 +396,12 @@ fn p4info_names_match_the_p4info_file() {
                 .map(|a| a.name.clone()),
         );
         // indexed counters and registers
-        expected.extend(n.counters.iter().chain(&n.registers).map(|c| c.name.clone()));
+        expected.extend(
+            n.counters
+                .iter()
+                .chain(&n.registers)
+                .map(|c| c.name.clone()),
+        );
         for e in &expected {
             assert!(pairs.contains(e), "{info}: missing {e:?}");
         }

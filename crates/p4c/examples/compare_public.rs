@@ -250,6 +250,30 @@ fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
         }
         same += 1;
     }
+    // counters and registers, every cell
+    let names = lanes_p4::p4info::P4Names::from_program(&ours);
+    for c in &names.counters {
+        for i in 0..c.size {
+            let (a, b) = (
+                ours.counter_read(&c.name, i),
+                theirs.counter_read(&c.name, i),
+            );
+            if a.as_ref().ok() != b.as_ref().ok() {
+                return Err(format!("counter {}[{i}]: {a:?} vs p4c {b:?}", c.name));
+            }
+        }
+    }
+    for r in &names.registers {
+        for i in 0..r.size {
+            let (a, b) = (
+                ours.register_read(&r.name, i),
+                theirs.register_read(&r.name, i),
+            );
+            if a.as_ref().ok() != b.as_ref().ok() {
+                return Err(format!("register {}[{i}]: {a:?} vs p4c {b:?}", r.name));
+            }
+        }
+    }
     Ok((all.len(), same, forwarded))
 }
 

@@ -362,7 +362,7 @@ impl Lowerer<'_> {
             "hash" => {
                 self.arity(loc, f, args, 5)?;
                 let (dst, dt) = self.lvalue(sc, &args[0])?;
-                let calc = self.calculation(sc, &args[1], &args[3])?;
+                let calc = self.calculation(sc, &args[1], &args[3], Some(out))?;
                 let w = dt.width().unwrap_or(32);
                 let base = self.arg(sc, &args[2], w, "the hash base")?;
                 let max = self.arg(sc, &args[4], w.max(32), "the hash range")?;
@@ -418,7 +418,16 @@ impl Lowerer<'_> {
     }
 
     /// A `calculations` entry for `algo` over the list `fields`; returns its name.
-    pub fn calculation(&mut self, sc: &Scope, algo: &Expr, fields: &Expr) -> Res<String> {
+    /// A `calculations` entry for `algo` over the list `fields`; returns its name. In an action
+    /// (`pre` given) other values (parameters, expressions) are first copied into scalars, as
+    /// bmv2 calculations read only fields and constants.
+    pub fn calculation(
+        &mut self,
+        sc: &Scope,
+        algo: &Expr,
+        fields: &Expr,
+        mut pre: Option<&mut Vec<Value>>,
+    ) -> Res<String> {
         let algo_name = match (algo, self.resolve(sc, algo)?) {
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "HashAlgorithm" => {
                 m.clone()
@@ -455,10 +464,24 @@ impl Lowerer<'_> {
                             )
                         }
                     },
+                    Err(_) if pre.is_some() => {
+                        let (v, t) = self.rvalue(sc, it)?;
+                        let Some(w) = t.width().filter(|_| t != Ty::Bool) else {
+                            return fail(
+                                it.loc(),
+                                format!("a hash input must be bit<W>, found {}", t.describe()),
+                            );
+                        };
+                        let tmp = self.add_scalar("hash_input", &Ty::Bit(w), it.loc())?;
+                        if let Some(out) = pre.as_deref_mut() {
+                            out.push(prim("assign", vec![field("scalars", &tmp), v]));
+                        }
+                        input.push(field("scalars", &tmp));
+                    }
                     Err(_) => {
                         return fail(
                             it.loc(),
-                            "hash and checksum inputs must be fields, headers or sized constants",
+                            "checksum inputs must be fields, headers or sized constants",
                         )
                     }
                 },

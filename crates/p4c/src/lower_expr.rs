@@ -244,6 +244,9 @@ impl Lowerer<'_> {
                 *loc,
                 "strings are only allowed as annotation and log arguments",
             ),
+            Expr::Member(b, m, loc) if matches!(&**b, Expr::Call { .. }) => {
+                self.lookahead_field(sc, b, m, *loc)
+            }
             Expr::Name(..) | Expr::Member(..) | Expr::Index(..) => match self.resolve(sc, e)? {
                 Ref::Field { h, f, ty } => Ok(if ty == Ty::Bool {
                     (un("d2b", field(&h, &f)), Ty::Bool)
@@ -447,6 +450,33 @@ impl Lowerer<'_> {
                 ))
             }
         }
+    }
+
+    /// `packet.lookahead<H>().f`: the bits of field `f` where header H would start.
+    fn lookahead_field(&self, sc: &Scope, call: &Expr, m: &str, loc: Loc) -> Res<(Value, Ty)> {
+        let Expr::Call { type_args, .. } = call else {
+            return fail(loc, "expected a call");
+        };
+        let (_, whole) = self.rvalue(sc, call)?;
+        let Some(Type::Named(..)) = type_args.first() else {
+            return fail(loc, format!("'{m}': only a lookahead<header>() has fields"));
+        };
+        let Ok(Ty::Header(h)) = self.env.resolve(&type_args[0]) else {
+            return fail(loc, format!("'{m}': only a lookahead<header>() has fields"));
+        };
+        let mut off = 0;
+        for f in self.env.header_fields(&h) {
+            let w = f.ty.width().unwrap_or(0);
+            if f.name == m {
+                return Ok((
+                    json!({"type": "lookahead", "value": [off, w]}),
+                    f.ty.clone(),
+                ));
+            }
+            off += w;
+        }
+        let _ = whole;
+        fail(loc, format!("header {h} has no field '{m}'"))
     }
 
     /// Calls that yield a value: `h.isValid()`, `packet.lookahead<T>()`.

@@ -105,7 +105,18 @@ impl Lowerer<'_> {
                     let mut tr = Vec::new();
                     for c in cases {
                         let next = target(&c.next, c.loc)?;
-                        if c.values.len() != widths.len() {
+                        // `default` / `_` alone stands for every key
+                        let all_default;
+                        let values = if c.values.len() == 1
+                            && widths.len() > 1
+                            && matches!(c.values[0], Expr::Default(_))
+                        {
+                            all_default = vec![c.values[0].clone(); widths.len()];
+                            &all_default
+                        } else {
+                            &c.values
+                        };
+                        if values.len() != widths.len() {
                             return fail(
                                 c.loc,
                                 format!(
@@ -115,7 +126,7 @@ impl Lowerer<'_> {
                                 ),
                             );
                         }
-                        for (v, m) in self.case_values(&c.values, &widths)? {
+                        for (v, m) in self.case_values(values, &widths)? {
                             tr.push(match (v, m) {
                                 (None, _) => json!({"type": "default", "value": null, "mask": null, "next_state": next}),
                                 (Some(v), m) => json!({"type": "hexstr", "value": v, "mask": m, "next_state": next}),
@@ -461,7 +472,7 @@ impl Lowerer<'_> {
                 return fail(args[0].loc(), "the first argument must be a bool condition");
             }
             let (target, _) = self.lvalue(&sc, &args[2])?;
-            let calc = self.calculation(&sc, &args[3], &args[1])?;
+            let calc = self.calculation(&sc, &args[3], &args[1], None)?;
             let id = self.checksums.len();
             self.checksums.push(json!({
                 "name": format!("cksum_{id}"), "id": id, "source_info": self.source_info(*loc, n),

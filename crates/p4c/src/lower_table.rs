@@ -155,7 +155,21 @@ impl Lowerer<'_> {
         let mut action_ids = Vec::new();
         let mut action_names = Vec::new();
         let mut decls = Vec::new();
-        for a in &t.actions {
+        // no default_action: NoAction, added to the list as @defaultonly when missing (as p4c)
+        let mut listed = t.actions.clone();
+        if t.default_action.is_none() && !listed.iter().any(|a| a.name == "NoAction") {
+            listed.push(ActionRef {
+                name: "NoAction".into(),
+                args: Vec::new(),
+                loc: t.loc,
+                annotations: vec![Annotation {
+                    name: "defaultonly".into(),
+                    body: String::new(),
+                    loc: t.loc,
+                }],
+            });
+        }
+        for a in &listed {
             let (q, id, decl) = self.action_ref(sc, &a.name, a.loc)?;
             if !a.args.is_empty() {
                 return fail(
@@ -171,14 +185,13 @@ impl Lowerer<'_> {
         let mut default_entry = Value::Null;
         let default = match &t.default_action {
             Some(d) => Some(d.clone()),
-            None => t
-                .actions
+            None => listed
                 .iter()
                 .find(|a| a.name == "NoAction")
                 .map(|a| (a.clone(), false)),
         };
         if let Some((d, is_const)) = default {
-            let Some(pos) = t.actions.iter().position(|a| a.name == d.name) else {
+            let Some(pos) = listed.iter().position(|a| a.name == d.name) else {
                 return fail(
                     d.loc,
                     format!(

@@ -222,13 +222,14 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         }
         for (a, anns) in &t.actions {
             let _ = write!(out, "  action_refs {{\n    id: {}\n", action_ids[a]);
+            // text format prints fields by number: annotations (2) before scope (3)
+            for s in anns.iter().map(|a| format!("@{}", a.name)) {
+                let _ = writeln!(out, "    annotations: {}", quote(&s));
+            }
             if annotation(anns, "defaultonly").is_some() {
                 out.push_str("    scope: DEFAULT_ONLY\n");
             } else if annotation(anns, "tableonly").is_some() {
                 out.push_str("    scope: TABLE_ONLY\n");
-            }
-            for s in anns.iter().map(|a| format!("@{}", a.name)) {
-                let _ = writeln!(out, "    annotations: {}", quote(&s));
             }
             out.push_str("  }\n");
         }
