@@ -23,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="bmv2 JSON to write (default: PROG.json beside the source)")
     p.add_argument("--p4runtime-files", metavar="FILE", help="P4Info (.txtpb / .txt) to write")
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="include directory")
-    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro")
+    p.add_argument(
+        "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro"
+    )
     p.set_defaults(func=run)
 
 
