@@ -421,6 +421,12 @@ impl Lowerer<'_> {
             return fail(loc, format!("saturating operator {o} is not supported"));
         }
         let t = unify(&at, &bt, o, loc)?;
+        // an unsized constant must fit the other side's width (p4c refuses it too)
+        for (v, ty, e) in [(&av, &at, a), (&bv, &bt, b)] {
+            if *ty == Ty::InfInt && t != Ty::InfInt {
+                self.coerce(v.clone(), ty, &t, e.start(), "the comparison or operation")?;
+            }
+        }
         match o {
             "==" | "!=" | "<" | ">" | "<=" | ">=" => {
                 if t == Ty::Bool && o != "==" && o != "!=" {

@@ -217,3 +217,15 @@ fn truncated_programs_never_panic() {
     }
     let _ = compile_src("bin", "\u{1}\u{2}@@@ ((( }}} 0x 12w");
 }
+
+#[test]
+fn constant_wider_than_the_field_it_is_compared_with() {
+    let e = error(
+        "cmp",
+        &program("", "", "        if (meta.x == 300) { t.apply(); }"),
+    );
+    assert_eq!(
+        e,
+        "prog.p4:16:23: error: value 300 does not fit in the comparison or operation (bit<8>)"
+    );
+}
