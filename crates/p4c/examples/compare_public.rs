@@ -158,6 +158,39 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
                 frames.push(f);
             }
         }
+        "typedef-test1" => {
+            // addr0 addr1 etherType addr2, then the locals (local0 = ingress port, the rest 0)
+            let m = |x: u8| vec![0, 0, 0, 0, 0, x];
+            for port in [1u8, 2] {
+                let keys = vec![
+                    MatchKey::Exact(m(1)),
+                    MatchKey::Exact(m(2)),
+                    MatchKey::Exact(m(3)),
+                    MatchKey::Exact(m(1)),
+                    MatchKey::Exact(m(2)),
+                    MatchKey::Exact(m(port)),
+                    MatchKey::Exact(m(0)),
+                    MatchKey::Exact(m(0)),
+                    MatchKey::Exact(m(0)),
+                ];
+                let params = vec![m(0xa0 + port), m(0xb0), m(0xc0), vec![0x86, 0xdd]];
+                entry(
+                    p,
+                    "ingress.custom_table",
+                    keys,
+                    "ingress.set_headers",
+                    params,
+                );
+            }
+            for (a1, et) in [(2u8, 0x0800u16), (3, 0x0800), (2, 0x0806)] {
+                let mut f = m(1);
+                f.extend(m(a1));
+                f.extend_from_slice(&et.to_be_bytes());
+                f.extend(m(3));
+                f.extend_from_slice(&[0x55; 10]);
+                frames.push(f);
+            }
+        }
         _ => ipv4_mix(&mut frames),
     }
     frames.push(vec![1, 2, 3]);

@@ -65,6 +65,10 @@ mod tests {
         assert_eq!(ids.assign(TABLE, "MyIngress.ipv4_lpm"), 37375156);
         assert_eq!(ids.assign(ACTION, "MyIngress.drop"), 25652968);
         assert_eq!(ids.assign(ACTION, "MyIngress.ipv4_forward"), 28792405);
+        // and jafingerhut/p4-guide typedef-test1's P4Info (written by p4c)
+        assert_eq!(ids.assign(TABLE, "ingress.custom_table"), 42499711);
+        assert_eq!(ids.assign(ACTION, "ingress.set_headers"), 21844022);
+        assert_eq!(ids.assign(ACTION, "ingress.my_drop"), 21580947);
     }
 
     #[test]

@@ -333,11 +333,23 @@ impl Lowerer<'_> {
             }
         }
         if let Expr::Binary("&", a, m, _) = e {
+            // `(bit<W>) f & mask` with the cast not narrowing is `f & mask`
+            let a = match &**a {
+                Expr::Cast(t, x, _) => match (self.env.resolve(t), self.resolve(sc, x)) {
+                    (Ok(ct), Ok(Ref::Field { ty, .. }))
+                        if ct.width().is_some() && ct.width() == ty.width() =>
+                    {
+                        x
+                    }
+                    _ => a,
+                },
+                _ => a,
+            };
             if let (Ok(Ref::Field { h, f, ty }), Ok((mv, _))) =
                 (self.resolve(sc, a), self.env.const_value(m))
             {
                 let w = ty.width().unwrap_or(0);
-                let text = format!("{} & {}", a.path().unwrap_or_default(), hex_w(mv, w));
+                let text = format!("{} & {mv:#x}", a.path().unwrap_or_default());
                 return Ok((
                     json!([h, f]),
                     w,
