@@ -64,10 +64,13 @@ pub enum Decl {
         value: Expr,
         loc: Loc,
     },
+    /// `typedef` (`new_type` false) or `type` (a new type: P4Info names it).
     Typedef {
         name: String,
         ty: Type,
         loc: Loc,
+        new_type: bool,
+        annotations: Vec<Annotation>,
     },
     Header {
         name: String,

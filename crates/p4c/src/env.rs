@@ -63,6 +63,15 @@ pub struct FieldTy {
     pub name: String,
     pub ty: Ty,
     pub loc: Loc,
+    /// The `type` it was declared with, if a new type (P4Info's `type_name`).
+    pub type_name: Option<String>,
+}
+
+/// A `type` declaration: its width, and `@p4runtime_translation(uri, bits)` if given.
+#[derive(Debug, Clone)]
+pub struct NewType {
+    pub width: u32,
+    pub translation: Option<(String, u32)>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +83,7 @@ pub struct EnumInfo {
 #[derive(Default)]
 pub struct Env {
     pub typedefs: HashMap<String, Ty>,
+    pub new_types: HashMap<String, NewType>,
     pub headers: HashMap<String, Vec<FieldTy>>,
     pub header_order: Vec<String>,
     pub header_annotations: HashMap<String, Vec<Annotation>>,
@@ -130,9 +140,39 @@ impl Env {
                     let v = e.coerce_const(v, &vt, &t, loc)?;
                     e.consts.insert(name, (v, t));
                 }
-                Decl::Typedef { name, ty, loc } => {
+                Decl::Typedef {
+                    name,
+                    ty,
+                    loc,
+                    new_type,
+                    annotations,
+                } => {
                     e.fresh_type(&name, loc)?;
                     let t = e.resolve(&ty)?;
+                    if new_type {
+                        let translation =
+                            annotation(&annotations, "p4runtime_translation").map(|a| {
+                                let mut parts = a.body.splitn(2, ',');
+                                let uri = parts
+                                    .next()
+                                    .unwrap_or("")
+                                    .trim()
+                                    .trim_matches('"')
+                                    .to_string();
+                                let bits = parts
+                                    .next()
+                                    .and_then(|b| b.trim().parse().ok())
+                                    .unwrap_or(0);
+                                (uri, bits)
+                            });
+                        e.new_types.insert(
+                            name.clone(),
+                            NewType {
+                                width: t.width().unwrap_or(0),
+                                translation,
+                            },
+                        );
+                    }
                     e.typedefs.insert(name, t);
                 }
                 Decl::Header {
@@ -233,6 +273,14 @@ impl Env {
         Ok(e)
     }
 
+    /// The name of the `type` a declaration uses, if it is a new type.
+    pub fn new_type_name(&self, t: &Type) -> Option<String> {
+        match t {
+            Type::Named(n, _, _) if self.new_types.contains_key(n) => Some(n.clone()),
+            _ => None,
+        }
+    }
+
     /// Refuses a second declaration of a type name.
     fn fresh_type(&self, name: &str, loc: Loc) -> Res<()> {
         if self.typedefs.contains_key(name)
@@ -279,6 +327,7 @@ impl Env {
                 name: f.name.clone(),
                 ty,
                 loc: f.loc,
+                type_name: self.new_type_name(&f.ty),
             });
         }
         Ok(out)

@@ -94,6 +94,10 @@ pub struct Lowerer<'e> {
     pub p4_tables: Vec<crate::lower_table::TableInfo>,
     /// Names bound at the top level besides constants and actions (extern instances).
     pub globals: Vec<(String, Binding)>,
+    /// Scalars declared with a new type (`type`): scalar name -> type name.
+    pub scalar_types: HashMap<String, String>,
+    /// Per action (qualified name): the new type of each parameter, if any.
+    pub action_param_types: HashMap<String, Vec<Option<String>>>,
     /// Annotations of extern instances by JSON name (for @id).
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
@@ -136,6 +140,8 @@ impl<'e> Lowerer<'e> {
             used_names: HashMap::new(),
             p4_tables: Vec::new(),
             globals: Vec::new(),
+            scalar_types: HashMap::new(),
+            action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
             action_annotations: HashMap::new(),
         }
@@ -208,7 +214,10 @@ impl<'e> Lowerer<'e> {
                 Ty::Struct(t) => self.struct_layout(t, &format!("{path}."), meta, f.loc)?,
                 t => {
                     let name = if meta { path } else { format!("_hdr.{path}") };
-                    self.add_scalar(&name, t, f.loc)?;
+                    let s = self.add_scalar(&name, t, f.loc)?;
+                    if let Some(n) = &f.type_name {
+                        self.scalar_types.insert(s, n.clone());
+                    }
                 }
             }
         }

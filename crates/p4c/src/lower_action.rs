@@ -25,6 +25,13 @@ impl Lowerer<'_> {
         let mut sc = sc.clone();
         sc.push();
         let mut runtime_data = Vec::new();
+        let param_types: Vec<Option<String>> = a
+            .params
+            .iter()
+            .map(|p| self.env.new_type_name(&p.ty))
+            .collect();
+        self.action_param_types
+            .insert(qualified.to_string(), param_types);
         for (i, p) in a.params.iter().enumerate() {
             if p.dir != Dir::None {
                 return fail(p.loc, "action parameters with a direction (in/out/inout) are not supported: give table actions directionless parameters");

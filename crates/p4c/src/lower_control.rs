@@ -112,6 +112,9 @@ impl Lowerer<'_> {
                 } => {
                     let t = self.env.resolve(ty)?;
                     let f = self.add_scalar(&format!("{}.{name}", c.name), &t, *loc)?;
+                    if let Some(n) = self.env.new_type_name(ty) {
+                        self.scalar_types.insert(f.clone(), n);
+                    }
                     sc.bind(name, Binding::Scalar(f, t));
                     if let Some(e) = i {
                         init.push(Stmt::Assign(
@@ -166,6 +169,9 @@ impl Lowerer<'_> {
                 Stmt::Var { ty, name, loc, .. } => {
                     let t = self.env.resolve(ty)?;
                     let f = self.add_scalar(&format!("{}.{name}", sc.block), &t, *loc)?;
+                    if let Some(n) = self.env.new_type_name(ty) {
+                        self.scalar_types.insert(f.clone(), n);
+                    }
                     sc.bind(name, Binding::Scalar(f, t));
                 }
                 Stmt::Const {

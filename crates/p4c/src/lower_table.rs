@@ -21,7 +21,8 @@ pub struct TableInfo {
     pub name: String,
     pub annotations: Vec<Annotation>,
     /// name, bitwidth, match kind
-    pub keys: Vec<(String, u32, String)>,
+    /// name, bitwidth, match kind, the key's `type` if a new type
+    pub keys: Vec<(String, u32, String, Option<String>)>,
     /// qualified action name, annotations of the reference (@defaultonly / @tableonly)
     pub actions: Vec<(String, Vec<Annotation>)>,
     pub const_default: Option<String>,
@@ -135,12 +136,17 @@ impl Lowerer<'_> {
                 );
             }
             let (target, width, key_mask, text) = self.key_target(sc, &k.expr)?;
+            let type_name = if key_mask.is_null() {
+                self.declared_type(&target)
+            } else {
+                None
+            };
             let kname = match annotation(&k.annotations, "name") {
                 Some(a) => a.body.trim_matches('"').to_string(),
                 None => text,
             };
             keys.push(json!({"match_type": mk, "name": kname, "target": target, "mask": key_mask}));
-            info.keys.push((kname, width, mk.to_string()));
+            info.keys.push((kname, width, mk.to_string(), type_name));
             widths.push(width);
             kinds.push(mk);
         }
@@ -316,6 +322,21 @@ impl Lowerer<'_> {
     }
 
     /// A key expression: its JSON target, width, mask and text.
+    /// The new type (`type`) a field target was declared with.
+    fn declared_type(&self, target: &Value) -> Option<String> {
+        let (h, f) = (target[0].as_str()?, target[1].as_str()?);
+        if h == "scalars" {
+            return self.scalar_types.get(f).cloned();
+        }
+        let inst = self.header_insts.iter().find(|i| i.name == h)?;
+        let ft = self
+            .env
+            .header_fields(&inst.htype)
+            .iter()
+            .find(|x| x.name == f)?;
+        ft.type_name.clone()
+    }
+
     fn key_target(&self, sc: &Scope, e: &Expr) -> Res<(Value, u32, Value, String)> {
         let text = e.path().unwrap_or_default();
         if let Expr::Call { func, args, .. } = e {

@@ -93,6 +93,21 @@ struct Extern {
     json: Value,
 }
 
+/// The width P4Runtime uses for a value of new type `tn` (its translation's, if any).
+fn sdn_width(env: &Env, tn: &Option<String>, w: u32) -> u32 {
+    tn.as_ref()
+        .and_then(|n| env.new_types.get(n))
+        .and_then(|t| t.translation.as_ref())
+        .map_or(w, |t| t.1)
+}
+
+fn type_name(out: &mut String, tn: &Option<String>, used: &mut Vec<String>) {
+    if let Some(n) = tn {
+        let _ = write!(out, "    type_name {{\n      name: {}\n    }}\n", quote(n));
+        used.push(n.clone());
+    }
+}
+
 pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
     let mut ids = Ids::default();
     // user tables and the actions they offer (p4c leaves synthesized ones out)
@@ -206,6 +221,7 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
     all_names.extend(externs.iter().map(|x| x.name.clone()));
 
     let mut out = String::from("pkg_info {\n  arch: \"v1model\"\n}\n");
+    let mut used_types: Vec<String> = Vec::new();
     let mut sorted_tables = tables.clone();
     sorted_tables.sort_by_key(|t| table_ids[&t.name]);
     for t in sorted_tables {
@@ -217,8 +233,10 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             &all_names,
             &shown(&t.annotations),
         );
-        for (i, (k, w, mk)) in t.keys.iter().enumerate() {
-            let _ = writeln!(out, "  match_fields {{\n    id: {}\n    name: {}\n    bitwidth: {w}\n    match_type: {}\n  }}", i + 1, quote(k), mk.to_uppercase());
+        for (i, (k, w, mk, tn)) in t.keys.iter().enumerate() {
+            let _ = write!(out, "  match_fields {{\n    id: {}\n    name: {}\n    bitwidth: {}\n    match_type: {}\n", i + 1, quote(k), sdn_width(env, tn, *w), mk.to_uppercase());
+            type_name(&mut out, tn, &mut used_types);
+            out.push_str("  }\n");
         }
         for (a, anns) in &t.actions {
             let _ = write!(out, "  action_refs {{\n    id: {}\n", action_ids[a]);
@@ -265,13 +283,22 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             .flat_map(|p| p.as_array().cloned().unwrap_or_default())
             .enumerate()
         {
-            let _ = writeln!(
+            let tn = l
+                .action_param_types
+                .get(a)
+                .and_then(|v| v.get(i))
+                .cloned()
+                .flatten();
+            let w = p["bitwidth"].as_u64().unwrap_or(0) as u32;
+            let _ = write!(
                 out,
-                "  params {{\n    id: {}\n    name: {}\n    bitwidth: {}\n  }}",
+                "  params {{\n    id: {}\n    name: {}\n    bitwidth: {}\n",
                 i + 1,
                 quote(p["name"].as_str().unwrap_or("")),
-                p["bitwidth"]
+                sdn_width(env, &tn, w)
             );
+            type_name(&mut out, &tn, &mut used_types);
+            out.push_str("  }\n");
         }
         out.push_str("}\n");
     }
@@ -347,6 +374,24 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         let _ = writeln!(out, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n  size: {}", x.json["bitwidth"], x.json["size"]);
         out.push_str("}\n");
     }
-    out.push_str("type_info {\n}\n");
+    out.push_str("type_info {\n");
+    used_types.sort();
+    used_types.dedup();
+    for n in &used_types {
+        let Some(nt) = env.new_types.get(n) else {
+            continue;
+        };
+        let _ = write!(out, "  new_types {{\n    key: {}\n    value {{\n", quote(n));
+        match &nt.translation {
+            Some((uri, bits)) => {
+                let _ = write!(out, "      translated_type {{\n        uri: {}\n        sdn_bitwidth: {bits}\n      }}\n", quote(uri));
+            }
+            None => {
+                let _ = write!(out, "      original_type {{\n        bitstring {{\n          bit {{\n            bitwidth: {}\n          }}\n        }}\n      }}\n", nt.width);
+            }
+        }
+        out.push_str("    }\n  }\n");
+    }
+    out.push_str("}\n");
     Ok(out)
 }

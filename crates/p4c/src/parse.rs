@@ -187,7 +187,13 @@ impl Parser {
                 let (name, loc) = self.ident()?;
                 self.expect(";")?;
                 self.type_names.insert(name.clone());
-                Ok(Decl::Typedef { name, ty, loc })
+                Ok(Decl::Typedef {
+                    name,
+                    ty,
+                    loc,
+                    new_type: kw == "type",
+                    annotations: anns,
+                })
             }
             "header" | "struct" | "header_union" => {
                 self.i += 1;

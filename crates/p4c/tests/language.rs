@@ -273,3 +273,63 @@ fn preprocessor_defines_and_conditionals() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const NEW_TYPES: &str = r#"
+#include <v1model.p4>
+type bit<48> Mac_t;
+@p4runtime_translation("example.org/Mac", 49)
+type bit<48> TMac_t;
+typedef bit<48> PlainMac_t;
+header ethernet_t { Mac_t dst; TMac_t src; bit<16> etherType; }
+struct headers { ethernet_t eth; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action rewrite(TMac_t m, PlainMac_t p) { hdr.eth.src = m; }
+    table t { key = { hdr.eth.dst: exact; hdr.eth.src: exact; } actions = { rewrite; } }
+    apply { t.apply(); }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// `type` declarations are named in P4Info (type_name, type_info.new_types) and a
+/// `@p4runtime_translation` gives the width P4Runtime uses, as p4c writes them.
+#[test]
+fn new_types_in_p4info() {
+    let info = compile_src("newtypes", NEW_TYPES).unwrap().p4info;
+    let field = |name: &str, width: u32, ty: &str| {
+        format!("    name: \"{name}\"\n    bitwidth: {width}\n    match_type: EXACT\n    type_name {{\n      name: \"{ty}\"\n    }}\n")
+    };
+    assert!(info.contains(&field("hdr.eth.dst", 48, "Mac_t")), "{info}");
+    assert!(info.contains(&field("hdr.eth.src", 49, "TMac_t")), "{info}");
+    assert!(
+        info.contains(
+            "    name: \"m\"\n    bitwidth: 49\n    type_name {\n      name: \"TMac_t\"\n    }\n"
+        ),
+        "{info}"
+    );
+    assert!(
+        info.contains("    name: \"p\"\n    bitwidth: 48\n  }\n"),
+        "{info}"
+    );
+    assert!(info.contains("key: \"Mac_t\"\n    value {\n      original_type {\n        bitstring {\n          bit {\n            bitwidth: 48"), "{info}");
+    assert!(
+        info.contains(
+            "translated_type {\n        uri: \"example.org/Mac\"\n        sdn_bitwidth: 49\n"
+        ),
+        "{info}"
+    );
+    // the table had no default action: NoAction, default only
+    assert!(
+        info.contains(
+            "    id: 21257015\n    annotations: \"@defaultonly\"\n    scope: DEFAULT_ONLY\n"
+        ),
+        "{info}"
+    );
+}
