@@ -4,6 +4,17 @@
 //! `emit`); `p4info` writes the P4Info text with p4c's id scheme (`ids`). Errors are
 //! [`Diag`]s: one line, `file:line:col: error: what to do`.
 //!
+//! What it takes: `#include` / `#define` / `#if` / `#ifdef`; headers, header stacks, structs,
+//! `typedef` and `type`, enums and serializable enums, constants, `bit<W>` and `bool`, casts,
+//! slices (read and written), `++`, arithmetic that wraps at the operand width; parsers with
+//! `extract` (also `stack.next`), `lookahead<T>()` (and a header's field), `advance`, `verify`,
+//! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
+//! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
+//! counters and meters), actions (calls between actions are inlined), `apply` with
+//! `hit` / `miss` / `action_run`, `if`, `exit`; the v1model externs the switch runs (counter,
+//! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone,
+//! truncate). Anything else is refused with a diagnostic naming the construct.
+//!
 //! ```no_run
 //! let out = lanes_p4c::compile_file(std::path::Path::new("p4/tm_basic.p4"),
 //!                                   &lanes_p4c::Options::default()).unwrap();
