@@ -35,6 +35,15 @@ $(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
 	PATH="$(dir $(CARGO)):$$PATH" VIRTUAL_ENV=$(VENV) $(VENV)/bin/maturin develop --release -q
 	@touch $@
 
+# P4 programs: p4/*.json and p4/*.p4info.txtpb are compiled from p4/*.p4 by `lanes p4c` (they stay
+# committed so the repo works without a build; crates/p4c's tests check they are up to date).
+P4_JSON := $(patsubst %.p4,%.json,$(wildcard p4/*.p4))
+.PHONY: p4
+setup: p4
+p4: $(P4_JSON)
+p4/%.json: p4/%.p4 p4/include/core.p4 p4/include/v1model.p4 $(STAMPS)/native
+	$(LANES) p4c $< -o $@ --p4runtime-files p4/$*.p4info.txtpb
+
 demo: setup
 	for alg in no strict rlsp-drr; do \
 	  $(LANES) lab run --topo star --case proactive --alg $$alg --proto udp --link-mbps 100 \

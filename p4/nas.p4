@@ -9,7 +9,7 @@
  *     load. The index 0 collects traffic of flows with no nas_flow entry.
  *
  * Needs the lanes v1model (standard_metadata_t with queue_rate, queue_quantum and queue_burst
- * after `priority`, see tm_basic.p4). nas.json is hand-written in the form p4c-bm2-ss emits.
+ * after `priority`, see tm_basic.p4). `make p4` compiles it to nas.json (lanes p4c).
  */
 #include <core.p4>
 #include <v1model.p4>

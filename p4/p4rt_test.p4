@@ -2,21 +2,21 @@
  * ternary+range table with a direct counter and a direct meter (acl), an indexed counter,
  * meter and register updated for every packet, and controller packet metadata for
  * PacketIn/PacketOut through the CPU port (255; start the switch with -- --cpu-port 255).
- * p4rt_test.json is hand-written in the form p4c-bm2-ss emits for it; p4rt_test.p4info.txtpb
- * is its P4Info.
+ * `make p4` compiles it (lanes p4c) to p4rt_test.json and p4rt_test.p4info.txtpb; the @id
+ * annotations pin the P4Info ids the P4Runtime tests use (NoAction keeps p4c's id).
  */
 #include <core.p4>
 #include <v1model.p4>
 
 #define CPU_PORT 255
 
-@controller_header("packet_out")
+@controller_header("packet_out") @id(2)
 header packet_out_t {
     bit<9> egress_port;
     bit<7> _pad;
 }
 
-@controller_header("packet_in")
+@controller_header("packet_in") @id(1)
 header packet_in_t {
     bit<9> ingress_port;
     bit<7> _pad;
@@ -63,19 +63,19 @@ control MyVerifyChecksum(inout headers hdr, inout metadata meta) {
 
 control MyIngress(inout headers hdr, inout metadata meta,
                   inout standard_metadata_t standard_metadata) {
-    counter(512, CounterType.packets_and_bytes) port_counter;
-    meter(512, MeterType.packets) port_meter;
-    register<bit<32>>(512) last_len;
-    direct_counter(CounterType.packets_and_bytes) acl_counter;
-    direct_meter<bit<8>>(MeterType.bytes) acl_meter;
+    @id(1) counter(512, CounterType.packets_and_bytes) port_counter;
+    @id(1) meter(512, MeterType.packets) port_meter;
+    @id(1) register<bit<32>>(512) last_len;
+    @id(1) direct_counter(CounterType.packets_and_bytes) acl_counter;
+    @id(1) direct_meter<bit<8>>(MeterType.bytes) acl_meter;
 
-    action drop() {
+    @id(2) action drop() {
         mark_to_drop(standard_metadata);
     }
-    action set_port(bit<9> port) {
+    @id(3) action set_port(bit<9> port) {
         standard_metadata.egress_spec = port;
     }
-    action send_to_cpu() {
+    @id(4) action send_to_cpu() {
         standard_metadata.egress_spec = CPU_PORT;
         hdr.packet_in.setValid();
         hdr.packet_in.ingress_port = standard_metadata.ingress_port;
@@ -91,14 +91,14 @@ control MyIngress(inout headers hdr, inout metadata meta,
         hdr.packet_out.setInvalid();
     }
 
-    table l2_fwd {
+    @id(3) table l2_fwd {
         key = { hdr.ethernet.dstAddr: exact; }
         actions = { set_port; drop; NoAction; }
         size = 16384;
         default_action = NoAction();
     }
 
-    table acl {
+    @id(4) table acl {
         key = {
             hdr.ethernet.etherType: ternary;
             standard_metadata.ingress_port: range;

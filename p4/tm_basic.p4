@@ -7,7 +7,7 @@
  *     bit<64> queue_rate;     // bytes per second
  *     bit<64> queue_quantum;  // bytes
  *     bit<64> queue_burst;    // bytes (token bucket of the rate limit; 0 = the switch's default)
- * (the thesis's modified v1model.p4). tm_basic.json is what p4c-bm2-ss emits for it.
+ * (the thesis's modified v1model.p4; p4/include/v1model.p4). `make p4` compiles it to tm_basic.json.
  */
 #include <core.p4>
 #include <v1model.p4>

@@ -19,9 +19,9 @@ LANES = str(REPO / ".venv" / "bin" / "lanes")
 P4INFO = REPO / "p4" / "p4rt_test.p4info.txtpb"
 JSON = REPO / "p4" / "p4rt_test.json"
 
-# ids in p4/p4rt_test.p4info.txtpb
+# ids in p4/p4rt_test.p4info.txtpb (pinned by @id in p4rt_test.p4; NoAction has p4c's id)
 L2_FWD, ACL = 33554435, 33554436
-NO_ACTION, DROP, SET_PORT, SEND_TO_CPU = 16777217, 16777218, 16777219, 16777220
+NO_ACTION, DROP, SET_PORT, SEND_TO_CPU = 21257015, 16777218, 16777219, 16777220
 PORT_COUNTER, ACL_COUNTER, PORT_METER, ACL_METER, LAST_LEN = (
     301989889,
     318767105,

@@ -39,7 +39,7 @@ def rand_te() -> p4r.TableEntry:
     te.priority = rnd.choice([0, 0, 1, 5, -3, 2**31 - 1])
     if rnd.random() < 0.8:
         a = te.action.action
-        a.action_id = rnd.choice([16777217, 16777218, 16777219, 16777220, 1, 0])
+        a.action_id = rnd.choice([21257015, 16777218, 16777219, 16777220, 1, 0])
         for _ in range(rnd.choice([0, 1, 1, 2])):
             a.params.add(param_id=rnd.choice([0, 1, 2]), value=rb())
     if rnd.random() < 0.1:

@@ -17,6 +17,7 @@ SUBCOMMANDS = [
     "lanes.consolidate.cli",
     "lanes.fabric.cli",
     "lanes.lab.cli",
+    "lanes.p4c",
 ]
 
 

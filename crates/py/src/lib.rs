@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod consolidate_bindings;
 mod fabric_bindings;
+mod p4c_bindings;
 mod p4rt_bindings;
 mod pre_bindings;
 mod sim_bindings;
@@ -21,5 +22,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pre_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
+    p4c_bindings::register(m)?;
     Ok(())
 }

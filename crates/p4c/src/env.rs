@@ -1,0 +1,549 @@
+//! The program's declarations by name, with types resolved: what name and type checking and
+//! lowering look things up in.
+
+use crate::ast::*;
+use crate::diag::{fail, Loc, Res};
+use std::collections::HashMap;
+
+/// A resolved type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ty {
+    Bit(u32),
+    Int(u32),
+    Bool,
+    /// An integer literal without width.
+    InfInt,
+    Header(String),
+    Struct(String),
+    Stack(Box<Ty>, u32),
+    /// Plain enum (no representation), its name.
+    Enum(String),
+    /// Serializable enum: name, representation width.
+    SerEnum(String, u32),
+    Error,
+    Str,
+    Void,
+    /// Instance of an extern, parser or control type.
+    Object(String),
+    /// A list `{a, b}` (arguments of hash, checksums).
+    List,
+}
+
+impl Ty {
+    pub fn describe(&self) -> String {
+        match self {
+            Ty::Bit(w) => format!("bit<{w}>"),
+            Ty::Int(w) => format!("int<{w}>"),
+            Ty::Bool => "bool".into(),
+            Ty::InfInt => "int".into(),
+            Ty::Header(n) | Ty::Struct(n) | Ty::Enum(n) | Ty::SerEnum(n, _) | Ty::Object(n) => {
+                n.clone()
+            }
+            Ty::Stack(t, n) => format!("{}[{n}]", t.describe()),
+            Ty::Error => "error".into(),
+            Ty::Str => "string".into(),
+            Ty::Void => "void".into(),
+            Ty::List => "list".into(),
+        }
+    }
+
+    /// Width of a bit-string-like type.
+    pub fn width(&self) -> Option<u32> {
+        match self {
+            Ty::Bit(w) | Ty::Int(w) | Ty::SerEnum(_, w) => Some(*w),
+            Ty::Bool => Some(1),
+            Ty::Error => Some(32),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldTy {
+    pub name: String,
+    pub ty: Ty,
+    pub loc: Loc,
+    /// The `type` it was declared with, if a new type (P4Info's `type_name`).
+    pub type_name: Option<String>,
+}
+
+/// A `type` declaration: its width, and `@p4runtime_translation(uri, bits)` if given.
+#[derive(Debug, Clone)]
+pub struct NewType {
+    pub width: u32,
+    pub translation: Option<(String, u32)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnumInfo {
+    pub members: Vec<(String, u128)>,
+    pub width: Option<u32>,
+}
+
+#[derive(Default)]
+pub struct Env {
+    pub typedefs: HashMap<String, Ty>,
+    pub new_types: HashMap<String, NewType>,
+    pub headers: HashMap<String, Vec<FieldTy>>,
+    pub header_order: Vec<String>,
+    pub header_annotations: HashMap<String, Vec<Annotation>>,
+    pub structs: HashMap<String, Vec<FieldTy>>,
+    pub enums: HashMap<String, EnumInfo>,
+    pub consts: HashMap<String, (u128, Ty)>,
+    pub errors: Vec<String>,
+    pub match_kinds: Vec<String>,
+    /// Extern object types: methods (name, arity).
+    pub externs: HashMap<String, Vec<(String, usize)>>,
+    /// Extern functions: arity.
+    pub extern_fns: HashMap<String, usize>,
+    pub actions: Vec<ActionDecl>,
+    pub instances: Vec<Instance>,
+    pub parsers: HashMap<String, ParserDecl>,
+    pub controls: HashMap<String, ControlDecl>,
+}
+
+pub fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+impl Env {
+    pub fn build(decls: Vec<Decl>) -> Res<Env> {
+        let mut e = Env {
+            errors: [
+                "NoError",
+                "PacketTooShort",
+                "NoMatch",
+                "StackOutOfBounds",
+                "HeaderTooShort",
+                "ParserTimeout",
+                "ParserInvalidArgument",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            ..Env::default()
+        };
+        for d in decls {
+            match d {
+                Decl::Const {
+                    ty,
+                    name,
+                    value,
+                    loc,
+                } => {
+                    let t = e.resolve(&ty)?;
+                    let (v, vt) = e.const_value(&value)?;
+                    let v = e.coerce_const(v, &vt, &t, loc)?;
+                    e.consts.insert(name, (v, t));
+                }
+                Decl::Typedef {
+                    name,
+                    ty,
+                    loc,
+                    new_type,
+                    annotations,
+                } => {
+                    e.fresh_type(&name, loc)?;
+                    let t = e.resolve(&ty)?;
+                    if new_type {
+                        let translation =
+                            annotation(&annotations, "p4runtime_translation").map(|a| {
+                                let mut parts = a.body.splitn(2, ',');
+                                let uri = parts
+                                    .next()
+                                    .unwrap_or("")
+                                    .trim()
+                                    .trim_matches('"')
+                                    .to_string();
+                                let bits = parts
+                                    .next()
+                                    .and_then(|b| b.trim().parse().ok())
+                                    .unwrap_or(0);
+                                (uri, bits)
+                            });
+                        e.new_types.insert(
+                            name.clone(),
+                            NewType {
+                                width: t.width().unwrap_or(0),
+                                translation,
+                            },
+                        );
+                    }
+                    e.typedefs.insert(name, t);
+                }
+                Decl::Header {
+                    name,
+                    fields,
+                    annotations,
+                    loc,
+                } => {
+                    e.fresh_type(&name, loc)?;
+                    let fs = e.fields(&fields, true)?;
+                    e.header_order.push(name.clone());
+                    e.header_annotations.insert(name.clone(), annotations);
+                    e.headers.insert(name, fs);
+                }
+                Decl::Struct { name, fields, loc } => {
+                    e.fresh_type(&name, loc)?;
+                    let fs = e.fields(&fields, false)?;
+                    e.structs.insert(name, fs);
+                }
+                Decl::HeaderUnion { loc, name } => {
+                    return fail(loc, format!("header union '{name}' is not supported (the switch has no header unions)"));
+                }
+                Decl::Enum {
+                    name,
+                    repr,
+                    members,
+                    loc,
+                } => {
+                    let width = match &repr {
+                        Some(t) => match e.resolve(t)? {
+                            Ty::Bit(w) => Some(w),
+                            _ => {
+                                return fail(
+                                    loc,
+                                    "a serializable enum needs a bit<W> representation",
+                                )
+                            }
+                        },
+                        None => None,
+                    };
+                    let mut ms = Vec::new();
+                    for (i, (m, v, mloc)) in members.into_iter().enumerate() {
+                        let val = match (&v, width) {
+                            (Some(x), Some(w)) => {
+                                let (c, ct) = e.const_value(x)?;
+                                e.coerce_const(c, &ct, &Ty::Bit(w), mloc)?
+                            }
+                            (None, Some(_)) => {
+                                return fail(
+                                    mloc,
+                                    format!(
+                                        "member '{m}' of serializable enum '{name}' needs a value"
+                                    ),
+                                )
+                            }
+                            _ => i as u128,
+                        };
+                        ms.push((m, val));
+                    }
+                    e.enums.insert(name, EnumInfo { members: ms, width });
+                }
+                Decl::Error { members } => {
+                    for (m, _) in members {
+                        if !e.errors.contains(&m) {
+                            e.errors.push(m);
+                        }
+                    }
+                }
+                Decl::MatchKind { members } => {
+                    e.match_kinds.extend(members.into_iter().map(|m| m.0))
+                }
+                Decl::Extern {
+                    name,
+                    methods,
+                    is_function,
+                    ..
+                } => {
+                    if is_function {
+                        e.extern_fns.insert(name, methods[0].1);
+                    } else {
+                        e.externs.insert(name, methods);
+                    }
+                }
+                Decl::Parser(p) => {
+                    e.parsers.insert(p.name.clone(), *p);
+                }
+                Decl::Control(c) => {
+                    e.controls.insert(c.name.clone(), *c);
+                }
+                Decl::Action(a) => e.actions.push(a),
+                Decl::Instance(i) => e.instances.push(i),
+                Decl::Signature => {}
+                Decl::ValueSet { loc, .. } => {
+                    return fail(loc, "parser value sets (value_set) are not supported")
+                }
+            }
+        }
+        Ok(e)
+    }
+
+    /// The name of the `type` a declaration uses, if it is a new type.
+    pub fn new_type_name(&self, t: &Type) -> Option<String> {
+        match t {
+            Type::Named(n, _, _) if self.new_types.contains_key(n) => Some(n.clone()),
+            _ => None,
+        }
+    }
+
+    /// Refuses a second declaration of a type name.
+    fn fresh_type(&self, name: &str, loc: Loc) -> Res<()> {
+        if self.typedefs.contains_key(name)
+            || self.headers.contains_key(name)
+            || self.structs.contains_key(name)
+        {
+            return fail(loc, format!("type '{name}' is declared twice"));
+        }
+        Ok(())
+    }
+
+    fn fields(&self, fields: &[Field], header: bool) -> Res<Vec<FieldTy>> {
+        let mut out: Vec<FieldTy> = Vec::new();
+        for f in fields {
+            let ty = self.resolve(&f.ty)?;
+            if out.iter().any(|o| o.name == f.name) {
+                return fail(f.loc, format!("duplicate field '{}'", f.name));
+            }
+            if header {
+                match ty {
+                    Ty::Bit(_) | Ty::SerEnum(..) | Ty::Bool => {}
+                    Ty::Int(_) => {
+                        return fail(
+                            f.loc,
+                            format!(
+                                "signed field '{}' (int<W>) is not supported: use bit<W>",
+                                f.name
+                            ),
+                        )
+                    }
+                    _ => {
+                        return fail(
+                            f.loc,
+                            format!(
+                            "header field '{}' must be bit<W> (varbit is not supported), found {}",
+                            f.name,
+                            ty.describe()
+                        ),
+                        )
+                    }
+                }
+            }
+            out.push(FieldTy {
+                name: f.name.clone(),
+                ty,
+                loc: f.loc,
+                type_name: self.new_type_name(&f.ty),
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn resolve(&self, t: &Type) -> Res<Ty> {
+        Ok(match t {
+            Type::Bit(w) => Ty::Bit(self.width(w)?),
+            Type::Int(w) => Ty::Int(self.width(w)?),
+            Type::Varbit(w) => {
+                return fail(
+                    w.loc(),
+                    "varbit fields are not supported (the switch has no variable-length headers)",
+                )
+            }
+            Type::Bool => Ty::Bool,
+            Type::Void => Ty::Void,
+            Type::Error => Ty::Error,
+            Type::Str => Ty::Str,
+            Type::DontCare => Ty::List,
+            Type::Tuple(ts) => {
+                for t in ts {
+                    self.resolve(t)?;
+                }
+                Ty::List
+            }
+            Type::Stack(t, n) => {
+                let et = self.resolve(t)?;
+                if !matches!(et, Ty::Header(_)) {
+                    return fail(
+                        n.loc(),
+                        "only header stacks are supported (T[n] with T a header)",
+                    );
+                }
+                Ty::Stack(Box::new(et), self.width(n)?)
+            }
+            Type::Named(n, _, loc) => {
+                if let Some(t) = self.typedefs.get(n) {
+                    t.clone()
+                } else if self.headers.contains_key(n) {
+                    Ty::Header(n.clone())
+                } else if self.structs.contains_key(n) {
+                    Ty::Struct(n.clone())
+                } else if let Some(e) = self.enums.get(n) {
+                    match e.width {
+                        Some(w) => Ty::SerEnum(n.clone(), w),
+                        None => Ty::Enum(n.clone()),
+                    }
+                } else if self.externs.contains_key(n)
+                    || matches!(n.as_str(), "packet_in" | "packet_out")
+                {
+                    Ty::Object(n.clone())
+                } else if n.len() == 1 || n == "H" || n == "M" {
+                    Ty::List // a type parameter of a prototype
+                } else {
+                    return fail(*loc, format!("unknown type '{n}'"));
+                }
+            }
+        })
+    }
+
+    fn width(&self, e: &Expr) -> Res<u32> {
+        let (v, _) = self.const_value(e)?;
+        if v == 0 || v > 4096 {
+            return fail(e.loc(), format!("width {v} out of range"));
+        }
+        Ok(v as u32)
+    }
+
+    /// Value of a compile-time constant expression.
+    pub fn const_value(&self, e: &Expr) -> Res<(u128, Ty)> {
+        match e {
+            Expr::Int { value, width, loc } => match width {
+                None => Ok((*value, Ty::InfInt)),
+                Some((false, w)) => Ok((value & mask(*w), Ty::Bit(*w))),
+                Some((true, _)) => fail(*loc, "signed literals (NsV) are not supported"),
+            },
+            Expr::Bool(b, _) => Ok((u128::from(*b), Ty::Bool)),
+            Expr::Name(n, loc) => match self.consts.get(n) {
+                Some((v, t)) => Ok((*v, t.clone())),
+                None => fail(*loc, format!("'{n}' is not a compile-time constant")),
+            },
+            Expr::Member(b, m, loc) => {
+                if let Expr::Name(en, _) = &**b {
+                    if let Some(info) = self.enums.get(en) {
+                        if let Some((_, v)) = info.members.iter().find(|x| &x.0 == m) {
+                            return Ok((
+                                *v,
+                                info.width
+                                    .map_or(Ty::Enum(en.clone()), |w| Ty::SerEnum(en.clone(), w)),
+                            ));
+                        }
+                        return fail(*loc, format!("enum '{en}' has no member '{m}'"));
+                    }
+                    if en == "error" {
+                        if let Some(i) = self.errors.iter().position(|x| x == m) {
+                            return Ok((i as u128, Ty::Error));
+                        }
+                        return fail(*loc, format!("error '{m}' is not declared"));
+                    }
+                }
+                fail(*loc, "not a compile-time constant")
+            }
+            Expr::Cast(t, x, loc) => {
+                let t = self.resolve(t)?;
+                let (v, vt) = self.const_value(x)?;
+                match (&t, &vt) {
+                    (Ty::Bit(w), _) => Ok((v & mask(*w), t.clone())),
+                    (Ty::Bool, _) => Ok((u128::from(v != 0), Ty::Bool)),
+                    _ => fail(*loc, format!("cannot cast a constant to {}", t.describe())),
+                }
+            }
+            Expr::Unary(op, x, loc) => {
+                let (v, t) = self.const_value(x)?;
+                let w = t.width().unwrap_or(128);
+                Ok(match *op {
+                    "-" => match t {
+                        Ty::InfInt => return fail(*loc, "negative constants without a width are not supported: write e.g. 8w255"),
+                        _ => (v.wrapping_neg() & mask(w), t),
+                    },
+                    "~" => (!v & mask(w), t),
+                    _ => (u128::from(v == 0), Ty::Bool),
+                })
+            }
+            Expr::Binary(op, a, b, loc) => {
+                let (x, xt) = self.const_value(a)?;
+                let (y, yt) = self.const_value(b)?;
+                let t = if xt == Ty::InfInt {
+                    yt.clone()
+                } else {
+                    xt.clone()
+                };
+                let w = t.width().unwrap_or(128);
+                let m = mask(w);
+                let cmp = |c: bool| (u128::from(c), Ty::Bool);
+                Ok(match *op {
+                    "+" => (x.wrapping_add(y) & m, t),
+                    "-" => (x.wrapping_sub(y) & m, t),
+                    "*" => (x.wrapping_mul(y) & m, t),
+                    "/" | "%" if y == 0 => return fail(*loc, "division by zero"),
+                    "/" => (x / y, t),
+                    "%" => (x % y, t),
+                    "<<" => (
+                        x.checked_shl(y as u32).unwrap_or(0) & mask(xt.width().unwrap_or(128)),
+                        xt,
+                    ),
+                    ">>" => (x.checked_shr(y as u32).unwrap_or(0), xt),
+                    "&" => (x & y, t),
+                    "|" => (x | y, t),
+                    "^" => (x ^ y, t),
+                    "==" => cmp(x == y),
+                    "!=" => cmp(x != y),
+                    "<" => cmp(x < y),
+                    ">" => cmp(x > y),
+                    "<=" => cmp(x <= y),
+                    ">=" => cmp(x >= y),
+                    "&&" => cmp(x != 0 && y != 0),
+                    "||" => cmp(x != 0 || y != 0),
+                    "++" => match (xt.width(), yt.width()) {
+                        (Some(_), Some(wy)) => {
+                            ((x << wy) | y, Ty::Bit(xt.width().unwrap_or(0) + wy))
+                        }
+                        _ => return fail(*loc, "++ needs operands of known width"),
+                    },
+                    _ => return fail(*loc, format!("operator {op} not supported in constants")),
+                })
+            }
+            Expr::Mux(c, a, b, _) => {
+                let (c, _) = self.const_value(c)?;
+                if c != 0 {
+                    self.const_value(a)
+                } else {
+                    self.const_value(b)
+                }
+            }
+            Expr::Slice(x, h, l, loc) => {
+                let (v, _) = self.const_value(x)?;
+                let (h, _) = self.const_value(h)?;
+                let (l, _) = self.const_value(l)?;
+                if h < l {
+                    return fail(*loc, "slice [h:l] needs h >= l");
+                }
+                Ok((
+                    (v >> l) & mask((h - l + 1) as u32),
+                    Ty::Bit((h - l + 1) as u32),
+                ))
+            }
+            _ => fail(e.loc(), "not a compile-time constant"),
+        }
+    }
+
+    /// A constant of type `from` given where `to` is expected.
+    pub fn coerce_const(&self, v: u128, from: &Ty, to: &Ty, loc: Loc) -> Res<u128> {
+        match (from, to) {
+            (Ty::InfInt, t) if t.width().is_some() => {
+                let w = t.width().unwrap_or(128);
+                if v > mask(w) {
+                    return fail(loc, format!("value {v} does not fit in {}", to.describe()));
+                }
+                Ok(v)
+            }
+            (a, b) if a == b => Ok(v),
+            (Ty::SerEnum(_, w), Ty::Bit(x)) | (Ty::Bit(x), Ty::SerEnum(_, w)) if w == x => Ok(v),
+            (_, Ty::InfInt) => Ok(v),
+            _ => fail(
+                loc,
+                format!(
+                    "type mismatch: {} where {} is expected",
+                    from.describe(),
+                    to.describe()
+                ),
+            ),
+        }
+    }
+
+    pub fn header_fields(&self, h: &str) -> &[FieldTy] {
+        self.headers.get(h).map(Vec::as_slice).unwrap_or(&[])
+    }
+}

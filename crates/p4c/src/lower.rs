@@ -1,0 +1,276 @@
+//! Lowering to bmv2 JSON: the program's layout (header types, header instances, stacks, the
+//! scalars of metadata and locals), the name scopes lowering resolves in, and the driver that
+//! lowers each block of `V1Switch(...) main`.
+
+use crate::ast::*;
+use crate::diag::{fail, Loc, Res};
+use crate::env::{Env, Ty};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// What a name stands for while lowering.
+#[derive(Debug, Clone)]
+pub enum Binding {
+    /// A field of the `scalars` header (metadata fields and local variables).
+    Scalar(String, Ty),
+    /// An action parameter (runtime data index).
+    Param(u32, Ty),
+    /// A constant.
+    Const(u128, Ty),
+    /// The block parameter of type H (headers), M (metadata), standard_metadata_t or a packet.
+    Headers(String),
+    Meta(String),
+    Std,
+    Packet,
+    /// An extern instance: its JSON name, extern type, element width (registers).
+    Extern(String, String, u32),
+    Table(String),
+    Action(String),
+    /// A directly used value (a table-less action's argument bound at call time).
+    Value(Value, Ty),
+}
+
+#[derive(Default, Clone)]
+pub struct Scope {
+    pub frames: Vec<HashMap<String, Binding>>,
+    /// Qualified name of the enclosing control or parser, e.g. "MyIngress".
+    pub block: String,
+    /// True inside a parser (lookahead allowed, `set` instead of `assign`).
+    pub in_parser: bool,
+}
+
+impl Scope {
+    pub fn get(&self, n: &str) -> Option<&Binding> {
+        self.frames.iter().rev().find_map(|f| f.get(n))
+    }
+    pub fn push(&mut self) {
+        self.frames.push(HashMap::new());
+    }
+    pub fn pop(&mut self) {
+        self.frames.pop();
+    }
+    pub fn bind(&mut self, n: &str, b: Binding) {
+        if self.frames.is_empty() {
+            self.push();
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.insert(n.to_string(), b);
+        }
+    }
+}
+
+/// A header instance of the JSON `headers` list.
+pub struct HeaderInst {
+    pub name: String,
+    pub htype: String,
+}
+
+pub struct StackInst {
+    pub name: String,
+    pub htype: String,
+    pub size: u32,
+}
+
+pub struct Lowerer<'e> {
+    pub env: &'e Env,
+    pub file_name: String,
+    pub scalars: Vec<(String, u32)>,
+    pub header_insts: Vec<HeaderInst>,
+    pub stacks: Vec<StackInst>,
+    pub actions: Vec<Value>,
+    /// Qualified action name -> JSON id of its one copy.
+    pub action_ids: HashMap<String, u64>,
+    pub calculations: Vec<Value>,
+    pub checksums: Vec<Value>,
+    pub counters: Vec<Value>,
+    pub meters: Vec<Value>,
+    pub registers: Vec<Value>,
+    /// Tables of the pipeline being lowered.
+    pub tables: Vec<Value>,
+    pub conditionals: Vec<Value>,
+    /// Names already used for synthesized nodes.
+    pub used_names: HashMap<String, u32>,
+    /// User tables (for P4Info): qualified name, JSON of the table, annotations.
+    pub p4_tables: Vec<crate::lower_table::TableInfo>,
+    /// Names bound at the top level besides constants and actions (extern instances).
+    pub globals: Vec<(String, Binding)>,
+    /// Scalars declared with a new type (`type`): scalar name -> type name.
+    pub scalar_types: HashMap<String, String>,
+    /// Per action (qualified name): the new type of each parameter, if any.
+    pub action_param_types: HashMap<String, Vec<Option<String>>>,
+    /// Annotations of extern instances by JSON name (for @id).
+    pub extern_annotations: HashMap<String, Vec<Annotation>>,
+    /// Actions declared by the program with their annotations (qualified name -> annotations).
+    pub action_annotations: HashMap<String, Vec<Annotation>>,
+}
+
+pub fn field(h: &str, f: &str) -> Value {
+    json!({"type": "field", "value": [h, f]})
+}
+
+pub fn hexstr(v: u128) -> Value {
+    json!({"type": "hexstr", "value": format!("{v:#x}")})
+}
+
+pub fn op(o: &str, l: Value, r: Value) -> Value {
+    json!({"type": "expression", "value": {"op": o, "left": l, "right": r}})
+}
+
+pub fn un(o: &str, r: Value) -> Value {
+    json!({"type": "expression", "value": {"op": o, "left": null, "right": r}})
+}
+
+impl<'e> Lowerer<'e> {
+    pub fn new(env: &'e Env, file_name: String) -> Self {
+        Lowerer {
+            env,
+            file_name,
+            scalars: Vec::new(),
+            header_insts: Vec::new(),
+            stacks: Vec::new(),
+            actions: Vec::new(),
+            action_ids: HashMap::new(),
+            calculations: Vec::new(),
+            checksums: Vec::new(),
+            counters: Vec::new(),
+            meters: Vec::new(),
+            registers: Vec::new(),
+            tables: Vec::new(),
+            conditionals: Vec::new(),
+            used_names: HashMap::new(),
+            p4_tables: Vec::new(),
+            globals: Vec::new(),
+            scalar_types: HashMap::new(),
+            action_param_types: HashMap::new(),
+            extern_annotations: HashMap::new(),
+            action_annotations: HashMap::new(),
+        }
+    }
+
+    /// A fresh name from `base`: `base`, then `base_0`, `base_1`, ...
+    pub fn fresh(&mut self, base: &str) -> String {
+        let n = self.used_names.entry(base.to_string()).or_insert(0);
+        let name = if *n == 0 {
+            base.to_string()
+        } else {
+            format!("{base}_{}", *n - 1)
+        };
+        *n += 1;
+        name
+    }
+
+    /// Adds a scalar field; its JSON reference is `["scalars", name]`.
+    pub fn add_scalar(&mut self, name: &str, ty: &Ty, loc: Loc) -> Res<String> {
+        let w = match ty {
+            Ty::Bit(w) | Ty::SerEnum(_, w) => *w,
+            Ty::Bool => 1,
+            Ty::Error => 32,
+            Ty::Int(_) => {
+                return fail(loc, "signed int<W> variables are not supported: use bit<W>")
+            }
+            t => {
+                return fail(
+                    loc,
+                    format!("variables of type {} are not supported here", t.describe()),
+                )
+            }
+        };
+        let name = self.fresh(name);
+        self.scalars.push((name.clone(), w));
+        Ok(name)
+    }
+
+    /// Header instances and scalars of the headers struct `h` and the metadata struct `m`.
+    pub fn layout(&mut self, h: &str, m: &str, loc: Loc) -> Res<()> {
+        self.struct_layout(h, "", false, loc)?;
+        self.struct_layout(m, "userMetadata.", true, loc)
+    }
+
+    fn struct_layout(&mut self, s: &str, prefix: &str, meta: bool, loc: Loc) -> Res<()> {
+        let Some(fields) = self.env.structs.get(s).cloned() else {
+            return fail(loc, format!("'{s}' must be a struct"));
+        };
+        for f in fields {
+            let path = format!("{prefix}{}", f.name);
+            match &f.ty {
+                Ty::Header(t) => self.header_insts.push(HeaderInst {
+                    name: path,
+                    htype: t.clone(),
+                }),
+                Ty::Stack(t, n) => {
+                    let Ty::Header(t) = &**t else { continue };
+                    for i in 0..*n {
+                        self.header_insts.push(HeaderInst {
+                            name: format!("{path}[{i}]"),
+                            htype: t.clone(),
+                        });
+                    }
+                    self.stacks.push(StackInst {
+                        name: path,
+                        htype: t.clone(),
+                        size: *n,
+                    });
+                }
+                Ty::Struct(t) => self.struct_layout(t, &format!("{path}."), meta, f.loc)?,
+                t => {
+                    let name = if meta { path } else { format!("_hdr.{path}") };
+                    let s = self.add_scalar(&name, t, f.loc)?;
+                    if let Some(n) = &f.type_name {
+                        self.scalar_types.insert(s, n.clone());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn action_id(&self, name: &str) -> Option<u64> {
+        self.action_ids.get(name).copied()
+    }
+
+    /// The top-level scope: constants, extern instances, actions declared outside controls.
+    pub fn global_scope(&self) -> Scope {
+        let mut sc = Scope::default();
+        sc.push();
+        for (n, (v, t)) in &self.env.consts {
+            sc.bind(n, Binding::Const(*v, t.clone()));
+        }
+        for a in &self.env.actions {
+            sc.bind(&a.name, Binding::Action(a.name.clone()));
+        }
+        for (n, b) in &self.globals {
+            sc.bind(n, b.clone());
+        }
+        sc
+    }
+
+    /// JSON object with the standard `source_info`.
+    pub fn source_info(&self, loc: Loc, fragment: &str) -> Value {
+        json!({"filename": self.file_name, "line": loc.line, "column": loc.col, "source_fragment": fragment})
+    }
+}
+
+/// Binds a block's parameters (hdr, meta, standard_metadata, packet) by their types.
+pub fn bind_params(
+    env: &Env,
+    sc: &mut Scope,
+    params: &[Param],
+    hdr_struct: &str,
+    meta_struct: &str,
+) -> Res<()> {
+    for p in params {
+        let b = match &p.ty {
+            Type::Named(n, _, _) if n == "packet_in" || n == "packet_out" => Binding::Packet,
+            Type::Named(n, _, _) if n == "standard_metadata_t" => Binding::Std,
+            t => match env.resolve(t)? {
+                Ty::Struct(s) if s == hdr_struct => Binding::Headers(s),
+                Ty::Struct(s) if s == meta_struct => Binding::Meta(s),
+                other => {
+                    return fail(p.loc, format!("parameter '{}' of type {} is not one of v1model's (headers, metadata, standard_metadata_t)", p.name, other.describe()))
+                }
+            },
+        };
+        sc.bind(&p.name, b);
+    }
+    Ok(())
+}

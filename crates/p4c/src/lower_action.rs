@@ -1,0 +1,612 @@
+//! Action bodies (and the statements p4c moves into synthesized actions) to bmv2 primitives:
+//! assignments, extern calls, `if` as forward jumps, calls of other actions inlined.
+
+use crate::ast::*;
+use crate::diag::{fail, Loc, Res};
+use crate::env::{mask, Ty};
+use crate::lower::{field, hexstr, op, Binding, Lowerer, Scope};
+use crate::lower_expr::Ref;
+use serde_json::{json, Value};
+
+fn prim(o: &str, params: Vec<Value>) -> Value {
+    json!({"op": o, "parameters": params})
+}
+
+fn header(inst: &str) -> Value {
+    json!({"type": "header", "value": inst})
+}
+
+impl Lowerer<'_> {
+    /// Lowers a declared action into the JSON `actions` list under `qualified`.
+    pub fn lower_action(&mut self, sc: &Scope, a: &ActionDecl, qualified: &str) -> Res<u64> {
+        if let Some(id) = self.action_id(qualified) {
+            return Ok(id);
+        }
+        let mut sc = sc.clone();
+        sc.push();
+        let mut runtime_data = Vec::new();
+        let param_types: Vec<Option<String>> = a
+            .params
+            .iter()
+            .map(|p| self.env.new_type_name(&p.ty))
+            .collect();
+        self.action_param_types
+            .insert(qualified.to_string(), param_types);
+        for (i, p) in a.params.iter().enumerate() {
+            if p.dir != Dir::None {
+                return fail(p.loc, "action parameters with a direction (in/out/inout) are not supported: give table actions directionless parameters");
+            }
+            let ty = self.env.resolve(&p.ty)?;
+            let Some(w) = ty.width() else {
+                return fail(
+                    p.loc,
+                    format!(
+                        "action parameter '{}' must be bit<W> or bool, found {}",
+                        p.name,
+                        ty.describe()
+                    ),
+                );
+            };
+            runtime_data.push(json!({"name": p.name, "bitwidth": w}));
+            sc.bind(&p.name, Binding::Param(i as u32, ty));
+        }
+        let mut prims = Vec::new();
+        self.stmts_to_prims(&mut sc, &a.body, &mut prims, false)?;
+        let id = self.actions.len() as u64;
+        self.actions.push(
+            json!({"name": qualified, "id": id, "runtime_data": runtime_data, "primitives": prims}),
+        );
+        self.action_ids.insert(qualified.to_string(), id);
+        self.action_annotations
+            .insert(qualified.to_string(), a.annotations.clone());
+        Ok(id)
+    }
+
+    /// Appends the primitives of `stmts`; in a parser (`parser` true) assignments become `set`.
+    pub fn stmts_to_prims(
+        &mut self,
+        sc: &mut Scope,
+        stmts: &[Stmt],
+        out: &mut Vec<Value>,
+        parser: bool,
+    ) -> Res<()> {
+        for s in stmts {
+            match s {
+                Stmt::Empty => {}
+                Stmt::Block(b) => {
+                    sc.push();
+                    self.stmts_to_prims(sc, b, out, parser)?;
+                    sc.pop();
+                }
+                Stmt::Assign(l, r, loc) => out.extend(self.assign(sc, l, r, *loc, parser)?),
+                Stmt::Call(c, loc) => self.call_prims(sc, c, *loc, out)?,
+                Stmt::Var {
+                    ty,
+                    name,
+                    init,
+                    loc,
+                } => {
+                    let t = self.env.resolve(ty)?;
+                    let f = self.add_scalar(&format!("{}.{name}", sc.block), &t, *loc)?;
+                    sc.bind(name, Binding::Scalar(f, t));
+                    if let Some(i) = init {
+                        out.extend(self.assign(
+                            sc,
+                            &Expr::Name(name.clone(), *loc),
+                            i,
+                            *loc,
+                            parser,
+                        )?);
+                    }
+                }
+                Stmt::Const {
+                    ty,
+                    name,
+                    value,
+                    loc,
+                } => {
+                    let t = self.env.resolve(ty)?;
+                    let (v, vt) = match self.env.const_value(value) {
+                        Ok(x) => x,
+                        Err(_) => {
+                            return fail(
+                                *loc,
+                                format!("'{name}' must be given a compile-time constant"),
+                            )
+                        }
+                    };
+                    let v = self.env.coerce_const(v, &vt, &t, *loc)?;
+                    sc.bind(name, Binding::Const(v, t));
+                }
+                Stmt::If(c, t, e, loc) => {
+                    if parser {
+                        return fail(
+                            *loc,
+                            "if statements in parser states are not supported: use select",
+                        );
+                    }
+                    let (cv, ct) = self.rvalue(sc, c)?;
+                    if ct != Ty::Bool {
+                        return fail(
+                            c.loc(),
+                            format!("condition must be bool, found {}", ct.describe()),
+                        );
+                    }
+                    let jz = out.len();
+                    out.push(Value::Null);
+                    sc.push();
+                    self.stmts_to_prims(sc, t, out, parser)?;
+                    sc.pop();
+                    if e.is_empty() {
+                        out[jz] = prim("_jump_if_zero", vec![cv, hexstr(out.len() as u128)]);
+                    } else {
+                        let j = out.len();
+                        out.push(Value::Null);
+                        out[jz] = prim("_jump_if_zero", vec![cv, hexstr(out.len() as u128)]);
+                        sc.push();
+                        self.stmts_to_prims(sc, e, out, parser)?;
+                        sc.pop();
+                        out[j] = prim("_jump", vec![hexstr(out.len() as u128)]);
+                    }
+                }
+                Stmt::Exit(_) => out.push(prim("exit", vec![])),
+                Stmt::Return(loc) => {
+                    return fail(
+                        *loc,
+                        "return inside an action is not supported: use if/else",
+                    )
+                }
+                Stmt::Switch(_, _, loc) => {
+                    return fail(*loc, "switch is only allowed in a control's apply block")
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn assign(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        r: &Expr,
+        loc: Loc,
+        parser: bool,
+    ) -> Res<Vec<Value>> {
+        let set = if parser { "set" } else { "assign" };
+        if let Expr::Slice(x, h, lo, sloc) = l {
+            let (dst, dt) = self.lvalue(sc, x)?;
+            let (hi, lo) = self.slice_bounds(h, lo, &dt, *sloc)?;
+            let w = hi - lo + 1;
+            let (v, vt) = self.rvalue(sc, r)?;
+            let v = self.coerce(v, &vt, &Ty::Bit(w), r.loc(), "the slice")?;
+            let keep = mask(dt.width().unwrap_or(0)) & !(mask(w) << lo);
+            let merged = op(
+                "|",
+                op("&", dst.clone(), hexstr(keep)),
+                op("<<", op("&", v, hexstr(mask(w))), hexstr(u128::from(lo))),
+            );
+            return Ok(vec![prim(set, vec![dst, merged])]);
+        }
+        if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
+            if let Ref::Header { inst, htype } = self.resolve(sc, l)? {
+                let Ref::Header {
+                    inst: src,
+                    htype: st,
+                } = self.resolve(sc, r)?
+                else {
+                    return fail(
+                        r.loc(),
+                        format!("a header of type {htype} must be assigned a header"),
+                    );
+                };
+                if st != htype {
+                    return fail(
+                        loc,
+                        format!("header type mismatch: {st} assigned to {htype}"),
+                    );
+                }
+                return Ok(vec![prim(
+                    "assign_header",
+                    vec![header(&inst), header(&src)],
+                )]);
+            }
+        }
+        let (dst, dt) = self.lvalue(sc, l)?;
+        let (v, vt) = self.rvalue(sc, r)?;
+        let what = l.path().unwrap_or_else(|| "the destination".into());
+        let v = self.coerce(v, &vt, &dt, r.start(), &what)?;
+        Ok(vec![prim(set, vec![dst, v])])
+    }
+
+    fn arity(&self, loc: Loc, what: &str, args: &[Expr], n: usize) -> Res<()> {
+        if args.len() != n {
+            return fail(
+                loc,
+                format!(
+                    "{what} takes {n} argument{}, {} given",
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// A value argument of width `w` (constants sized to it).
+    fn arg(&self, sc: &Scope, e: &Expr, w: u32, what: &str) -> Res<Value> {
+        let (v, t) = self.rvalue(sc, e)?;
+        match t {
+            Ty::InfInt => self.coerce(v, &t, &Ty::Bit(w), e.loc(), what),
+            Ty::Bit(_) | Ty::SerEnum(..) => Ok(v),
+            Ty::Bool => Ok(crate::lower::un("b2d", v)),
+            t => fail(
+                e.loc(),
+                format!("{what} must be bit<W>, found {}", t.describe()),
+            ),
+        }
+    }
+
+    /// The primitives of a call statement.
+    pub fn call_prims(
+        &mut self,
+        sc: &mut Scope,
+        c: &Expr,
+        loc: Loc,
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        let Expr::Call { func, args, .. } = c else {
+            return fail(loc, "expected a call");
+        };
+        match &**func {
+            Expr::Name(n, nloc) => {
+                let r = self.resolve(sc, func).map_err(|mut e| {
+                    e.msg = format!(
+                        "'{n}' is not declared (no action or extern function of that name)"
+                    );
+                    e.loc = *nloc;
+                    e
+                })?;
+                match r {
+                    Ref::Action(a) => self.inline_action(sc, &a, args, loc, out),
+                    Ref::ExternFn(f) => self.extern_fn(sc, &f, args, loc, out),
+                    _ => fail(loc, format!("'{n}' cannot be called")),
+                }
+            }
+            Expr::Member(base, m, mloc) => {
+                let r = self.resolve(sc, base)?;
+                self.method(sc, r, m, args, *mloc, out)
+            }
+            _ => fail(loc, "cannot call this expression"),
+        }
+    }
+
+    fn inline_action(
+        &mut self,
+        sc: &mut Scope,
+        name: &str,
+        args: &[Expr],
+        loc: Loc,
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        let Some(a) = self.find_action(sc, name) else {
+            return fail(loc, format!("action '{name}' not found"));
+        };
+        self.arity(loc, &format!("action {}", a.name), args, a.params.len())?;
+        let mut inner = sc.clone();
+        inner.push();
+        for (p, arg) in a.params.iter().zip(args) {
+            let t = self.env.resolve(&p.ty)?;
+            let (v, vt) = self.rvalue(sc, arg)?;
+            let v = match (&vt, &t) {
+                (Ty::Bool, Ty::Bool) => v,
+                _ => self.coerce(v, &vt, &t, arg.loc(), &p.name)?,
+            };
+            inner.bind(&p.name, Binding::Value(v, t));
+        }
+        self.stmts_to_prims(&mut inner, &a.body, out, false)
+    }
+
+    /// The declaration of an action visible in `sc` by its qualified name.
+    pub fn find_action(&self, sc: &Scope, qualified: &str) -> Option<ActionDecl> {
+        let local = qualified
+            .strip_prefix(&format!("{}.", sc.block))
+            .unwrap_or(qualified);
+        if let Some(c) = self.env.controls.get(&sc.block) {
+            for l in &c.locals {
+                if let Local::Action(a) = l {
+                    if a.name == local {
+                        return Some(a.clone());
+                    }
+                }
+            }
+        }
+        self.env
+            .actions
+            .iter()
+            .find(|a| a.name == qualified)
+            .cloned()
+    }
+
+    fn extern_fn(
+        &mut self,
+        sc: &Scope,
+        f: &str,
+        args: &[Expr],
+        loc: Loc,
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        match f {
+            "mark_to_drop" => {
+                self.arity(loc, f, args, 1)?;
+                out.push(prim("mark_to_drop", vec![header("standard_metadata")]));
+            }
+            "clone" => {
+                self.arity(loc, f, args, 2)?;
+                let kind = match self.resolve(sc, &args[0])? {
+                    Ref::Const(v, Ty::Enum(e)) if e == "CloneType" => v,
+                    _ => {
+                        return fail(
+                            args[0].loc(),
+                            "clone's first argument must be CloneType.I2E or CloneType.E2E",
+                        )
+                    }
+                };
+                let session = self.arg(sc, &args[1], 32, "the clone session")?;
+                let o = if kind == 0 {
+                    "clone_ingress_pkt_to_egress"
+                } else {
+                    "clone_egress_pkt_to_egress"
+                };
+                out.push(prim(o, vec![session, hexstr(0)]));
+            }
+            "truncate" => {
+                self.arity(loc, f, args, 1)?;
+                out.push(prim(
+                    "truncate",
+                    vec![self.arg(sc, &args[0], 32, "the length")?],
+                ));
+            }
+            "hash" => {
+                self.arity(loc, f, args, 5)?;
+                let (dst, dt) = self.lvalue(sc, &args[0])?;
+                let calc = self.calculation(sc, &args[1], &args[3], Some(out))?;
+                let w = dt.width().unwrap_or(32);
+                let base = self.arg(sc, &args[2], w, "the hash base")?;
+                let max = self.arg(sc, &args[4], w.max(32), "the hash range")?;
+                out.push(prim(
+                    "modify_field_with_hash_based_offset",
+                    vec![
+                        dst,
+                        base,
+                        json!({"type": "calculation", "value": calc}),
+                        max,
+                    ],
+                ));
+            }
+            "log_msg" => {}
+            "verify_checksum"
+            | "update_checksum"
+            | "verify_checksum_with_payload"
+            | "update_checksum_with_payload" => {
+                return fail(
+                    loc,
+                    format!("{f} is only allowed in the checksum controls' apply block"),
+                )
+            }
+            "random" => return fail(loc, "random() is not supported by the switch"),
+            "digest" => {
+                return fail(
+                    loc,
+                    "digest() is not supported by the switch (no digests yet)",
+                )
+            }
+            "resubmit" | "resubmit_preserving_field_list" => {
+                return fail(loc, "resubmit is not supported by the switch")
+            }
+            "recirculate" | "recirculate_preserving_field_list" => {
+                return fail(loc, "recirculate is not supported by the switch")
+            }
+            "clone3" | "clone_preserving_field_list" => {
+                return fail(
+                    loc,
+                    format!(
+                    "{f} is not supported: use clone(type, session) (metadata is not preserved)"
+                ),
+                )
+            }
+            other => {
+                return fail(
+                    loc,
+                    format!("extern function '{other}' is not supported by the switch"),
+                )
+            }
+        }
+        Ok(())
+    }
+
+    /// A `calculations` entry for `algo` over the list `fields`; returns its name.
+    /// A `calculations` entry for `algo` over the list `fields`; returns its name. In an action
+    /// (`pre` given) other values (parameters, expressions) are first copied into scalars, as
+    /// bmv2 calculations read only fields and constants.
+    pub fn calculation(
+        &mut self,
+        sc: &Scope,
+        algo: &Expr,
+        fields: &Expr,
+        mut pre: Option<&mut Vec<Value>>,
+    ) -> Res<String> {
+        let algo_name = match (algo, self.resolve(sc, algo)?) {
+            (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "HashAlgorithm" => {
+                m.clone()
+            }
+            _ => {
+                return fail(
+                    algo.loc(),
+                    "expected a HashAlgorithm member, e.g. HashAlgorithm.crc16",
+                )
+            }
+        };
+        let algo_json = match algo_name.as_str() {
+            "crc16" | "crc32" | "csum16" | "identity" | "xor16" => algo_name.clone(),
+            other => return fail(algo.loc(), format!("hash algorithm {other} is not supported (crc16, crc32, csum16, identity, xor16)")),
+        };
+        let items: Vec<Expr> = match fields {
+            Expr::List(items, _) => items.clone(),
+            e => vec![e.clone()],
+        };
+        let mut input = Vec::new();
+        for it in &items {
+            match self.resolve(sc, it) {
+                Ok(Ref::Field { h, f, .. }) => input.push(field(&h, &f)),
+                Ok(Ref::Header { inst, .. }) => input.push(header(&inst)),
+                _ => match self.env.const_value(it) {
+                    Ok((v, t)) => match t.width() {
+                        Some(w) => input.push(
+                            json!({"type": "hexstr", "value": format!("{v:#x}"), "bitwidth": w}),
+                        ),
+                        None => {
+                            return fail(
+                                it.loc(),
+                                "a constant in a hash input needs a width, e.g. 8w0",
+                            )
+                        }
+                    },
+                    Err(_) if pre.is_some() => {
+                        let (v, t) = self.rvalue(sc, it)?;
+                        let Some(w) = t.width().filter(|_| t != Ty::Bool) else {
+                            return fail(
+                                it.loc(),
+                                format!("a hash input must be bit<W>, found {}", t.describe()),
+                            );
+                        };
+                        let tmp = self.add_scalar("hash_input", &Ty::Bit(w), it.loc())?;
+                        if let Some(out) = pre.as_deref_mut() {
+                            out.push(prim("assign", vec![field("scalars", &tmp), v]));
+                        }
+                        input.push(field("scalars", &tmp));
+                    }
+                    Err(_) => {
+                        return fail(
+                            it.loc(),
+                            "checksum inputs must be fields, headers or sized constants",
+                        )
+                    }
+                },
+            }
+        }
+        let name = format!("calc_{}", self.calculations.len());
+        let id = self.calculations.len();
+        self.calculations
+            .push(json!({"name": name, "id": id, "algo": algo_json, "input": input}));
+        Ok(name)
+    }
+
+    fn method(
+        &mut self,
+        sc: &Scope,
+        r: Ref,
+        m: &str,
+        args: &[Expr],
+        loc: Loc,
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        match (r, m) {
+            (Ref::Header { inst, .. }, "setValid" | "setInvalid") => {
+                self.arity(loc, m, args, 0)?;
+                let o = if m == "setValid" { "add_header" } else { "remove_header" };
+                out.push(prim(o, vec![header(&inst)]));
+            }
+            (Ref::Stack { name, .. }, "push_front" | "pop_front") => {
+                self.arity(loc, m, args, 1)?;
+                let n = match self.env.const_value(&args[0]) {
+                    Ok((v, _)) => v,
+                    Err(_) => return fail(args[0].loc(), "the count must be a constant"),
+                };
+                let o = if m == "push_front" { "push" } else { "pop" };
+                out.push(prim(o, vec![json!({"type": "header_stack", "value": name}), hexstr(n)]));
+            }
+            (Ref::Extern(name, ty, w), _) => self.extern_method(sc, &name, &ty, w, m, args, loc, out)?,
+            (Ref::Table(_), "apply") => return fail(loc, "tables can only be applied in a control's apply block"),
+            (Ref::Packet, m) => return fail(loc, format!("packet.{m} is only allowed in the parser (extract, lookahead, advance) or the deparser (emit)")),
+            (_, m) => return fail(loc, format!("unknown method '{m}'")),
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn extern_method(
+        &mut self,
+        sc: &Scope,
+        name: &str,
+        ty: &str,
+        w: u32,
+        m: &str,
+        args: &[Expr],
+        loc: Loc,
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        match (ty, m) {
+            ("counter", "count") => {
+                self.arity(loc, "count", args, 1)?;
+                let idx = self.arg(sc, &args[0], 32, "the index")?;
+                out.push(prim(
+                    "count",
+                    vec![json!({"type": "counter_array", "value": name}), idx],
+                ));
+            }
+            ("direct_counter", "count") => self.arity(loc, "count", args, 0)?,
+            ("register", "read") => {
+                self.arity(loc, "read", args, 2)?;
+                let (dst, dt) = self.lvalue(sc, &args[0])?;
+                if dt.width() != Some(w) {
+                    return fail(
+                        args[0].loc(),
+                        format!(
+                            "register {name} holds bit<{w}>, read into {}",
+                            dt.describe()
+                        ),
+                    );
+                }
+                let idx = self.arg(sc, &args[1], 32, "the index")?;
+                out.push(prim(
+                    "register_read",
+                    vec![dst, json!({"type": "register_array", "value": name}), idx],
+                ));
+            }
+            ("register", "write") => {
+                self.arity(loc, "write", args, 2)?;
+                let idx = self.arg(sc, &args[0], 32, "the index")?;
+                let (v, vt) = self.rvalue(sc, &args[1])?;
+                let v = self.coerce(
+                    v,
+                    &vt,
+                    &Ty::Bit(w),
+                    args[1].loc(),
+                    &format!("register {name}"),
+                )?;
+                out.push(prim(
+                    "register_write",
+                    vec![json!({"type": "register_array", "value": name}), idx, v],
+                ));
+            }
+            ("meter", "execute_meter") => {
+                self.arity(loc, "execute_meter", args, 2)?;
+                let idx = self.arg(sc, &args[0], 32, "the index")?;
+                let (dst, _) = self.lvalue(sc, &args[1])?;
+                out.push(prim(
+                    "execute_meter",
+                    vec![json!({"type": "meter_array", "value": name}), idx, dst],
+                ));
+            }
+            ("direct_meter", "read") => {
+                self.arity(loc, "read", args, 1)?;
+                let (dst, _) = self.lvalue(sc, &args[0])?;
+                if let Some(mt) = self.meters.iter_mut().find(|x| x["name"] == name) {
+                    mt["result_target"] = dst["value"].clone();
+                }
+            }
+            _ => return fail(loc, format!("{ty} has no method '{m}' the switch supports")),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,496 @@
+//! The parser (states, extract, lookahead, select with masks, ranges and default, verify), the
+//! deparser (emit order) and the checksum controls (verify_checksum / update_checksum).
+
+use crate::ast::*;
+use crate::diag::{fail, Res};
+use crate::env::{mask, Ty};
+use crate::lower::{field, Binding, Lowerer};
+use crate::lower_expr::Ref;
+use serde_json::{json, Value};
+
+/// Largest range in a select case that is expanded into single values.
+const MAX_RANGE_EXPANSION: u128 = 256;
+
+impl Lowerer<'_> {
+    pub fn lower_parser(&mut self, p: &ParserDecl, hdr: &str, meta: &str) -> Res<Value> {
+        let mut sc = self.global_scope();
+        sc.block = p.name.clone();
+        sc.in_parser = true;
+        sc.push();
+        crate::lower::bind_params(self.env, &mut sc, &p.params, hdr, meta)?;
+        sc.push();
+        let mut init_ops = Vec::new();
+        for l in &p.locals {
+            match l {
+                Local::Var {
+                    ty,
+                    name,
+                    init,
+                    loc,
+                } => {
+                    let t = self.env.resolve(ty)?;
+                    let f = self.add_scalar(&format!("{}.{name}", p.name), &t, *loc)?;
+                    sc.bind(name, Binding::Scalar(f, t));
+                    if let Some(e) = init {
+                        init_ops.push(Stmt::Assign(
+                            Expr::Name(name.clone(), *loc),
+                            e.clone(),
+                            *loc,
+                        ));
+                    }
+                }
+                Local::Const {
+                    ty,
+                    name,
+                    value,
+                    loc,
+                } => {
+                    let t = self.env.resolve(ty)?;
+                    let (v, vt) = self.env.const_value(value)?;
+                    sc.bind(
+                        name,
+                        Binding::Const(self.env.coerce_const(v, &vt, &t, *loc)?, t),
+                    );
+                }
+                Local::Instance(i) => self.instance(&mut sc, i, Some(&p.name))?,
+                Local::Action(a) => return fail(a.loc, "actions cannot be declared in a parser"),
+                Local::Table(t) => return fail(t.loc, "tables cannot be declared in a parser"),
+            }
+        }
+        if !p.states.iter().any(|s| s.name == "start") {
+            return fail(p.loc, format!("parser {} has no 'start' state", p.name));
+        }
+        let names: Vec<&str> = p.states.iter().map(|s| s.name.as_str()).collect();
+        let target = |n: &str, loc| -> Res<Value> {
+            match n {
+                "accept" => Ok(Value::Null),
+                "reject" => Ok(json!("reject")),
+                _ if names.contains(&n) => Ok(json!(n)),
+                _ => fail(
+                    loc,
+                    format!("state '{n}' is not declared in parser {}", p.name),
+                ),
+            }
+        };
+        for (i, s) in p.states.iter().enumerate() {
+            if p.states[..i].iter().any(|o| o.name == s.name) {
+                return fail(s.loc, format!("state '{}' is declared twice", s.name));
+            }
+        }
+        let mut states = Vec::new();
+        for (id, s) in p.states.iter().enumerate() {
+            let mut ops = Vec::new();
+            if s.name == "start" {
+                self.parser_stmts(&mut sc, &init_ops, &mut ops)?;
+            }
+            self.parser_stmts(&mut sc, &s.body, &mut ops)?;
+            let (key, transitions) = match &s.transition {
+                Transition::Goto(n, loc) => (
+                    vec![],
+                    vec![
+                        json!({"type": "default", "value": null, "mask": null, "next_state": target(n, *loc)?}),
+                    ],
+                ),
+                Transition::Select { keys, cases, loc } => {
+                    if cases.is_empty() {
+                        return fail(*loc, "select has no cases");
+                    }
+                    let mut kj = Vec::new();
+                    let mut widths = Vec::new();
+                    for k in keys {
+                        let (j, w) = self.select_key(&mut sc, k, &mut ops)?;
+                        kj.push(j);
+                        widths.push(w);
+                    }
+                    let mut tr = Vec::new();
+                    for c in cases {
+                        let next = target(&c.next, c.loc)?;
+                        // `default` / `_` alone stands for every key
+                        let all_default;
+                        let values = if c.values.len() == 1
+                            && widths.len() > 1
+                            && matches!(c.values[0], Expr::Default(_))
+                        {
+                            all_default = vec![c.values[0].clone(); widths.len()];
+                            &all_default
+                        } else {
+                            &c.values
+                        };
+                        if values.len() != widths.len() {
+                            return fail(
+                                c.loc,
+                                format!(
+                                    "select has {} keys, this case {} values",
+                                    widths.len(),
+                                    c.values.len()
+                                ),
+                            );
+                        }
+                        for (v, m) in self.case_values(values, &widths)? {
+                            tr.push(match (v, m) {
+                                (None, _) => json!({"type": "default", "value": null, "mask": null, "next_state": next}),
+                                (Some(v), m) => json!({"type": "hexstr", "value": v, "mask": m, "next_state": next}),
+                            });
+                        }
+                    }
+                    if !tr.iter().any(|t| t["type"] == "default") {
+                        tr.push(json!({"type": "default", "value": null, "mask": null, "next_state": "reject"}));
+                    }
+                    (kj, tr)
+                }
+            };
+            states.push(json!({"name": s.name, "id": id, "parser_ops": ops, "transitions": transitions, "transition_key": key}));
+        }
+        Ok(json!({"name": "parser", "id": 0, "init_state": "start", "parse_states": states}))
+    }
+
+    fn parser_stmts(
+        &mut self,
+        sc: &mut crate::lower::Scope,
+        stmts: &[Stmt],
+        ops: &mut Vec<Value>,
+    ) -> Res<()> {
+        for s in stmts {
+            match s {
+                Stmt::Call(
+                    Expr::Call {
+                        func, args, loc, ..
+                    },
+                    _,
+                ) => {
+                    if let Expr::Member(b, m, _) = &**func {
+                        if let Ok(Ref::Packet) = self.resolve(sc, b) {
+                            ops.push(self.packet_op(sc, m, args, *loc)?);
+                            continue;
+                        }
+                    }
+                    if let Expr::Name(n, _) = &**func {
+                        if n == "verify" {
+                            if args.len() != 2 {
+                                return fail(*loc, "verify takes 2 arguments (condition, error)");
+                            }
+                            let (c, ct) = self.rvalue(sc, &args[0])?;
+                            let (e, et) = self.rvalue(sc, &args[1])?;
+                            if ct != Ty::Bool || et != Ty::Error {
+                                return fail(*loc, "verify needs (bool, error.X)");
+                            }
+                            ops.push(json!({"op": "verify", "parameters": [c, e]}));
+                            continue;
+                        }
+                    }
+                    let mut prims = Vec::new();
+                    self.stmts_to_prims(sc, std::slice::from_ref(s), &mut prims, true)?;
+                    ops.extend(
+                        prims
+                            .into_iter()
+                            .map(|p| json!({"op": "primitive", "parameters": [p]})),
+                    );
+                }
+                Stmt::Assign(..)
+                | Stmt::Var { .. }
+                | Stmt::Const { .. }
+                | Stmt::Empty
+                | Stmt::Block(_) => {
+                    let mut prims = Vec::new();
+                    self.stmts_to_prims(sc, std::slice::from_ref(s), &mut prims, true)?;
+                    ops.extend(prims);
+                }
+                Stmt::If(_, _, _, loc) => return fail(
+                    *loc,
+                    "if statements in parser states are not supported: use select and more states",
+                ),
+                other => {
+                    let loc = match other {
+                        Stmt::Exit(l) | Stmt::Return(l) | Stmt::Switch(_, _, l) => *l,
+                        _ => crate::diag::Loc::default(),
+                    };
+                    return fail(loc, "this statement is not allowed in a parser state");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn packet_op(
+        &mut self,
+        sc: &crate::lower::Scope,
+        m: &str,
+        args: &[Expr],
+        loc: crate::diag::Loc,
+    ) -> Res<Value> {
+        match m {
+            "extract" => {
+                let [a] = args else {
+                    return fail(
+                        loc,
+                        "extract with a length (varbit) is not supported: extract(hdr.x)",
+                    );
+                };
+                match self.resolve(sc, a)? {
+                    Ref::Header { inst, .. } => Ok(
+                        json!({"op": "extract", "parameters": [{"type": "regular", "value": inst}]}),
+                    ),
+                    Ref::StackNext { name, .. } => Ok(
+                        json!({"op": "extract", "parameters": [{"type": "stack", "value": name}]}),
+                    ),
+                    _ => fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
+                }
+            }
+            "advance" => {
+                let [a] = args else {
+                    return fail(loc, "advance takes 1 argument (bits)");
+                };
+                let (v, _) = self.rvalue(sc, a)?;
+                Ok(json!({"op": "advance", "parameters": [v]}))
+            }
+            "lookahead" => fail(
+                loc,
+                "lookahead's value must be used (in select or an assignment)",
+            ),
+            other => fail(
+                loc,
+                format!("packet_in has no method '{other}' (extract, lookahead, advance)"),
+            ),
+        }
+    }
+
+    /// A select key: a field, a stack's `last` field or a lookahead as is, any other expression
+    /// through a scalar set just before the select.
+    fn select_key(
+        &mut self,
+        sc: &mut crate::lower::Scope,
+        k: &Expr,
+        ops: &mut Vec<Value>,
+    ) -> Res<(Value, u32)> {
+        let (v, t) = self.rvalue(sc, k)?;
+        let w = match t.width() {
+            Some(w) if t != Ty::Bool => w,
+            _ => {
+                return fail(
+                    k.loc(),
+                    format!("a select key must be bit<W>, found {}", t.describe()),
+                )
+            }
+        };
+        if w > 64 {
+            return fail(
+                k.loc(),
+                "select keys wider than 64 bits are not supported by the switch",
+            );
+        }
+        match v["type"].as_str() {
+            Some("field" | "lookahead" | "stack_field") => Ok((v, w)),
+            _ => {
+                let f = self.add_scalar("select_key", &Ty::Bit(w), k.loc())?;
+                ops.push(json!({"op": "set", "parameters": [field("scalars", &f), v]}));
+                Ok((field("scalars", &f), w))
+            }
+        }
+    }
+
+    /// The (value, mask) hex strings of one select case (several when it has small ranges),
+    /// `None` value for default.
+    fn case_values(&self, vals: &[Expr], widths: &[u32]) -> Res<Vec<(Option<String>, Value)>> {
+        if vals.iter().all(|v| matches!(v, Expr::Default(_))) {
+            return Ok(vec![(None, Value::Null)]);
+        }
+        // each key: list of (value, mask) alternatives
+        let mut parts: Vec<Vec<(u128, u128)>> = Vec::new();
+        for (v, w) in vals.iter().zip(widths) {
+            let full = mask(*w);
+            let c = |e: &Expr| -> Res<u128> {
+                let (x, t) = match self.env.const_value(e) {
+                    Ok(x) => x,
+                    Err(_) => return fail(e.loc(), "select case values must be compile-time constants (value sets are not supported)"),
+                };
+                self.env.coerce_const(x, &t, &Ty::Bit(*w), e.loc())
+            };
+            parts.push(match v {
+                Expr::Default(_) => vec![(0, 0)],
+                Expr::Mask(a, m, _) => {
+                    let m = c(m)?;
+                    vec![(c(a)? & m, m)]
+                }
+                Expr::Range(a, b, loc) => {
+                    let (lo, hi) = (c(a)?, c(b)?);
+                    if hi < lo || hi - lo >= MAX_RANGE_EXPANSION {
+                        return fail(*loc, format!("select ranges are expanded into values: at most {MAX_RANGE_EXPANSION} values"));
+                    }
+                    (lo..=hi).map(|x| (x, full)).collect()
+                }
+                e => vec![(c(e)?, full)],
+            });
+        }
+        let mut combos: Vec<Vec<(u128, u128)>> = vec![vec![]];
+        for p in &parts {
+            let mut next = Vec::new();
+            for c in &combos {
+                for alt in p {
+                    let mut c2 = c.clone();
+                    c2.push(*alt);
+                    next.push(c2);
+                }
+            }
+            combos = next;
+        }
+        let masked = parts
+            .iter()
+            .zip(widths)
+            .any(|(p, w)| p.iter().any(|(_, m)| *m != mask(*w)));
+        Ok(combos
+            .into_iter()
+            .map(|c| {
+                let mut v = String::from("0x");
+                let mut m = String::from("0x");
+                for ((x, mk), w) in c.iter().zip(widths) {
+                    let digits = (w.div_ceil(8) * 2) as usize;
+                    v.push_str(&format!("{x:0digits$x}"));
+                    m.push_str(&format!("{mk:0digits$x}"));
+                }
+                (
+                    Some(v),
+                    if masked {
+                        Value::String(m)
+                    } else {
+                        Value::Null
+                    },
+                )
+            })
+            .collect())
+    }
+
+    pub fn lower_deparser(&mut self, c: &ControlDecl, hdr: &str, meta: &str) -> Res<Value> {
+        let (sc, _) = self.control_scope(c, hdr, meta)?;
+        let mut order = Vec::new();
+        for s in &c.apply {
+            let Stmt::Call(
+                Expr::Call {
+                    func, args, loc, ..
+                },
+                _,
+            ) = s
+            else {
+                return fail(
+                    deparser_loc(s, c.loc),
+                    "the deparser may only call packet.emit(...)",
+                );
+            };
+            let Expr::Member(b, m, _) = &**func else {
+                return fail(*loc, "the deparser may only call packet.emit(...)");
+            };
+            if m != "emit" || !matches!(self.resolve(&sc, b)?, Ref::Packet) {
+                return fail(*loc, "the deparser may only call packet.emit(...)");
+            }
+            let [a] = args.as_slice() else {
+                return fail(*loc, "emit takes 1 argument");
+            };
+            self.emit_order(&sc, a, &mut order)?;
+        }
+        Ok(
+            json!({"name": "deparser", "id": 0, "source_info": self.source_info(c.loc, &c.name), "order": order, "primitives": []}),
+        )
+    }
+
+    fn emit_order(&self, sc: &crate::lower::Scope, a: &Expr, order: &mut Vec<String>) -> Res<()> {
+        match self.resolve(sc, a)? {
+            Ref::Header { inst, .. } => order.push(inst),
+            Ref::Stack { name, size, .. } => {
+                order.extend((0..size).map(|i| format!("{name}[{i}]")))
+            }
+            Ref::Struct {
+                prefix,
+                sname,
+                meta,
+            } => {
+                for f in self.env.structs.get(&sname).cloned().unwrap_or_default() {
+                    let m = Expr::Member(Box::new(a.clone()), f.name.clone(), a.loc());
+                    let _ = (&prefix, meta);
+                    self.emit_order(sc, &m, order)?;
+                }
+            }
+            Ref::Field { .. } => {}
+            _ => {
+                return fail(
+                    a.loc(),
+                    "emit needs a header, a header stack or a struct of headers",
+                )
+            }
+        }
+        Ok(())
+    }
+
+    /// verify_checksum / update_checksum calls of a checksum control.
+    pub fn lower_checksums(
+        &mut self,
+        c: &ControlDecl,
+        hdr: &str,
+        meta: &str,
+        verify: bool,
+    ) -> Res<()> {
+        let (sc, _) = self.control_scope(c, hdr, meta)?;
+        for s in &c.apply {
+            let Stmt::Call(
+                Expr::Call {
+                    func, args, loc, ..
+                },
+                _,
+            ) = s
+            else {
+                return fail(
+                    deparser_loc(s, c.loc),
+                    "checksum controls may only call verify_checksum / update_checksum",
+                );
+            };
+            let Expr::Name(n, _) = &**func else {
+                return fail(
+                    *loc,
+                    "checksum controls may only call verify_checksum / update_checksum",
+                );
+            };
+            let want = if verify {
+                "verify_checksum"
+            } else {
+                "update_checksum"
+            };
+            if n.ends_with("_with_payload") {
+                return fail(
+                    *loc,
+                    format!("{n} is not supported (checksums over the payload)"),
+                );
+            }
+            if n != want {
+                return fail(
+                    *loc,
+                    format!("{} may only call {want}, found '{n}'", c.name),
+                );
+            }
+            if args.len() != 4 {
+                return fail(*loc, format!("{n} takes 4 arguments (condition, {{fields}}, checksum field, algorithm), {} given", args.len()));
+            }
+            let (cond, ct) = self.rvalue(&sc, &args[0])?;
+            if ct != Ty::Bool {
+                return fail(args[0].loc(), "the first argument must be a bool condition");
+            }
+            let (target, _) = self.lvalue(&sc, &args[2])?;
+            let calc = self.calculation(&sc, &args[3], &args[1], None)?;
+            let id = self.checksums.len();
+            self.checksums.push(json!({
+                "name": format!("cksum_{id}"), "id": id, "source_info": self.source_info(*loc, n),
+                "target": target["value"], "type": "generic", "calculation": calc,
+                "verify": verify, "update": !verify, "if_cond": cond,
+            }));
+        }
+        Ok(())
+    }
+}
+
+fn deparser_loc(s: &Stmt, fallback: crate::diag::Loc) -> crate::diag::Loc {
+    match s {
+        Stmt::Assign(_, _, l) | Stmt::Call(_, l) | Stmt::If(_, _, _, l) | Stmt::Switch(_, _, l) => {
+            *l
+        }
+        Stmt::Var { loc, .. } | Stmt::Const { loc, .. } => *loc,
+        Stmt::Exit(l) | Stmt::Return(l) => *l,
+        _ => fallback,
+    }
+}

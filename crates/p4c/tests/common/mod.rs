@@ -1,0 +1,65 @@
+//! Shared by the compiler's tests: compiling p4/ programs and building frames.
+#![allow(dead_code)]
+
+use lanes_p4::Program;
+use std::path::PathBuf;
+
+pub fn repo_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+/// Compiles `p4/NAME.p4` (panics with the diagnostic).
+pub fn compile(name: &str) -> lanes_p4c::Output {
+    let path = repo_path(&format!("p4/{name}.p4"));
+    lanes_p4c::compile_file(&path, &lanes_p4c::Options::default()).unwrap_or_else(|d| panic!("{d}"))
+}
+
+/// Compiles P4 source text written to a temporary file; the diagnostic on failure.
+pub fn compile_src(tag: &str, src: &str) -> Result<lanes_p4c::Output, String> {
+    let dir = std::env::temp_dir().join(format!("lanes-p4c-test-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("prog.p4");
+    std::fs::write(&path, src).unwrap();
+    let r =
+        lanes_p4c::compile_file(&path, &lanes_p4c::Options::default()).map_err(|d| d.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+pub fn load(json: &str) -> Program {
+    Program::load(json).unwrap_or_else(|e| panic!("{e}"))
+}
+
+pub fn csum(b: &[u8]) -> u16 {
+    let mut sum = 0u32;
+    for c in b.chunks(2) {
+        sum += (u32::from(c[0]) << 8) | u32::from(*c.get(1).unwrap_or(&0));
+    }
+    while sum > 0xffff {
+        sum = (sum >> 16) + (sum & 0xffff);
+    }
+    !(sum as u16)
+}
+
+/// Ethernet (given EtherType) + IPv4 (valid checksum unless `bad_csum`) + 8 payload bytes.
+pub fn ipv4(
+    src: [u8; 4],
+    dst: [u8; 4],
+    ttl: u8,
+    tos: u8,
+    ethertype: u16,
+    bad_csum: bool,
+) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, 0xbb, 2, 0, 0, 0, 0, 0xaa, 1];
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    let mut ip = vec![0x45, tos, 0, 28, 0x12, 0x34, 0x40, 0, ttl, 17, 0, 0];
+    ip.extend_from_slice(&src);
+    ip.extend_from_slice(&dst);
+    let c = csum(&ip) ^ u16::from(bad_csum);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    f
+}

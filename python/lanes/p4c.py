@@ -1,0 +1,51 @@
+"""`lanes p4c PROG.p4`: compile a P4-16 v1model program to the bmv2 JSON the switch loads and its
+P4Info (options named as p4c-bm2-ss's). The compiler is Rust (crates/p4c), called in-process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lanes.errors import LanesError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "p4c",
+        help="compile a P4-16 v1model program to bmv2 JSON and P4Info",
+        description="Compile PROG.p4 (P4-16, v1model with the lanes traffic-manager metadata) to the "
+        "bmv2 JSON the switch loads and, with --p4runtime-files, its P4Info in protobuf text format "
+        "(ids as p4c assigns them). <core.p4> and <v1model.p4> are built in (p4/include). "
+        "Errors: one line 'file:line:col: error: ...', exit status 1.",
+    )
+    p.add_argument("program", help="the .p4 source")
+    p.add_argument("-o", "--output", help="bmv2 JSON to write (default: PROG.json beside the source)")
+    p.add_argument("--p4runtime-files", metavar="FILE", help="P4Info (.txtpb / .txt) to write")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="include directory")
+    p.add_argument(
+        "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from lanes import _native
+
+    src = Path(args.program)
+    if not src.is_file():
+        raise LanesError(f"{src}: no such file")
+    defines = [tuple(d.split("=", 1)) if "=" in d else (d, "1") for d in args.define]
+    try:
+        json_text, p4info = _native.p4c_compile(str(src), [str(d) for d in args.include], defines)
+    except ValueError as e:
+        print(e, file=sys.stderr)  # the compiler's one-line file:line:col: error: ...
+        return 1
+    out = Path(args.output) if args.output else src.with_suffix(".json")
+    try:
+        out.write_text(json_text + "\n")
+        if args.p4runtime_files:
+            Path(args.p4runtime_files).write_text(p4info)
+    except OSError as e:
+        raise LanesError(f"cannot write output: {e}") from e
+    return 0
