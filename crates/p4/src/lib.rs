@@ -68,7 +68,7 @@
 //! to `len` bytes when it is deparsed (several calls: the shortest wins; `truncate(0)` drops it).
 //!
 //! Anything the loader does not support is refused with a [`LoadError`] naming the JSON object;
-//! see the crate README table in `crates/p4/README.md`.
+//! `docs/v1model-support.md` lists what is supported and what is refused, and why.
 
 #![forbid(unsafe_code)]
 
