@@ -34,10 +34,13 @@ pub enum Op {
         dst: FieldRef,
         src: Expr,
     },
-    SetValid(u32),
-    SetInvalid(u32),
+    /// `add_header` / `remove_header` (p4c's setValid / setInvalid) of a header with this many
+    /// wire bytes (0 for metadata): a change of validity changes the packet's length as egress
+    /// sees it, as bmv2's packet-length register does.
+    SetValid(u32, i32),
+    SetInvalid(u32, i32),
     /// `hdr.$valid$ = expr` (p4c writes validity this way, e.g. after a lookahead).
-    SetValidity(u32, Expr),
+    SetValidity(u32, i32, Expr),
     /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
     /// (header, first word) in order, each `words` long.
     StackShift {
@@ -168,6 +171,16 @@ fn extern_index(map: &HashMap<String, u32>, v: &Value, kind: &str, ctx: &str) ->
     }
 }
 
+/// Wire bytes of header `h` (0 for metadata: its validity is not in the packet's length).
+fn wire_bytes(l: &Layout, h: u32) -> i32 {
+    let info = &l.headers[h as usize];
+    if info.metadata {
+        0
+    } else {
+        (info.bits / 8) as i32
+    }
+}
+
 fn header_operand(v: &Value, l: &Layout, ctx: &str) -> R<u32> {
     if json::str_(v, "type", ctx)? != "header" {
         return err(ctx, "expected a header operand");
@@ -219,7 +232,11 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
     }
     if dst_ty == "field" {
         if let FieldLoc::Valid(h) = l.resolve(json::get(dst, "value", ctx)?, ctx)? {
-            return Ok(Op::SetValidity(h, expr::compile(src, s, ctx)?));
+            return Ok(Op::SetValidity(
+                h,
+                wire_bytes(l, h),
+                expr::compile(src, s, ctx)?,
+            ));
         }
     }
     let d = field_operand(dst, l, ctx)?;
@@ -293,11 +310,13 @@ pub fn compile_primitive(
         }
         "add_header" | "setValid" => {
             want(1)?;
-            Op::SetValid(header_operand(&ps[0], l, ctx)?)
+            let h = header_operand(&ps[0], l, ctx)?;
+            Op::SetValid(h, wire_bytes(l, h))
         }
         "remove_header" | "setInvalid" => {
             want(1)?;
-            Op::SetInvalid(header_operand(&ps[0], l, ctx)?)
+            let h = header_operand(&ps[0], l, ctx)?;
+            Op::SetInvalid(h, wire_bytes(l, h))
         }
         "mark_to_drop" | "drop" | "_drop" => {
             if names.std.egress_spec.is_none() {
@@ -546,11 +565,11 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 }
                 st.w[d] &= mask(dst.width - 64 * (n as u32 - 1));
             }
-            Op::SetValid(h) => st.valid[*h as usize] = true,
-            Op::SetInvalid(h) => st.valid[*h as usize] = false,
-            Op::SetValidity(h, e) => {
+            Op::SetValid(h, bytes) => st.set_validity(*h, true, *bytes),
+            Op::SetInvalid(h, bytes) => st.set_validity(*h, false, *bytes),
+            Op::SetValidity(h, bytes, e) => {
                 let v = e.eval(&env!());
-                st.valid[*h as usize] = v != 0;
+                st.set_validity(*h, v != 0, *bytes);
             }
             Op::StackShift {
                 stack,

@@ -458,6 +458,7 @@ impl Program {
             st.w[*w as usize] = *v;
         }
         put_arrival(st, &self.std, pkt, port, now);
+        st.arrival_len = pkt.len() as u32;
         put(st, self.std.instance_type, how.instance);
         st.passes = how.passes;
         let mut x = Exec {
@@ -614,6 +615,7 @@ impl Program {
         st.resubmit = None;
         let std = &self.std;
         put(st, std.egress_port, u64::from(meta.egress_port));
+        put(st, std.packet_length, st.egress_len());
         put(st, std.qid, u64::from(meta.qid));
         put(st, std.enq_timestamp, meta.enq_timestamp);
         put(st, std.enq_qdepth, meta.enq_qdepth);

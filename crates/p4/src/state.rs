@@ -35,6 +35,10 @@ pub struct PacketState {
     pub(crate) passes: u8,
     /// Learn lists (index) of the digests the running ingress generated.
     pub(crate) digests: Vec<u32>,
+    /// Bytes the packet had when it entered the parser, and the change headers made valid or
+    /// invalid since: `packet_length` in egress is their sum, as bmv2's packet-length register.
+    pub(crate) arrival_len: u32,
+    pub(crate) len_delta: i32,
 }
 
 impl PacketState {
@@ -53,6 +57,8 @@ impl PacketState {
             recirculate: None,
             passes: 0,
             digests: Vec::new(),
+            arrival_len: 0,
+            len_delta: 0,
         }
     }
 
@@ -70,6 +76,8 @@ impl PacketState {
         self.recirculate = None;
         self.passes = 0;
         self.digests.clear();
+        self.arrival_len = 0;
+        self.len_delta = 0;
     }
 
     /// Makes this state a copy of `o` (a state of the same program), reusing its memory.
@@ -87,6 +95,8 @@ impl PacketState {
         self.recirculate = None;
         self.passes = o.passes;
         self.digests.clear();
+        self.arrival_len = o.arrival_len;
+        self.len_delta = o.len_delta;
     }
 
     /// The clone the control that just ran asked for, if any (bmv2's
@@ -110,6 +120,21 @@ impl PacketState {
     /// packet egress dropped is not recirculated, and one that is recirculated is not sent.
     pub fn take_recirculate(&mut self) -> Option<Reentry> {
         self.recirculate.take().map(Reentry::Recirculate)
+    }
+
+    /// Makes header `h` valid or invalid; a change moves the packet's length by `bytes`.
+    #[inline]
+    pub(crate) fn set_validity(&mut self, h: u32, valid: bool, bytes: i32) {
+        let v = &mut self.valid[h as usize];
+        if *v != valid {
+            *v = valid;
+            self.len_delta += if valid { bytes } else { -bytes };
+        }
+    }
+
+    /// The packet's length as egress sees it (bmv2's packet-length register).
+    pub(crate) fn egress_len(&self) -> u64 {
+        (i64::from(self.arrival_len) + i64::from(self.len_delta)).max(0) as u64
     }
 
     /// Whether the control that just ran asked for a clone, a resubmission or a digest (one

@@ -124,9 +124,14 @@ fn parser_tables_and_control_flow() {
         run(&mut p, &f),
         Ok((3, 7, eth(0x88b6, &[0x20, 0x04, (9 << 1) | 1, 0xee, 0xee])))
     );
-    // a = 0xff fails verify: parser error BadA (the 8th error: code 7)
+    // a = 0xff fails verify: parser error BadA (the 8th error: code 7); as in bmv2 ingress
+    // still runs, with parser_error set; the drop policy drops it before ingress
     let f = eth(0x88b6, &[0xff, 0x05, 0xee, 0xee]);
+    assert!(run(&mut p, &f).is_ok());
+    assert_eq!(p.stats().parser_errors, 1);
+    p.set_parser_error_policy(lanes_p4::ParserErrorPolicy::Drop);
     assert_eq!(run(&mut p, &f), Err(DropReason::ParserError(7)));
+    p.set_parser_error_policy(lanes_p4::ParserErrorPolicy::Continue);
     assert_eq!(p.error_name(7), Some("BadA"));
     // a = 0x30: the NoAction entry -> switch default -> exit: nothing after it runs
     let f = eth(0x88b6, &[0x30, 0x40, 0xee, 0xee]);
