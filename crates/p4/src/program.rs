@@ -760,6 +760,12 @@ impl Program {
         self.replica_in_place(copy, rid);
     }
 
+    /// Sets `standard_metadata.egress_rid` (a clone sent to a multicast group gets its copy's
+    /// rid and keeps its instance_type).
+    pub fn set_egress_rid(&self, st: &mut PacketState, rid: u16) {
+        put(st, self.std.egress_rid, u64::from(rid));
+    }
+
     /// Turns the packet itself into a copy of its multicast group (see [`Self::replica`]).
     pub fn replica_in_place(&self, st: &mut PacketState, rid: u16) {
         put(st, self.std.egress_rid, u64::from(rid));

@@ -48,7 +48,10 @@ fn egress_len(prims: Vec<Value>) -> (u64, usize) {
 fn egress_sees_the_length_after_ingress_changed_headers() {
     assert_eq!(egress_len(vec![]), (60, 60));
     // removing the 14-byte Ethernet header: 46 bytes, in the field and on the wire
-    assert_eq!(egress_len(vec![header_op("remove_header", "ethernet")]), (46, 46));
+    assert_eq!(
+        egress_len(vec![header_op("remove_header", "ethernet")]),
+        (46, 46)
+    );
     // removed and added back: no change; added when already valid: no change
     let back = vec![
         header_op("remove_header", "ethernet"),
@@ -57,5 +60,8 @@ fn egress_sees_the_length_after_ingress_changed_headers() {
     ];
     assert_eq!(egress_len(back), (60, 60));
     // metadata headers are not in the packet
-    assert_eq!(egress_len(vec![header_op("remove_header", "scalars")]).0, 60);
+    assert_eq!(
+        egress_len(vec![header_op("remove_header", "scalars")]).0,
+        60
+    );
 }

@@ -31,7 +31,8 @@ fn p4rt_clone_session_write(
                     .mirror_add(
                         session,
                         lanes_switch::MirrorSession {
-                            port,
+                            port: Some(port),
+                            mgid: None,
                             truncate: Some(truncate),
                         },
                     )
@@ -49,8 +50,9 @@ fn p4rt_clone_sessions(py: Python<'_>, sw: PyRef<'_, PySwitch>) -> Vec<(u32, u32
     let sw: &PySwitch = &sw;
     py.allow_threads(|| {
         sw.inner.with(|dp| {
+            // sessions to a multicast group only have no P4Runtime form with one replica
             dp.mirrors()
-                .map(|(s, m)| (s, m.port, m.truncate.unwrap_or(0)))
+                .filter_map(|(s, m)| Some((s, m.port?, m.truncate.unwrap_or(0))))
                 .collect()
         })
     })

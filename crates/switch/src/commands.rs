@@ -63,9 +63,7 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         "mirroring_add" => mirroring_add(dp, args),
         "mirroring_delete" => mirroring_delete(dp, args),
         "mirroring_get" => mirroring_get(dp, args),
-        "mirroring_add_mc" => {
-            Err("mirroring_add_mc: mirror sessions to multicast groups are not supported".into())
-        }
+        "mirroring_add_mc" => mirroring_add_mc(dp, args),
         "help" => Ok(format!("{HELP} | {}", crate::pre_commands::HELP)),
         other => crate::pre_commands::execute(dp, other, args)
             .unwrap_or_else(|| Err(format!("unknown command '{other}' (try 'help')"))),
@@ -78,7 +76,7 @@ counter_read NAME INDEX|HANDLE | counter_reset NAME | meter_set_rates NAME INDEX
 set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
 set_queue_quantum BYTES [PORT [QUEUE]] | \
 set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports | \
-mirroring_add SESSION PORT [TRUNCATE_BYTES] | mirroring_delete SESSION | mirroring_get SESSION";
+mirroring_add SESSION PORT [TRUNCATE_BYTES] | mirroring_add_mc SESSION MGID | mirroring_delete SESSION | mirroring_get SESSION";
 
 fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
     dp.program_mut()
@@ -644,7 +642,37 @@ fn mirroring_add(dp: &mut Dataplane, args: &[&str]) -> R {
                 .ok_or_else(|| format!("truncation length '{t}' is not a number of bytes"))?,
         ),
     };
-    dp.mirror_add(session, MirrorSession { port, truncate })?;
+    let mgid = dp.mirror(session).and_then(|m| m.mgid);
+    let port = Some(port);
+    dp.mirror_add(
+        session,
+        MirrorSession {
+            port,
+            mgid,
+            truncate,
+        },
+    )?;
+    Ok(String::new())
+}
+
+/// `mirroring_add_mc SESSION MGID`: copies of the session also go to a multicast group (a port
+/// the session has stays).
+fn mirroring_add_mc(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [session, mgid] = args else {
+        return Err("mirroring_add_mc SESSION MGID".into());
+    };
+    let session = session_arg(session)?;
+    let mgid = num(mgid)
+        .ok()
+        .and_then(|g| u32::try_from(g).ok())
+        .ok_or_else(|| format!("multicast group '{mgid}' is not a number"))?;
+    let old = dp.mirror(session);
+    let m = MirrorSession {
+        port: old.and_then(|m| m.port),
+        mgid: Some(mgid),
+        truncate: old.and_then(|m| m.truncate),
+    };
+    dp.mirror_add(session, m)?;
     Ok(String::new())
 }
 
@@ -664,10 +692,17 @@ fn mirroring_get(dp: &mut Dataplane, args: &[&str]) -> R {
     let m = dp
         .mirror(session)
         .ok_or_else(|| format!("no mirror session {session}"))?;
-    Ok(match m.truncate {
-        Some(t) => format!("session {session}: port {} truncate {t}", m.port),
-        None => format!("session {session}: port {}", m.port),
-    })
+    let mut out = format!("session {session}:");
+    if let Some(p) = m.port {
+        let _ = write!(out, " port {p}");
+    }
+    if let Some(g) = m.mgid {
+        let _ = write!(out, " mgid {g}");
+    }
+    if let Some(t) = m.truncate {
+        let _ = write!(out, " truncate {t}");
+    }
+    Ok(out)
 }
 
 fn show_ports(dp: &Dataplane) -> String {

@@ -58,8 +58,11 @@ pub const MAX_PASSES: u8 = 16;
 /// Where a mirror (clone) session sends its copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MirrorSession {
-    /// The egress port.
-    pub port: u32,
+    /// The egress port (None: copies go to the multicast group only).
+    pub port: Option<u32>,
+    /// A multicast group the copies are replicated to as well (bmv2's `mirroring_add_mc`): one
+    /// copy per (port, rid) of the group, with that `egress_rid`.
+    pub mgid: Option<u32>,
     /// Copies are cut to this many bytes when deparsed (None: whole packets).
     pub truncate: Option<u32>,
 }
@@ -247,8 +250,16 @@ impl Dataplane {
                 "mirror session {session} out of range (0-{MAX_MIRROR_SESSION})"
             ));
         }
-        if self.port(m.port).is_none() {
-            return Err(format!("no port {}", m.port));
+        match (m.port, m.mgid) {
+            (None, None) => return Err("a mirror session needs a port or a multicast group".into()),
+            (Some(p), _) if self.port(p).is_none() => return Err(format!("no port {p}")),
+            (_, Some(g)) if g == 0 || g > crate::pre::MAX_MGID => {
+                return Err(format!(
+                    "multicast group {g} out of range (1-{})",
+                    crate::pre::MAX_MGID
+                ))
+            }
+            _ => {}
         }
         m.truncate = m.truncate.filter(|n| *n > 0);
         self.mirrors.insert(session, m);
@@ -641,6 +652,7 @@ impl Dataplane {
                 };
                 d.frame[..len].copy_from_slice(&s.frame[..len]);
                 d.len = len;
+                d.in_port = s.in_port;
                 prog.replica(orig, d.state.get_or_insert_with(|| prog.new_state()), rid);
                 dst
             };
@@ -675,9 +687,15 @@ impl Dataplane {
             self.drops.no_mirror_session += 1;
             return;
         };
-        let Some(&i) = self.index.get(m.port as usize).filter(|&&i| i != NO_PORT) else {
-            self.drops.unknown_port += 1;
-            return;
+        let port_index = match m.port {
+            Some(p) => match self.index.get(p as usize).filter(|&&i| i != NO_PORT) {
+                Some(&i) => Some(i),
+                None => {
+                    self.drops.unknown_port += 1;
+                    return;
+                }
+            },
+            None => None,
         };
         let generation = self.slots[src as usize]
             .state
@@ -702,6 +720,7 @@ impl Dataplane {
         let len = s.len;
         d.frame[..len].copy_from_slice(&s.frame[..len]);
         d.len = len;
+        d.in_port = s.in_port;
         let copy = d.state.get_or_insert_with(|| prog.new_state());
         let prio = match in_port {
             Some(port) => {
@@ -709,12 +728,79 @@ impl Dataplane {
             }
             None => Some(prog.egress_clone(orig, copy, req, m.truncate)),
         };
-        match prio {
-            Some(p) => self.enqueue(i, p, len, dst, now),
-            None => {
-                self.drops.parser += 1;
-                self.release_slot(dst);
+        let Some(prio) = prio else {
+            self.drops.parser += 1;
+            return self.release_slot(dst);
+        };
+        if let Some(g) = m.mgid {
+            self.replicate_clone(dst, len, g, prio, now, port_index.is_none());
+        }
+        match port_index {
+            Some(i) => self.enqueue(i, prio, len, dst, now),
+            None if m.mgid.is_none() => self.release_slot(dst),
+            None => {}
+        }
+    }
+
+    /// The copies of clone `slot` that its session's multicast group asks for: one per (port,
+    /// rid), each with that `egress_rid` (the clone's instance_type stays, as in bmv2). When
+    /// `last_is_slot`, the last copy is `slot` itself (the session has no port of its own).
+    #[cold]
+    fn replicate_clone(
+        &mut self,
+        slot: u32,
+        len: usize,
+        mgid: u32,
+        prio: u8,
+        now: u64,
+        last_is_slot: bool,
+    ) {
+        let n = self.pre.replicas(mgid).len();
+        if n == 0 {
+            self.drops.no_multicast_group += 1;
+            if last_is_slot {
+                self.release_slot(slot);
             }
+            return;
+        }
+        for k in 0..n {
+            let (port, rid) = self.pre.replicas(mgid)[k];
+            let last = last_is_slot && k + 1 == n;
+            let Some(&i) = self.index.get(port as usize).filter(|&&i| i != NO_PORT) else {
+                self.drops.unknown_port += 1;
+                if last {
+                    self.release_slot(slot);
+                }
+                continue;
+            };
+            let copy = if last {
+                slot
+            } else {
+                let Some(dst) = self.take_slot() else {
+                    continue;
+                };
+                let Ok([s, d]) = self.slots.get_disjoint_mut([slot as usize, dst as usize]) else {
+                    self.release_slot(dst);
+                    continue;
+                };
+                let (Some(prog), Some(orig)) = (self.program.as_ref(), s.state.as_ref()) else {
+                    self.release_slot(dst);
+                    continue;
+                };
+                d.frame[..len].copy_from_slice(&s.frame[..len]);
+                d.len = len;
+                d.in_port = s.in_port;
+                let st = d.state.get_or_insert_with(|| prog.new_state());
+                st.clone_from(orig);
+                dst
+            };
+            if let (Some(prog), Some(st)) = (
+                self.program.as_ref(),
+                self.slots[copy as usize].state.as_mut(),
+            ) {
+                prog.set_egress_rid(st, rid);
+            }
+            self.enqueue(i, prio, len, copy, now);
         }
     }
 

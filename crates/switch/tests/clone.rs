@@ -284,10 +284,8 @@ fn mirroring_commands_and_their_errors() {
             "mirroring_get 99999999999999999999",
             "mirror session '99999999999999999999' is not a number",
         ),
-        (
-            "mirroring_add_mc 5 1",
-            "mirroring_add_mc: mirror sessions to multicast groups are not supported",
-        ),
+        ("mirroring_add_mc 5 0", "multicast group 0 out of range (1-65535)"),
+        ("mirroring_add_mc 5", "mirroring_add_mc SESSION MGID"),
     ] {
         let e = execute(&mut dp, cmd).unwrap_err();
         assert_eq!(e, want, "{cmd}");
@@ -304,4 +302,45 @@ fn mirroring_commands_and_their_errors() {
         drops.contains("no_mirror_session=0 clone_depth=0"),
         "{drops}"
     );
+}
+
+#[test]
+fn sessions_with_a_multicast_group_copy_to_its_ports_too() {
+    // session 5: port 4 and group 7 (port 3, rid 9); session 6: group 7 only
+    let setup = [
+        "table_set_default ti fwd_i2e",
+        "mc_mgrp_create 7",
+        "mc_node_create 9 3",
+        "mc_node_associate 7 0",
+        "mirroring_add 5 4",
+        "mirroring_add_mc 5 7",
+    ];
+    let mut dp = switch(100e6, &setup);
+    assert_eq!(
+        execute(&mut dp, "mirroring_get 5").unwrap(),
+        "session 5: port 4 mgid 7"
+    );
+    let out = run(&mut dp, 1, 100);
+    let ports: Vec<u32> = {
+        let mut p: Vec<u32> = out.iter().map(|o| o.1).collect();
+        p.sort_unstable();
+        p
+    };
+    assert_eq!(ports, vec![1, 3, 4]);
+    // the copies are ingress clones (instance_type 1, marked by egress), the original is not
+    for (_, port, f) in &out {
+        assert_eq!(f[11], if *port == 1 { 0 } else { 1 }, "port {port}");
+    }
+    // a session with a group and no port: copies only where the group says
+    execute(&mut dp, "mirroring_delete 5").unwrap();
+    execute(&mut dp, "mirroring_add_mc 5 7").unwrap();
+    assert_eq!(
+        execute(&mut dp, "mirroring_get 5").unwrap(),
+        "session 5: mgid 7"
+    );
+    let out = run(&mut dp, 1, 100);
+    let mut ports: Vec<u32> = out.iter().map(|o| o.1).collect();
+    ports.sort_unstable();
+    assert_eq!(ports, vec![1, 3]);
+    assert_eq!(dp.queued_pkts(), 0);
 }
