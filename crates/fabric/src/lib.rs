@@ -17,6 +17,7 @@ pub mod check;
 pub mod engines;
 pub mod error;
 pub mod eval;
+pub mod fail;
 pub mod fill;
 pub mod ftree;
 pub mod gen;
@@ -32,5 +33,6 @@ pub mod slimupdate;
 pub mod subtree;
 pub mod topo;
 pub mod vswitch;
+pub mod workflow;
 
 pub use error::{FabricError, Result};

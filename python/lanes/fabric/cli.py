@@ -1,4 +1,4 @@
-"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study`."""
+"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study` (and cli_ops's)."""
 
 from __future__ import annotations
 
@@ -377,3 +377,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_order_study)
+
+    from lanes.fabric import cli_ops
+
+    cli_ops.register(sub)

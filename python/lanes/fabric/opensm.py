@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lanes.errors import LanesError
-from lanes.fabric import native
+from lanes.fabric import native, plugin
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "ibtracert")
@@ -66,7 +66,7 @@ def routing_times(log: str) -> dict[str, float | None]:
             continue
         if "Entering MASTER state" in line and master is None:
             master = t
-        elif "fabric_dump_general_info" in line and topo is None:
+        elif ("fabric_dump_general_info" in line or "lanes reads the subnet" in line) and topo is None:
             topo = t
         elif "tables configured on all switches" in line:
             done = t
@@ -214,6 +214,8 @@ def run(
         ]
         if lfts is not None:
             cmd += ["-U", str(Path(lfts).resolve())]
+        if plugin.uses_plugin(engine):
+            cmd += ["-F", str(plugin.prepare(outdir, sim_env))]
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
         start = time.monotonic()
         with open(outdir / "opensm.out", "wb") as osm_out:
@@ -239,6 +241,8 @@ def run(
         result["wall_seconds"] = round(time.monotonic() - start, 3)
         log = (outdir / "opensm.log").read_text(errors="replace") if (outdir / "opensm.log").exists() else ""
         result.update(routing_times(log))
+        if plugin.uses_plugin(engine):
+            result["lanes_routings"] = plugin.routings(outdir)
         errors = [x.split("-> ", 1)[-1] for x in log.splitlines() if " ERR " in x]
         result["log_errors"] = errors[:5]
         dump = outdir / "opensm-lfts.dump"
