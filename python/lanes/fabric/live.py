@@ -37,7 +37,8 @@ class LiveSubnet:
         self.engine, self.sweep, self.tenant = engine, sweep, tenant
         self.outdir = Path(out).resolve()
         self.outdir.mkdir(parents=True, exist_ok=True)
-        for old in [*self.outdir.glob("opensm-*.dump"), self.outdir / "guid2lid", self.outdir / "guid2mkey"]:
+        stale = [self.outdir / x for x in ("guid2lid", "guid2mkey", "opensm.log")]
+        for old in [*self.outdir.glob("opensm-*.dump"), *self.outdir.glob("lfts-*.dump"), *stale]:
             old.unlink(missing_ok=True)
         self.net = str(self.outdir / "fabric.net")
         self.norm = native.normalize(net, self.net, None)

@@ -80,6 +80,17 @@ def routing_times(log: str) -> dict[str, float | None]:
     return {"master_to_configured_seconds": span(master), "routing_seconds": span(topo if topo else master)}
 
 
+def engine_used(log: str) -> str | None:
+    """The engine whose tables OpenSM configured last ('<name> tables configured on all switches'):
+    shows a fall-back to min-hop when the engine asked for refused the fabric."""
+    used = None
+    for line in log.splitlines():
+        m = re.search(r"-> (?:\w+: )?(\S+) tables configured on all switches", line)
+        if m:
+            used = m.group(1)
+    return used
+
+
 def parse_dump_lids(path: Path) -> dict[str, int]:
     """Compute-node name -> LID from an opensm-lfts.dump."""
     lids: dict[str, int] = {}
@@ -141,6 +152,7 @@ def run(
     traces: int = 8,
     compare: bool = False,
     trace_nodes: list[str] | None = None,
+    extra_args: list[str] | None = None,
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -159,6 +171,7 @@ def run(
         outdir / "guid2lid",
         outdir / "guid2mkey",
         outdir / "neighbors",
+        outdir / "opensm.log",  # OpenSM appends: an old run's stamps would skew the times
     ]:
         old.unlink(missing_ok=True)
     # ibsim takes LIDs from the netlist: give it ours (or those of the tables to load), so OpenSM's
@@ -216,6 +229,7 @@ def run(
             cmd += ["-U", str(Path(lfts).resolve())]
         if plugin.uses_plugin(engine):
             cmd += ["-F", str(plugin.prepare(outdir, sim_env))]
+        cmd += extra_args or []
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
         start = time.monotonic()
         with open(outdir / "opensm.out", "wb") as osm_out:
@@ -241,6 +255,7 @@ def run(
         result["wall_seconds"] = round(time.monotonic() - start, 3)
         log = (outdir / "opensm.log").read_text(errors="replace") if (outdir / "opensm.log").exists() else ""
         result.update(routing_times(log))
+        result["engine_used"] = engine_used(log)
         if plugin.uses_plugin(engine):
             result["lanes_routings"] = plugin.routings(outdir)
         errors = [x.split("-> ", 1)[-1] for x in log.splitlines() if " ERR " in x]
