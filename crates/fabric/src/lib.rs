@@ -29,6 +29,7 @@ pub mod netlist;
 pub mod nodeorder;
 pub mod order;
 pub mod patterns;
+pub mod sacache;
 pub mod slimupdate;
 pub mod subtree;
 pub mod topo;

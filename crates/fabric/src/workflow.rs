@@ -207,6 +207,39 @@ pub fn slurm_files(net: &str, topology: Option<&str>, order: Option<&str>) -> Re
     Ok(v.to_string())
 }
 
+/// The SA storm model for every event, with and without the path-record cache. `opts`:
+/// {"peers", "queries_per_peer", "sa_rate", "timeout_s", "retries"}.
+pub fn sa_storm(opts: &str) -> Result<String> {
+    use crate::sacache::{Event, Storm};
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let num = |k: &str, d: f64| o.get(k).and_then(Value::as_f64).unwrap_or(d);
+    let s = Storm {
+        peers: num("peers", 2000.0) as u64,
+        queries_per_peer: num("queries_per_peer", 10.0) as u64,
+        sa_rate: num("sa_rate", 6000.0),
+        timeout_s: num("timeout_s", 1.0),
+        retries: num("retries", 3.0) as u32,
+    };
+    if s.sa_rate <= 0.0 || s.timeout_s <= 0.0 {
+        bail!("sa_rate and timeout_s must be positive");
+    }
+    if s.peers.saturating_mul(s.queries_per_peer) > 100_000_000 {
+        bail!("more than 100 million queries: not a storm this model is for");
+    }
+    let mut rows = Vec::new();
+    for (name, ev) in [
+        ("migration, VM keeps its LID (vSwitch)", Event::MigrationKeepsLid),
+        ("migration, VM gets a new LID", Event::MigrationNewLid),
+        ("switch failure", Event::SwitchFailure),
+    ] {
+        for cache in [false, true] {
+            let r = s.run(ev, cache);
+            rows.push(json!({"event": name, "cache": cache, "result": to_value(&r)?}));
+        }
+    }
+    Ok(json!({"scenario": to_value(&s)?, "rows": rows}).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

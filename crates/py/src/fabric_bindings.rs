@@ -109,7 +109,13 @@ fn fabric_slurm(
         .map_err(py_err)
 }
 
+#[pyfunction]
+fn fabric_sa_storm(opts: &str) -> PyResult<String> {
+    lanes_fabric::workflow::sa_storm(opts).map_err(py_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fabric_sa_storm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_fail, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_guid_files, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_slurm, m)?)?;

@@ -117,7 +117,41 @@ def cmd_live(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_sa_storm(args: argparse.Namespace) -> int:
+    opts = {
+        "peers": args.peers,
+        "queries_per_peer": args.queries_per_peer,
+        "sa_rate": args.sa_rate,
+        "timeout_s": args.timeout_ms / 1000,
+        "retries": args.retries,
+    }
+    r = native.sa_storm(opts)
+    lines = [
+        (
+            f"{args.peers} peers x {args.queries_per_peer} queries, SA {args.sa_rate:.0f} queries/s, "
+            f"timeout {args.timeout_ms:.0f} ms, {args.retries} resends"
+        )
+    ]
+    for row in r["rows"]:
+        x = row["result"]
+        lines.append(
+            f"{row['event']:<40} {'cache' if row['cache'] else 'no cache':<8}: {x['queries']:>7} queries "
+            f"({x['excess_queries']} excess, {x['failed']} failed), {x['seconds']:.2f} s"
+        )
+    _emit(r, args.json, lines)
+    return 0
+
+
 def register(sub: Any) -> None:
+    st = sub.add_parser("sa-storm", help="SA PathRecord storm after a migration/switch failure, with/without cache")
+    st.add_argument("--peers", type=int, default=2000)
+    st.add_argument("--queries-per-peer", type=int, default=10)
+    st.add_argument("--sa-rate", type=float, default=6000.0, help="PathRecords/s the SA answers (measure it)")
+    st.add_argument("--timeout-ms", type=float, default=1000.0)
+    st.add_argument("--retries", type=int, default=3)
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_sa_storm)
+
     f = sub.add_parser("fail", help="fail links/switches/nodes and re-route: SMPs, reachability, deadlock")
     f.add_argument("net")
     f.add_argument("--link", action="append", help="a link by one end, NODE[PORT] (repeatable)")

@@ -69,3 +69,7 @@ def guid_files(net: str, out_dir: str, io: list[str]) -> dict[str, Any]:
 
 def slurm(net: str, topology: str | None, order: str | None) -> dict[str, Any]:
     return _call("fabric_slurm", net, topology, order)
+
+
+def sa_storm(opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_sa_storm", json.dumps(opts))
