@@ -86,17 +86,36 @@ def test_opensm_routes_a_live_subnet_with_lanes_through_failures(tmp_path: Path,
         )
 
 
-def test_opensm_once_with_lanes_ftree_equals_lanes_offline(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(
+    "engine,offline,tree,nodes",
+    [
+        ("lanes-ftree", "ftree", ["xgft", "--m", "4,4,3", "--w", "1,2,3"], 48),
+        (
+            "lanes-vswitch",
+            "vswitch-ftree",
+            ["kary", "--k", "4", "--n", "2", "--vfs", "3", "--vms", "2,1,2,0"],
+            36,
+        ),
+        # The first sweep has no tables to keep: sub-tree routing routes the whole tree.
+        ("lanes-subtree", "ftree", ["kary", "--k", "4", "--n", "3"], 64),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_opensm_once_with_a_lanes_engine_equals_lanes_offline(
+    tmp_path: Path, capsys, engine: str, offline: str, tree: list[str], nodes: int
+) -> None:
     net = str(tmp_path / "f.net")
-    assert main(["fabric", "gen", "xgft", "--m", "4,4,3", "--w", "1,2,3", "--out", net]) == 0
+    assert main(["fabric", "gen", *tree, "--out", net]) == 0
     capsys.readouterr()
-    rc, r = _json(capsys, ["fabric", "opensm", net, "--engine", "lanes-ftree", "--out", str(tmp_path / "o")])
+    rc, r = _json(capsys, ["fabric", "opensm", net, "--engine", engine, "--out", str(tmp_path / "o")])
     assert rc == 0 and not r["log_errors"] and r["check"]["deadlock_free"]
-    assert [x["engine"] for x in r["lanes_routings"]] == ["lanes-ftree"]
-    assert r["lanes_routings"][0]["lanes"]["compute_nodes"] == 48
+    assert r["engine_used"] == engine
+    assert [x["engine"] for x in r["lanes_routings"]] == [engine]
+    assert r["lanes_routings"][0]["lanes"]["compute_nodes"] == nodes
     assert r["routing_seconds"] is not None and all(t["ok"] for t in r["traces"])
     mine = str(tmp_path / "mine.dump")
-    rc, _ = _json(capsys, ["fabric", "route", net, "--lids-from", r["lfts_dump"], "--out", mine])
+    argv = ["fabric", "route", net, "--engine", offline, "--lids-from", r["lfts_dump"], "--out", mine]
+    rc, _ = _json(capsys, argv)
     assert rc == 0 and _entries(capsys, mine, r["lfts_dump"]) == 0
 
 
