@@ -33,6 +33,7 @@ pub mod sacache;
 pub mod slimupdate;
 pub mod subtree;
 pub mod topo;
+pub mod vlcheck;
 pub mod vswitch;
 pub mod workflow;
 

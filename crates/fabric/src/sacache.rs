@@ -280,12 +280,19 @@ mod tests {
         assert!(no.queries > 20_000 && no.excess_queries > 18_000, "{no:?}");
         assert!(no.seconds > 3.0, "{no:?}");
         let with = s.run(Event::MigrationNewLid, true);
-        assert_eq!((with.queries, with.excess_queries, with.failed), (2000, 0, 0));
+        assert_eq!(
+            (with.queries, with.excess_queries, with.failed),
+            (2000, 0, 0)
+        );
         assert!((with.seconds - 2000.0 / 6000.0).abs() < 1e-6);
         assert_eq!(s.run(Event::MigrationKeepsLid, true).queries, 0);
         assert_eq!(s.run(Event::SwitchFailure, true).queries, 0);
         // A burst the SA absorbs within the timeout costs no resends.
-        let small = Storm { peers: 100, ..s.clone() }.run(Event::SwitchFailure, false);
+        let small = Storm {
+            peers: 100,
+            ..s.clone()
+        }
+        .run(Event::SwitchFailure, false);
         assert_eq!((small.queries, small.failed), (1000, 0));
     }
 }

@@ -207,6 +207,33 @@ pub fn slurm_files(net: &str, topology: Option<&str>, order: Option<&str>) -> Re
     Ok(v.to_string())
 }
 
+/// The SL/VL-aware deadlock check of a dump: path SLs from `path_sl` (saquery -p output or
+/// "SLID DLID SL" lines), `sl2vl` 16 VLs (identity when empty).
+pub fn check_vl_files(net: &str, dump: &str, path_sl: &str, sl2vl: &[u8]) -> Result<String> {
+    let d = load_lfts(dump)?;
+    let mut f = crate::api::load_fabric(net)?;
+    f.set_lids_from_guids(&d.lids)
+        .map_err(|e| err(format!("{dump}: {e}")))?;
+    let t = Topo::new(&f)?;
+    let sls = crate::vlcheck::read_path_sls(&crate::api::read_text(path_sl)?)
+        .map_err(|e| err(format!("{path_sl}: {e}")))?;
+    let mut map: [u8; 16] = std::array::from_fn(|i| i as u8);
+    if !sl2vl.is_empty() {
+        if sl2vl.len() != 16 || sl2vl.iter().any(|&v| v > 15) {
+            bail!("sl2vl: expected 16 VLs (0..15), one per SL");
+        }
+        map.copy_from_slice(sl2vl);
+    }
+    let r = crate::vlcheck::check(&f, &t, &d.lfts, &sls, &map)?;
+    let single = check::check(&f, &t, &d.lfts)?;
+    Ok(json!({
+        "vl": to_value(&r)?,
+        "single_vl": to_value(&single)?,
+        "path_sls": sls.len(),
+    })
+    .to_string())
+}
+
 /// The SA storm model for every event, with and without the path-record cache. `opts`:
 /// {"peers", "queries_per_peer", "sa_rate", "timeout_s", "retries"}.
 pub fn sa_storm(opts: &str) -> Result<String> {
@@ -228,7 +255,10 @@ pub fn sa_storm(opts: &str) -> Result<String> {
     }
     let mut rows = Vec::new();
     for (name, ev) in [
-        ("migration, VM keeps its LID (vSwitch)", Event::MigrationKeepsLid),
+        (
+            "migration, VM keeps its LID (vSwitch)",
+            Event::MigrationKeepsLid,
+        ),
         ("migration, VM gets a new LID", Event::MigrationNewLid),
         ("switch failure", Event::SwitchFailure),
     ] {

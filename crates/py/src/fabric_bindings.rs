@@ -114,7 +114,20 @@ fn fabric_sa_storm(opts: &str) -> PyResult<String> {
     lanes_fabric::workflow::sa_storm(opts).map_err(py_err)
 }
 
+#[pyfunction]
+fn fabric_check_vl(
+    py: Python<'_>,
+    net: &str,
+    dump: &str,
+    path_sl: &str,
+    sl2vl: Vec<u8>,
+) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl))
+        .map_err(py_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fabric_check_vl, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_sa_storm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_fail, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_guid_files, m)?)?;

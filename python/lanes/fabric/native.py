@@ -73,3 +73,7 @@ def slurm(net: str, topology: str | None, order: str | None) -> dict[str, Any]:
 
 def sa_storm(opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_sa_storm", json.dumps(opts))
+
+
+def check_vl(net: str, dump: str, path_sl: str, sl2vl: list[int]) -> dict[str, Any]:
+    return _call("fabric_check_vl", net, dump, path_sl, sl2vl)
