@@ -6,8 +6,8 @@
  * SIM_HOST = the CA this client sits on).
  *
  *   sa_load QUERIES TIMEOUT_MS DLID [DLID ...]      one query at a time (closed loop)
- *   sa_load --burst QUERIES TIMEOUT_MS DLID [...]   all queries sent at once, then the answers
- *                                                    collected (the storm a failure sets off)
+ *   sa_load --burst QUERIES TIMEOUT_MS DLID [...]   queries sent without waiting, up to 32 in
+ *                                                    flight (the storm a failure sets off)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #define PR_SLID_OFFS 42
 #define PR_MASK_DLID (1ULL << 4)
 #define PR_MASK_SLID (1ULL << 5)
+#define WINDOW 32 /* queries in flight per client in burst mode (OpenSM takes 1000 pending) */
 
 static double now_us(void)
 {
@@ -70,18 +71,39 @@ static void build_query(uint8_t *mad, uint64_t tid, uint16_t slid, uint16_t dlid
 	rec[PR_SLID_OFFS + 1] = slid & 0xff;
 }
 
+/* Takes one answer if one arrives within wait_ms; records its latency. Returns 1 if taken. */
+static int take_answer(int fd, void *umad, uint32_t base, int queries, const double *sent,
+		       double *lat, double *last, int wait_ms)
+{
+	uint8_t *mad;
+	uint64_t tid = 0;
+	int len = 256, i;
+
+	if (umad_recv(fd, umad, &len, wait_ms) < 0)
+		return 0;
+	mad = umad_get_mad(umad);
+	for (i = 0; i < 8; i++)
+		tid = (tid << 8) | mad[8 + i];
+	tid = (uint32_t)tid - base;
+	if (tid >= (uint64_t)queries || mad[4] != 0 || mad[5] != 0 || lat[tid] != 0)
+		return 0;
+	*last = now_us();
+	lat[tid] = *last - sent[tid];
+	return 1;
+}
+
 static int burst(int queries, int timeout, uint16_t *dlids, int ndlids)
 {
 	int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
 	struct ibmad_port *mport;
 	ib_portid_t sm = {0}, self = {0};
 	ibmad_gid_t gid;
-	int portnum, fd, agent, i, ok = 0, len;
+	int portnum, fd, agent, i, ok = 0;
 	/* The transport owns a TID's upper 32 bits (it routes the answer back by them). */
 	uint32_t base = ((uint32_t)getpid() & 0x7fff) << 16;
 	double *sent = calloc(queries, sizeof(double)), *lat = calloc(queries, sizeof(double));
 	double start, deadline, last = 0;
-	void *umad;
+	void *umad, *answer;
 
 	/* Who am I and where is the SM: through libibmad, then the port is reopened raw. */
 	mport = mad_rpc_open_port(NULL, 0, classes, 3);
@@ -93,7 +115,7 @@ static int burst(int queries, int timeout, uint16_t *dlids, int ndlids)
 	mad_rpc_close_port(mport);
 	if (!sent || !lat || umad_init() < 0 || (fd = umad_open_port(NULL, 0)) < 0 ||
 	    (agent = umad_register(fd, IB_SA_CLASS, 2, 0, NULL)) < 0 ||
-	    !(umad = umad_alloc(1, umad_size() + 256))) {
+	    !(umad = umad_alloc(1, umad_size() + 256)) || !(answer = umad_alloc(1, umad_size() + 256))) {
 		fprintf(stderr, "sa_load: cannot open the port for raw MADs\n");
 		return 1;
 	}
@@ -106,28 +128,18 @@ static int burst(int queries, int timeout, uint16_t *dlids, int ndlids)
 			fprintf(stderr, "sa_load: send failed\n");
 			return 1;
 		}
+		/* At most WINDOW unanswered: the simulator's sockets hold only so much, and it
+		 * blocks writing answers to a client that is blocked writing queries to it. */
+		while (ok < queries && i + 1 - ok >= WINDOW &&
+		       now_us() - sent[i] < timeout * 1000.0)
+			ok += take_answer(fd, answer, base, queries, sent, lat, &last, 10);
+		while (take_answer(fd, answer, base, queries, sent, lat, &last, 0))
+			ok++;
 	}
 	deadline = now_us() + timeout * 1000.0;
-	while (ok < queries && now_us() < deadline) {
-		uint8_t *mad;
-		uint64_t tid = 0;
-		int left = (int)((deadline - now_us()) / 1000) + 1;
-
-		len = 256;
-		if (umad_recv(fd, umad, &len, left) < 0)
-			continue;
-		mad = umad_get_mad(umad);
-		for (i = 0; i < 8; i++)
-			tid = (tid << 8) | mad[8 + i];
-		tid = (uint32_t)tid - base;
-		if (tid >= (uint64_t)queries)
-			continue;
-		if (mad[4] == 0 && mad[5] == 0 && lat[tid] == 0) {
-			last = now_us();
-			lat[tid] = last - sent[tid];
-			ok++;
-		}
-	}
+	while (ok < queries && now_us() < deadline)
+		ok += take_answer(fd, answer, base, queries, sent, lat, &last,
+				  (int)((deadline - now_us()) / 1000) + 1);
 	{
 		double total = ((ok ? last : now_us()) - start) / 1e6;
 		int n = 0;

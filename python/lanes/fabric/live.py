@@ -91,6 +91,11 @@ class LiveSubnet:
         ]
         if plugin.uses_plugin(self.engine):
             cmd += ["-F", str(plugin.prepare(self.outdir, self.sim_env, tenant=self.tenant))]
+        else:
+            # The log is read while OpenSM runs: have it flushed line by line.
+            conf = self.outdir / "opensm-flush.conf"
+            conf.write_text("force_log_flush TRUE\n")
+            cmd += ["-F", str(conf)]
         out = open(self.outdir / "opensm.out", "wb")  # noqa: SIM115 - handed to the process
         print(f"fabric: opensm -R {self.engine} (daemon) on {self.net} ...", file=sys.stderr)
         self.osm = subprocess.Popen(
