@@ -58,7 +58,14 @@ def opensm_row(degraded: str, d: Path, roots: bool) -> str:
         extra = ["-a", g["root_guid_file"], "-u", g["cn_guid_file"]]
         label += " + root/CN GUID files"
     t0 = time.monotonic()
-    r = opensm.run(degraded, "ftree", str(d / ("osm-roots" if roots else "osm")), timeout=3600, traces=0, extra_args=extra)
+    r = opensm.run(
+        degraded,
+        "ftree",
+        str(d / ("osm-roots" if roots else "osm")),
+        timeout=3600,
+        traces=0,
+        extra_args=extra,
+    )
     wall = time.monotonic() - t0
     if "check" not in r:
         return f"{label} | - | - | - | - | {r.get('error', 'no tables')} | - | -"
@@ -90,7 +97,9 @@ def main() -> int:
     cases: list[tuple[str, dict[str, Any]]] = (
         [(",".join(args.link), {"links": args.link})]
         if args.link
-        else [(f"{p} %", {"random_link_percent": float(p), "seed": args.seed}) for p in args.percent.split(",")]
+        else [
+            (f"{p} %", {"random_link_percent": float(p), "seed": args.seed}) for p in args.percent.split(",")
+        ]
     )
     print(
         "| failed | router | links failed | routing s | SMPs | old tables: up/down viol. / CDG / unreachable "

@@ -124,3 +124,24 @@ def test_console_events_and_bad_ones() -> None:
     assert console_command('relink "s2-1"') == 'ReLink "s2-1"'
     with pytest.raises(Exception, match="bad event"):
         console_command("reboot s1-0")
+
+
+def test_a_fabric_lanes_cannot_route_falls_back_to_opensm(tmp_path: Path, capsys) -> None:
+    """A ring of three switches is no fat tree: lanes says so and OpenSM routes with min-hop."""
+    blocks = []
+    for i in range(3):
+        blocks.append(
+            f'switchguid=0x{0x100 + i:x}\nSwitch\t4 "s{i}"\n[1]\t"h{i}"[1]\n'
+            f'[2]\t"s{(i + 1) % 3}"[3]\n[3]\t"s{(i + 2) % 3}"[2]\n'
+        )
+    for i in range(3):
+        blocks.append(f'caguid=0x{0x200 + 2 * i:x}\nCa\t1 "h{i}"\n[1]\t"s{i}"[1]\n')
+    net = tmp_path / "ring.net"
+    net.write_text("\n".join(blocks))
+    rc, r = _json(
+        capsys, ["fabric", "opensm", str(net), "--engine", "lanes-ftree", "--out", str(tmp_path / "o")]
+    )
+    assert rc == 0 and r["engine_used"] == "minhop"
+    assert "not a fat tree" in r["lanes_routings"][0]["error"]
+    assert "not a fat tree" in r["check_error"] and len(r["traces"]) >= 4
+    assert all(t["ok"] for t in r["traces"])

@@ -7,8 +7,9 @@
  * (switches, CA ports, their links and LIDs), hands it to the Rust engines through the C ABI of
  * crates/fabric-osm, and copies the tables back into each switch's new_lft (and the hop counts of
  * the chosen routes, which multicast spanning trees read). OpenSM then sends the blocks that
- * changed, as for its own engines. When lanes cannot route the subnet the run fails and OpenSM
- * falls back to the next engine named by -R, then to min-hop.
+ * changed, as for its own engines. When lanes cannot route the subnet, or its check finds the
+ * new tables could deadlock, the run fails and OpenSM falls back to the next engine named by -R,
+ * then to min-hop: the fabric is never left worse than OpenSM alone would leave it.
  *
  * event_plugin_options (space separated): report=FILE appends one JSON line per routing run and
  * per subnet event; check=0 skips lanes's deadlock check; tenant=FILE names the compute nodes

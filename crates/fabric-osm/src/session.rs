@@ -144,6 +144,15 @@ impl Session {
             let c = check::check(f, &t, &lfts)?;
             rep["check"] = serde_json::to_value(&c).map_err(|e| err(e.to_string()))?;
             rep["check_seconds"] = json!(start.elapsed().as_secs_f64() - route_s);
+            // Never hand OpenSM tables that can deadlock: it then routes with its next engine,
+            // so the fabric is at worst what OpenSM alone would make of it.
+            if !c.deadlock_free {
+                return Err(err(format!(
+                    "lanes's {engine} tables are not deadlock free ({}); leaving this run to \
+                     OpenSM's next engine",
+                    c.first_problem.unwrap_or_default()
+                )));
+            }
         }
         self.report = rep.to_string();
         self.hops = route_hops(f, &t, &lfts);

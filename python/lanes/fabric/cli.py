@@ -230,6 +230,8 @@ def cmd_opensm(args: argparse.Namespace) -> int:
     ]
     if "balance" in r:
         lines += balance_lines(r["balance"])
+    if "check_error" in r:
+        lines.append(f"lanes cannot check these tables: {r['check_error']}")
     if "traces" in r:
         ok = sum(1 for t in r["traces"] if t["ok"])
         lines.append(f"ibtracert: {ok}/{len(r['traces'])} sample routes match the LFTs")

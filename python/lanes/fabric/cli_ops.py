@@ -143,7 +143,9 @@ def cmd_sa_storm(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    st = sub.add_parser("sa-storm", help="SA PathRecord storm after a migration/switch failure, with/without cache")
+    st = sub.add_parser(
+        "sa-storm", help="SA PathRecord storm after a migration/switch failure, with/without cache"
+    )
     st.add_argument("--peers", type=int, default=2000)
     st.add_argument("--queries-per-peer", type=int, default=10)
     st.add_argument("--sa-rate", type=float, default=6000.0, help="PathRecords/s the SA answers (measure it)")
