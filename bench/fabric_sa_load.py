@@ -54,6 +54,7 @@ def clients(
                     *map(str, order),
                 ],
                 env=dict(sub.sim_env, SIM_HOST=h),
+                cwd=sub.outdir,  # umad2sim's fake sysfs goes there
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

@@ -99,7 +99,12 @@ class LiveSubnet:
         out = open(self.outdir / "opensm.out", "wb")  # noqa: SIM115 - handed to the process
         print(f"fabric: opensm -R {self.engine} (daemon) on {self.net} ...", file=sys.stderr)
         self.osm = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=self.sim_env
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=self.sim_env,
+            cwd=self.outdir,  # umad2sim's fake sysfs (sys-<pid>/) goes there
         )
         out.close()
         self.wait_subnet_up(0, timeout=600)

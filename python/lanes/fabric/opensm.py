@@ -233,8 +233,14 @@ def run(
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
         start = time.monotonic()
         with open(outdir / "opensm.out", "wb") as osm_out:
+            # umad2sim writes a fake sysfs (sys-<pid>/) into the working directory: use outdir.
             osm = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=osm_out, stderr=subprocess.STDOUT, env=sim_env
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=osm_out,
+                stderr=subprocess.STDOUT,
+                env=sim_env,
+                cwd=outdir,
             )
             try:
                 while True:
@@ -337,6 +343,7 @@ def _traces(
             p = subprocess.run(
                 [_tool("ibtracert"), str(src), str(dst)],
                 env=env,
+                cwd=outdir,
                 capture_output=True,
                 text=True,
                 timeout=30,
