@@ -29,6 +29,22 @@ build/lab/pingpong: python/lanes/lab/mpi/pingpong.c $(STAMPS)/apt
 	@mkdir -p $(@D)
 	mpicc -O2 -Wall -o $@ $<
 
+# The OpenSM routing-engine plugin (opensm -R lanes-ftree): a C shim over lanes's Rust engines.
+OSM_PLUGIN := build/opensm/liblanesosm.so
+setup: $(OSM_PLUGIN)
+$(OSM_PLUGIN): crates/fabric-osm/plugin/lanes_osm.c crates/fabric-osm/plugin/exports.map $(RUST_SOURCES) $(STAMPS)/apt
+	@mkdir -p $(@D)
+	$(CARGO) build --release -q -p lanes-fabric-osm
+	$(CC) -O2 -Wall -Wextra -fPIC -shared -I/usr/include/infiniband -o $@ $< \
+	  target/release/liblanes_fabric_osm.a -Wl,--exclude-libs,ALL \
+	  -Wl,--version-script=crates/fabric-osm/plugin/exports.map -lpthread -ldl -lm
+
+# The SA PathRecord load client of bench/fabric_sa_load.py (libibmad, run under ibsim's umad2sim).
+setup: build/bench/sa_load
+build/bench/sa_load: bench/sa/sa_load.c $(STAMPS)/apt
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -o $@ $< -libmad -libumad
+
 # The extension module and the editable `lanes` command, rebuilt only when Rust changes.
 $(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
 	@command -v $(CARGO) >/dev/null || { echo "setup: cargo not found: install a Rust toolchain (rustup)" >&2; exit 1; }

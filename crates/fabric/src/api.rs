@@ -103,11 +103,12 @@ pub fn spec_to_pgft(spec: &str) -> Result<Pgft> {
     Ok(t)
 }
 
-pub fn summary(t: &Pgft) -> Value {
+pub fn summary(t: &Pgft) -> Result<Value> {
     let lids = t.num_nodes() + t.num_switches();
+    crate::model::check_lid_count(lids)?;
     let blocks = blocks_for(lids as usize) as u64;
     let (diff_trees, disjoint) = t.spanning_trees();
-    json!({
+    Ok(json!({
         "topology": t.describe(),
         "nodes": t.num_nodes(),
         "switches": t.num_switches(),
@@ -118,7 +119,7 @@ pub fn summary(t: &Pgft) -> Value {
         "lid_swap_copy_max_smps": 2 * t.num_switches(),
         "spanning_trees_different": diff_trees,
         "spanning_trees_disjoint": disjoint,
-    })
+    }))
 }
 
 /// vSwitch options of a spec: {"vfs": N, "vms": [VMs per hypervisor, cycled]}.
@@ -141,13 +142,14 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     let t = spec_to_pgft(spec)?;
     let v: Value = serde_json::from_str(spec).map_err(|e| err(format!("bad spec: {e}")))?;
     let vs = vswitch_spec(&v)?;
-    let mut s = summary(&t);
+    let mut s = summary(&t)?;
     if out.is_none() && vs.is_none() {
         return Ok(s.to_string());
     }
     let mut f = t.build()?;
     if let Some((vfs, counts)) = vs {
         f = vswitch::expand(&f, vfs, &counts)?;
+        crate::model::check_lid_count(f.num_lids() as u64)?;
         let topo = Topo::new(&f)?;
         let hvs = topo
             .leaves
@@ -353,6 +355,13 @@ mod tests {
             (Some(6), Some(2))
         );
         assert!(gen(r#"{"kind":"xgft","h":2,"m":[4,4,3],"w":[1,2,3]}"#, None).is_err());
+        // 48-ary-3-tree: 110,592 nodes + 6,912 switches, far beyond one subnet's LIDs.
+        let e = gen(r#"{"kind":"kary","k":48,"n":3}"#, None).unwrap_err().0;
+        assert!(
+            e.contains("117504 LIDs needed") && e.contains("49151 unicast LIDs"),
+            "{e}"
+        );
+        assert!(e.contains("1837 LFT blocks") && !e.contains('\n'), "{e}");
         assert!(gen("{", None).is_err());
     }
 }

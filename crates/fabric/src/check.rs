@@ -1,6 +1,9 @@
-//! Deadlock-freedom checks of a set of LFTs on a fat tree: (1) every route is up*/down* without
-//! U-turns; (2) the channel dependency graph (switch-to-switch links, one dependency per pair of
-//! consecutive hops towards any destination) is acyclic (Dally & Seitz). Also counts missing routes.
+//! Checks of a set of LFTs on a fat tree, kept apart because they mean different things:
+//! (1) up/down: every route goes up*, then down*, without U-turns (a property of fat-tree engines,
+//! not a requirement); (2) deadlock freedom: the channel dependency graph (switch-to-switch links,
+//! one dependency per pair of consecutive hops towards any destination) is acyclic (Dally &
+//! Seitz). A routing loop is a cycle too. Also counts missing routes. `transition` checks a
+//! re-route: old and new tables live side by side while the SMPs go out.
 
 use serde::Serialize;
 
@@ -16,13 +19,35 @@ pub struct CheckReport {
     pub routes: usize,
     /// Routes that go down and then up again (U-turns), loop, or end at a wrong node.
     pub updown_violations: usize,
-    /// (leaf switch, compute node) pairs with no route.
+    /// (leaf switch, compute node) pairs with no route, or one into a port with no link.
     pub unreachable: usize,
     pub cdg_channels: usize,
     pub cdg_dependencies: usize,
     pub cdg_acyclic: bool,
+    /// Every route is up*/down* (no violations).
+    pub updown: bool,
+    /// The verdict: the channel dependency graph is acyclic.
     pub deadlock_free: bool,
     pub first_problem: Option<String>,
+}
+
+/// A re-route's transition: while switches hold a mix of old and new tables, the dependencies
+/// in use are at most those of both. Acyclic union: any order of updates is safe. With drop-first
+/// (every changed entry is first set to port 255, drop, then to its new port) each moment uses
+/// only old or only new dependencies, at the price of the packets sent to a dropped entry.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct TransitionReport {
+    pub old_acyclic: bool,
+    pub new_acyclic: bool,
+    pub union_dependencies: usize,
+    /// Old and new tables together are deadlock free in any update order.
+    pub union_acyclic: bool,
+    /// Entries that change (dropped for a while under drop-first).
+    pub changed_entries: usize,
+    /// Drop-first makes the transition deadlock free (old and new acyclic).
+    pub drop_first_safe: bool,
+    /// What to do: "any-order", "drop-first" or "unsafe".
+    pub advice: String,
 }
 
 const UNKNOWN: u8 = 0;
@@ -84,7 +109,8 @@ fn classify(
                 }
                 Dir::Up | Dir::Down => x = t.remote_sw[x as usize * t.stride + p as usize],
                 Dir::Unused => {
-                    result = BAD;
+                    // A port with nothing behind it (a failed link): the packet is dropped.
+                    result = NOROUTE;
                     break;
                 }
             }
@@ -112,9 +138,8 @@ fn classify(
 
 pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
     let tables = align(f, t, lfts)?;
-    let mut dests = hca_lids(f, t);
-    let hca_count = dests.len();
-    dests.extend(t.sw_node.iter().map(|&n| f.nodes[n as usize].lid));
+    let hca_count = hca_lids(f, t).len();
+    let dests = all_dests(f, t);
     let ns = t.num_switches();
     let leaf_mask: Vec<bool> = (0..ns).map(|s| !t.hcas[s].is_empty()).collect();
     let parts = par_fold(
@@ -155,19 +180,65 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
             rep.first_problem = r.first_problem;
         }
     }
-    let (channels, deps, acyclic) = cdg(t, &tables, &dests);
+    let succ = cdg_edges(t, &tables, &dests);
+    let (channels, deps, acyclic) = acyclic(t, &succ);
     rep.cdg_channels = channels;
     rep.cdg_dependencies = deps;
     rep.cdg_acyclic = acyclic;
     if !acyclic && rep.first_problem.is_none() {
         rep.first_problem = Some("the channel dependency graph has a cycle".into());
     }
-    rep.deadlock_free = acyclic && rep.updown_violations == 0;
+    rep.updown = rep.updown_violations == 0;
+    rep.deadlock_free = acyclic;
     Ok(rep)
 }
 
-/// Builds the channel dependency graph over switch-to-switch channels and tests it for cycles.
-fn cdg(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> (usize, usize, bool) {
+fn all_dests(f: &Fabric, t: &Topo) -> Vec<u16> {
+    let mut dests = hca_lids(f, t);
+    dests.extend(t.sw_node.iter().map(|&n| f.nodes[n as usize].lid));
+    dests
+}
+
+/// Checks the switch from `old` to `new` tables on fabric `f` (both aligned to its switches).
+pub fn transition(f: &Fabric, t: &Topo, old: &Lfts, new: &Lfts) -> Result<TransitionReport> {
+    let a = align(f, t, old)?;
+    let b = align(f, t, new)?;
+    let dests = all_dests(f, t);
+    let ea = cdg_edges(t, &a, &dests);
+    let eb = cdg_edges(t, &b, &dests);
+    let union: Vec<u64> = ea.iter().zip(&eb).map(|(x, y)| x | y).collect();
+    let (_, _, old_acyclic) = acyclic(t, &ea);
+    let (_, _, new_acyclic) = acyclic(t, &eb);
+    let (_, union_deps, union_acyclic) = acyclic(t, &union);
+    let mut changed = 0;
+    for (x, y) in a.iter().zip(&b) {
+        let n = x.ports.len().max(y.ports.len());
+        changed += (0..n)
+            .filter(|&l| x.port(l as u16) != y.port(l as u16))
+            .count();
+    }
+    let drop_first_safe = old_acyclic && new_acyclic;
+    let advice = if union_acyclic {
+        "any-order"
+    } else if drop_first_safe {
+        "drop-first"
+    } else {
+        "unsafe"
+    };
+    Ok(TransitionReport {
+        old_acyclic,
+        new_acyclic,
+        union_dependencies: union_deps,
+        union_acyclic,
+        changed_entries: changed,
+        drop_first_safe,
+        advice: advice.into(),
+    })
+}
+
+/// The channel dependency graph over switch-to-switch channels: per channel, a bitset of the out
+/// ports taken at its far switch.
+fn cdg_edges(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> Vec<u64> {
     let st = t.stride;
     let words = st.div_ceil(64);
     let nch = t.num_switches() * st;
@@ -197,6 +268,14 @@ fn cdg(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> (usize, usize, bool) {
             *a |= b;
         }
     }
+    succ
+}
+
+/// (channels, dependencies, acyclic) of a dependency graph from `cdg_edges`.
+fn acyclic(t: &Topo, succ: &[u64]) -> (usize, usize, bool) {
+    let st = t.stride;
+    let words = st.div_ceil(64);
+    let nch = t.num_switches() * st;
     let channels = (0..nch)
         .filter(|&c| matches!(t.dir[c], Dir::Up | Dir::Down))
         .count();
@@ -272,9 +351,41 @@ mod tests {
         let s = l.switches.iter_mut().find(|s| s.guid == g).unwrap();
         s.ports[lid_h2 as usize] = 1; // towards s1-0, which routes h-2 up
         let r = check(&f, &t, &l).unwrap();
-        assert!(r.updown_violations > 0);
+        assert!(r.updown_violations > 0 && !r.updown);
         assert!(!r.deadlock_free);
         assert!(r.first_problem.unwrap().contains("not up/down"));
+    }
+
+    #[test]
+    fn a_u_turn_alone_is_not_a_deadlock() {
+        // 4-ary-2-tree: root s2-0 sends h-15 down to s1-0, which sends it up to s2-3. The route
+        // is not up/down, but no cycle of channel dependencies follows from one U-turn.
+        let f = Pgft::kary(4, 2).unwrap().build().unwrap();
+        let t = Topo::new(&f).unwrap();
+        let (mut l, _) = ftree::route(&f).unwrap();
+        let lid = f.nodes[f.find("h-15").unwrap() as usize].lid as usize;
+        let guid = |n: &str| f.nodes[f.find(n).unwrap() as usize].guid;
+        let (g0, g1) = (guid("s2-0"), guid("s1-0"));
+        l.switches.iter_mut().find(|s| s.guid == g0).unwrap().ports[lid] = 1;
+        l.switches.iter_mut().find(|s| s.guid == g1).unwrap().ports[lid] = 8;
+        let r = check(&f, &t, &l).unwrap();
+        assert!(!r.updown && r.cdg_acyclic && r.deadlock_free, "{r:?}");
+    }
+
+    #[test]
+    fn transitions_between_two_routings() {
+        let f = Pgft::kary(4, 2).unwrap().build().unwrap();
+        let t = Topo::new(&f).unwrap();
+        let (a, _) = ftree::route(&f).unwrap();
+        let same = transition(&f, &t, &a, &a).unwrap();
+        assert_eq!(
+            (same.changed_entries, same.advice.as_str()),
+            (0, "any-order")
+        );
+        // Two up/down routings of a 2-level tree never form a cycle together.
+        let (b, _) = crate::slimupdate::route(&f, &t, None).unwrap();
+        let tr = transition(&f, &t, &a, &b).unwrap();
+        assert!(tr.union_acyclic && tr.drop_first_safe);
     }
 
     #[test]

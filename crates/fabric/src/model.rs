@@ -4,6 +4,23 @@
 use crate::bail;
 use crate::error::Result;
 
+/// Highest unicast LID (0xBFFF); 0xC000 and above are multicast.
+pub const MAX_UNICAST_LID: u16 = 0xBFFF;
+/// LFT blocks a switch can hold: 64 LIDs each, 768 x 64 = 49,152 = LIDs 0..=0xBFFF.
+pub const MAX_LFT_BLOCKS: usize = 768;
+
+/// Refuses a subnet that needs more unicast LIDs than InfiniBand has (one line, for users).
+pub fn check_lid_count(lids: u64) -> Result<()> {
+    if lids > u64::from(MAX_UNICAST_LID) {
+        let blocks = (lids + 1).div_ceil(64);
+        bail!(
+            "{lids} LIDs needed but one subnet has {MAX_UNICAST_LID} unicast LIDs \
+             ({blocks} LFT blocks per switch, the limit is {MAX_LFT_BLOCKS}): split the fabric"
+        );
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Switch,

@@ -120,6 +120,8 @@ pub fn read(text: &str) -> Result<Fabric> {
     let mut guid: Option<u64> = None;
     let mut current: Option<u32> = None;
     let mut auto_guid: u64 = 0x0002_c9ff_0000_0000;
+    // LIDs the file names (ibnetdiscover: a switch's in its header, a CA's on its port lines).
+    let mut file_lid: Vec<Option<u16>> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -163,6 +165,11 @@ pub fn read(text: &str) -> Result<Fabric> {
                 auto_guid
             });
             let idx = f.add_node(kind, id, g, nports);
+            file_lid.push(if kind == Kind::Switch {
+                comment_lid(l, "base port 0 lid ")
+            } else {
+                None
+            });
             by_id.insert(id.to_string(), idx);
             current = Some(idx);
             continue;
@@ -179,7 +186,15 @@ pub fn read(text: &str) -> Result<Fabric> {
                 rest
             };
             let (remote, rest) = quoted(rest, line)?;
-            let (rport, _) = bracket(rest, line)?;
+            let (rport, rest) = bracket(rest, line)?;
+            if f.nodes[node as usize].kind == Kind::Hca && file_lid[node as usize].is_none() {
+                // "# lid 12 lmc 0 ..." on a CA's port line is the CA port's own LID.
+                if let Some(c) = rest.split_once('#').map(|(_, c)| c.trim_start()) {
+                    if c.starts_with("lid ") {
+                        file_lid[node as usize] = comment_lid(c, "lid ");
+                    }
+                }
+            }
             pending.push(Pending {
                 node,
                 port,
@@ -210,8 +225,39 @@ pub fn read(text: &str) -> Result<Fabric> {
                 .map_err(|e| crate::error::err(format!("line {}: {e}", p.line)))?,
         }
     }
+    let wanted = f
+        .nodes
+        .iter()
+        .filter(|n| n.is_switch() || n.first_port().is_some())
+        .count();
+    crate::model::check_lid_count(wanted as u64)?;
     f.assign_lids();
+    // Keep the file's LIDs when it names one for every node that needs one (an ibnetdiscover
+    // file of a running subnet); otherwise lanes assigns them all.
+    let named = f
+        .nodes
+        .iter()
+        .zip(&file_lid)
+        .all(|(n, l)| n.lid == 0 || l.is_some_and(|l| l != 0));
+    if named {
+        for (n, l) in f.nodes.iter_mut().zip(&file_lid) {
+            if n.lid != 0 {
+                n.lid = l.unwrap_or(0);
+            }
+        }
+        f.check_lids()?;
+    }
     Ok(f)
+}
+
+/// The number after `key` in a line's comment, if it is a LID.
+fn comment_lid(line: &str, key: &str) -> Option<u16> {
+    let at = line.find(key)? + key.len();
+    let digits: String = line[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
 fn truncate(s: &str) -> String {
@@ -238,6 +284,23 @@ mod tests {
             );
             assert_eq!(a.links, b.links);
         }
+    }
+
+    #[test]
+    fn keeps_the_lids_an_ibnetdiscover_file_names() {
+        let text = "switchguid=0x10\nSwitch\t4 \"S-10\"\t# \"sw\" base port 0 lid 7 lmc 0\n\
+                    [1]\t\"H-20\"[1](21)\t# \"h\" lid 42 4xQDR\n\n\
+                    caguid=0x20\nCa\t1 \"H-20\"\t# \"h\"\n\
+                    [1](21)\t\"S-10\"[1]\t# lid 42 lmc 0 \"sw\" lid 7 4xQDR\n";
+        let f = read(text).unwrap();
+        let lid = |n: &str| f.nodes[f.find(n).unwrap() as usize].lid;
+        assert_eq!((lid("S-10"), lid("H-20")), (7, 42));
+        // Without LIDs in the file, lanes assigns them (switches first).
+        let f = read("Switch 4 \"a\"\n[1] \"b\"[1]\n\nCa 1 \"b\"\n[1] \"a\"[1]\n").unwrap();
+        assert_eq!((f.nodes[0].lid, f.nodes[1].lid), (1, 2));
+        // The same LID twice is an error.
+        let dup = text.replace("lid 42", "lid 7");
+        assert!(read(&dup).unwrap_err().0.contains("used twice"));
     }
 
     #[test]

@@ -85,7 +85,53 @@ fn fabric_order_study(py: Python<'_>, net: &str, opts: &str) -> PyResult<String>
         .map_err(py_err)
 }
 
+#[pyfunction]
+fn fabric_fail(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::fail_files(net, opts))
+        .map_err(py_err)
+}
+
+#[pyfunction]
+fn fabric_guid_files(py: Python<'_>, net: &str, dir: &str, io: Vec<String>) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::guid_files(net, dir, &io))
+        .map_err(py_err)
+}
+
+#[pyfunction]
+#[pyo3(signature = (net, topology=None, order=None))]
+fn fabric_slurm(
+    py: Python<'_>,
+    net: &str,
+    topology: Option<&str>,
+    order: Option<&str>,
+) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::slurm_files(net, topology, order))
+        .map_err(py_err)
+}
+
+#[pyfunction]
+fn fabric_sa_storm(opts: &str) -> PyResult<String> {
+    lanes_fabric::workflow::sa_storm(opts).map_err(py_err)
+}
+
+#[pyfunction]
+fn fabric_check_vl(
+    py: Python<'_>,
+    net: &str,
+    dump: &str,
+    path_sl: &str,
+    sl2vl: Vec<u8>,
+) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl))
+        .map_err(py_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fabric_check_vl, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_sa_storm, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_fail, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_guid_files, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_slurm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_gen, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_route, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_check, m)?)?;

@@ -1,4 +1,4 @@
-"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study`."""
+"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study` (and cli_ops's)."""
 
 from __future__ import annotations
 
@@ -130,6 +130,17 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.path_sl:
+        v = native.check_vl(args.net, args.dump, args.path_sl, args.sl2vl or [])
+        vls = ", ".join(
+            f"VL {vl}: {deps} deps {'acyclic' if ok else 'CYCLIC'}" for vl, deps, ok in v["vl"]["vls"]
+        )
+        lines = [
+            f"deadlock free with SLs/VLs: {v['vl']['deadlock_free']} ({v['vl']['paths']} paths; {vls})",
+            f"on one VL the channel dependency graph is acyclic: {v['single_vl']['cdg_acyclic']}",
+        ]
+        _emit(v, args.json, lines)
+        return 0 if v["vl"]["deadlock_free"] else 1
     r = native.check(args.net, args.dump)
     lines = [
         f"deadlock free: {r['deadlock_free']}",
@@ -219,6 +230,8 @@ def cmd_opensm(args: argparse.Namespace) -> int:
     ]
     if "balance" in r:
         lines += balance_lines(r["balance"])
+    if "check_error" in r:
+        lines.append(f"lanes cannot check these tables: {r['check_error']}")
     if "traces" in r:
         ok = sum(1 for t in r["traces"] if t["ok"])
         lines.append(f"ibtracert: {ok}/{len(r['traces'])} sample routes match the LFTs")
@@ -311,6 +324,8 @@ def register(subparsers: Any) -> None:
     c = sub.add_parser("check", help="deadlock freedom (up/down, channel dependency graph) and completeness")
     c.add_argument("net")
     c.add_argument("dump")
+    c.add_argument("--path-sl", help="path SLs (saquery -p output or SLID DLID SL lines): check per VL")
+    c.add_argument("--sl2vl", type=_ints, help="16 comma-separated VLs, one per SL (default identity)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_check)
 
@@ -377,3 +392,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_order_study)
+
+    from lanes.fabric import cli_ops
+
+    cli_ops.register(sub)

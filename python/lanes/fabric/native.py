@@ -57,3 +57,23 @@ def migrate(net: str, dump: str, opts: dict[str, Any]) -> dict[str, Any]:
 
 def order_study(net: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_order_study", net, json.dumps(opts))
+
+
+def fail(net: str, opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_fail", net, json.dumps(opts))
+
+
+def guid_files(net: str, out_dir: str, io: list[str]) -> dict[str, Any]:
+    return _call("fabric_guid_files", net, out_dir, io)
+
+
+def slurm(net: str, topology: str | None, order: str | None) -> dict[str, Any]:
+    return _call("fabric_slurm", net, topology, order)
+
+
+def sa_storm(opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_sa_storm", json.dumps(opts))
+
+
+def check_vl(net: str, dump: str, path_sl: str, sl2vl: list[int]) -> dict[str, Any]:
+    return _call("fabric_check_vl", net, dump, path_sl, sl2vl)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lanes.errors import LanesError
-from lanes.fabric import native
+from lanes.fabric import native, plugin
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "ibtracert")
@@ -66,7 +66,7 @@ def routing_times(log: str) -> dict[str, float | None]:
             continue
         if "Entering MASTER state" in line and master is None:
             master = t
-        elif "fabric_dump_general_info" in line and topo is None:
+        elif ("fabric_dump_general_info" in line or "lanes reads the subnet" in line) and topo is None:
             topo = t
         elif "tables configured on all switches" in line:
             done = t
@@ -78,6 +78,17 @@ def routing_times(log: str) -> dict[str, float | None]:
         return round(d + 86400 if d < 0 else d, 6)
 
     return {"master_to_configured_seconds": span(master), "routing_seconds": span(topo if topo else master)}
+
+
+def engine_used(log: str) -> str | None:
+    """The engine whose tables OpenSM configured last ('<name> tables configured on all switches'):
+    shows a fall-back to min-hop when the engine asked for refused the fabric."""
+    used = None
+    for line in log.splitlines():
+        m = re.search(r"-> (?:\w+: )?(\S+) tables configured on all switches", line)
+        if m:
+            used = m.group(1)
+    return used
 
 
 def parse_dump_lids(path: Path) -> dict[str, int]:
@@ -141,6 +152,7 @@ def run(
     traces: int = 8,
     compare: bool = False,
     trace_nodes: list[str] | None = None,
+    extra_args: list[str] | None = None,
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -159,6 +171,7 @@ def run(
         outdir / "guid2lid",
         outdir / "guid2mkey",
         outdir / "neighbors",
+        outdir / "opensm.log",  # OpenSM appends: an old run's stamps would skew the times
     ]:
         old.unlink(missing_ok=True)
     # ibsim takes LIDs from the netlist: give it ours (or those of the tables to load), so OpenSM's
@@ -214,11 +227,20 @@ def run(
         ]
         if lfts is not None:
             cmd += ["-U", str(Path(lfts).resolve())]
+        if plugin.uses_plugin(engine):
+            cmd += ["-F", str(plugin.prepare(outdir, sim_env))]
+        cmd += extra_args or []
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
         start = time.monotonic()
         with open(outdir / "opensm.out", "wb") as osm_out:
+            # umad2sim writes a fake sysfs (sys-<pid>/) into the working directory: use outdir.
             osm = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=osm_out, stderr=subprocess.STDOUT, env=sim_env
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=osm_out,
+                stderr=subprocess.STDOUT,
+                env=sim_env,
+                cwd=outdir,
             )
             try:
                 while True:
@@ -239,6 +261,9 @@ def run(
         result["wall_seconds"] = round(time.monotonic() - start, 3)
         log = (outdir / "opensm.log").read_text(errors="replace") if (outdir / "opensm.log").exists() else ""
         result.update(routing_times(log))
+        result["engine_used"] = engine_used(log)
+        if plugin.uses_plugin(engine):
+            result["lanes_routings"] = plugin.routings(outdir)
         errors = [x.split("-> ", 1)[-1] for x in log.splitlines() if " ERR " in x]
         result["log_errors"] = errors[:5]
         dump = outdir / "opensm-lfts.dump"
@@ -247,13 +272,16 @@ def run(
             result["error"] = "OpenSM wrote no opensm-lfts.dump"
             return result
         result["lfts_dump"] = str(dump)
-        result["balance"] = native.balance(net, str(dump))
-        result["check"] = native.check(net, str(dump))
+        try:
+            result["balance"] = native.balance(net, str(dump))
+            result["check"] = native.check(net, str(dump))
+        except LanesError as e:  # e.g. not a fat tree: OpenSM's tables are still traced below
+            result["check_error"] = str(e)
         if lfts is not None:
             d = native.diff(lfts, str(dump))
             result["loaded_vs_ours"] = d
         result["lids_match"] = _lids_match(net, dump)
-        if compare and lfts is None:
+        if compare and lfts is None and "balance" in result:
             result["ours"] = _compare(net, engine, outdir, result["balance"])
         if traces > 0:
             result["traces"] = _traces(dump, traces, sim_env, outdir, trace_nodes or [])
@@ -315,6 +343,7 @@ def _traces(
             p = subprocess.run(
                 [_tool("ibtracert"), str(src), str(dst)],
                 env=env,
+                cwd=outdir,
                 capture_output=True,
                 text=True,
                 timeout=30,

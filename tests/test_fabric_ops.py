@@ -1,0 +1,102 @@
+"""lanes fabric fail / check --path-sl / sa-storm / guid-files / slurm and the LID limit, through the
+CLI (no OpenSM needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lanes.cli import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    rc = main([*argv, "--json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def net(tmp_path: Path, capsys) -> str:
+    p = str(tmp_path / "f.net")
+    assert main(["fabric", "gen", "kary", "--k", "4", "--n", "2", "--out", p]) == 0
+    capsys.readouterr()
+    return p
+
+
+@pytest.mark.parametrize("engine", ["ftree", "slimupdate", "mfattree"])
+def test_fail_a_leaf_link_and_reroute(net: str, tmp_path: Path, capsys, engine: str) -> None:
+    out, degraded = str(tmp_path / "new.dump"), str(tmp_path / "d.net")
+    argv = [
+        "fabric",
+        "fail",
+        net,
+        "--link",
+        "s1-0[8]",
+        "--engine",
+        engine,
+        "--out",
+        out,
+        "--out-net",
+        degraded,
+    ]
+    rc, r = run_json(capsys, *argv)
+    assert rc == 0
+    assert r["failures"]["failed_links"] == ["s1-0[8]-s2-3[1]"]
+    # Left alone, the old tables lose 6 (leaf, node) pairs; re-routed, none, deadlock free.
+    assert (r["without_reroute"]["unreachable"], r["check"]["unreachable"]) == (6, 0)
+    assert r["check"]["deadlock_free"] and r["check"]["updown"]
+    assert 0 < r["smps"] <= r["full_reconfiguration_smps"] == 8
+    # The written tables check the same on the degraded netlist.
+    rc, c = run_json(capsys, "fabric", "check", degraded, out)
+    assert rc == 0 and c["deadlock_free"] and c["unreachable"] == 0
+
+
+def test_fail_a_switch_and_random_links(net: str, capsys) -> None:
+    rc, r = run_json(capsys, "fabric", "fail", net, "--switch", "s2-0", "--node", "h-3")
+    assert rc == 0 and (r["fabric"]["switches"], r["fabric"]["compute_nodes"]) == (7, 15)
+    rc, r = run_json(capsys, "fabric", "fail", net, "--random-links", "25", "--seed", "3")
+    assert rc == 0 and r["failures"]["links_failed"] == 4 and r["check"]["unreachable"] == 0
+    assert main(["fabric", "fail", net, "--switch", "h-1"]) == 2
+    assert "h-1 is not a switch" in capsys.readouterr().err
+
+
+def test_path_sl_check_on_one_vl(net: str, tmp_path: Path, capsys) -> None:
+    dump = str(tmp_path / "t.dump")
+    assert main(["fabric", "route", net, "--out", dump]) == 0
+    sl = tmp_path / "sl.txt"
+    sl.write_text("9 24 1\n10 24 1\n")
+    capsys.readouterr()
+    rc, r = run_json(capsys, "fabric", "check", net, dump, "--path-sl", str(sl))
+    assert rc == 0 and r["vl"]["deadlock_free"] and r["vl"]["paths"] == 16 * 15
+    assert [v[0] for v in r["vl"]["vls"]] == [0, 1] and r["path_sls"] == 2
+    assert main(["fabric", "check", net, dump, "--path-sl", str(sl), "--sl2vl", "0,1"]) == 2
+    assert "16 VLs" in capsys.readouterr().err
+
+
+def test_sa_storm_numbers(capsys) -> None:
+    rc, r = run_json(capsys, "fabric", "sa-storm")
+    assert rc == 0
+    rows = {(x["event"], x["cache"]): x["result"] for x in r["rows"]}
+    no = rows[("migration, VM gets a new LID", False)]
+    assert (no["queries"], no["failed"]) == (62000, 14000)
+    assert rows[("migration, VM gets a new LID", True)]["queries"] == 2000
+    assert rows[("switch failure", True)]["queries"] == 0
+
+
+def test_guid_and_slurm_files(net: str, tmp_path: Path, capsys) -> None:
+    io = tmp_path / "io.txt"
+    io.write_text("h-15\n")
+    rc, r = run_json(capsys, "fabric", "guid-files", net, "--out", str(tmp_path / "g"), "--io", str(io))
+    assert rc == 0 and (r["roots"], r["compute_nodes"], r["io_nodes"]) == (4, 15, 1)
+    assert len(Path(r["root_guid_file"]).read_text().split()) == 4
+    topo, order = tmp_path / "topology.conf", tmp_path / "order.txt"
+    rc, r = run_json(capsys, "fabric", "slurm", net, "--topology", str(topo), "--order", str(order))
+    assert rc == 0 and r["compute_nodes"] == 16
+    assert "SwitchName=s1-3 Nodes=h-12,h-13,h-14,h-15" in topo.read_text()
+    assert order.read_text().split()[:5] == ["h-0", "h-1", "h-2", "h-3", "h-4"]
+
+
+def test_a_fabric_beyond_the_lid_space_is_refused(capsys) -> None:
+    assert main(["fabric", "gen", "kary", "--k", "48", "--n", "3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "49151 unicast LIDs" in err and "limit is 768" in err
