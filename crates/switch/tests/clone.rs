@@ -284,7 +284,10 @@ fn mirroring_commands_and_their_errors() {
             "mirroring_get 99999999999999999999",
             "mirror session '99999999999999999999' is not a number",
         ),
-        ("mirroring_add_mc 5 0", "multicast group 0 out of range (1-65535)"),
+        (
+            "mirroring_add_mc 5 0",
+            "multicast group 0 out of range (1-65535)",
+        ),
         ("mirroring_add_mc 5", "mirroring_add_mc SESSION MGID"),
     ] {
         let e = execute(&mut dp, cmd).unwrap_err();
