@@ -102,6 +102,12 @@ pub enum Op {
     Recirculate(u32),
     /// `digest(receiver, data)` (bmv2's `generate_digest`): the learn list's index.
     Digest(u32),
+    /// `random(dst, lo, hi)` (bmv2's `modify_field_rng_uniform`): uniform in [lo, hi].
+    Random {
+        dst: FieldRef,
+        lo: Expr,
+        hi: Expr,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -378,6 +384,14 @@ pub fn compile_primitive(
                 index: e(&ps[2])?,
             }
         }
+        "modify_field_rng_uniform" => {
+            want(3)?;
+            Op::Random {
+                dst: field_operand(&ps[0], l, ctx)?,
+                lo: e(&ps[1])?,
+                hi: e(&ps[2])?,
+            }
+        }
         "register_write" => {
             want(3)?;
             Op::RegWrite {
@@ -614,6 +628,17 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                         x.stats.extern_index_errors += 1;
                         0
                     }
+                };
+                st.set(*dst, v);
+            }
+            Op::Random { dst, lo, hi } => {
+                let env = env!();
+                let (a, b) = (lo.eval(&env), hi.eval(&env));
+                let r = x.ext.next_random();
+                let v = match b.checked_sub(a) {
+                    None | Some(0) => a,
+                    Some(u64::MAX) => r,
+                    Some(span) => a + r % (span + 1),
                 };
                 st.set(*dst, v);
             }

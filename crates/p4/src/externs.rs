@@ -129,6 +129,8 @@ pub struct Externs {
     pub counter_by_name: HashMap<String, u32>,
     pub register_by_name: HashMap<String, u32>,
     pub meter_by_name: HashMap<String, u32>,
+    /// State of the generator behind `random` (xorshift64; 0: not started).
+    pub rng: u64,
 }
 
 // bounds memory a JSON file can make us allocate per array (64 MiB of counters)
@@ -146,6 +148,21 @@ fn size(v: &Value, ctx: &str, direct: bool) -> R<usize> {
 }
 
 impl Externs {
+    /// The next number of the generator behind `random`: xorshift64, fixed seed, so a run
+    /// repeats (bmv2 seeds its own; a program may not count on either sequence).
+    pub fn next_random(&mut self) -> u64 {
+        let mut r = if self.rng == 0 {
+            0x9e37_79b9_7f4a_7c15
+        } else {
+            self.rng
+        };
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        self.rng = r;
+        r
+    }
+
     pub fn load(root: &Value, layout: &Layout) -> R<Externs> {
         let mut x = Externs::default();
         for (i, c) in json::arr_or_empty(root, "counter_arrays", "top level")?
