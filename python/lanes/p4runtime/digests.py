@@ -21,6 +21,7 @@ from lanes.p4runtime.proto import p4r
 from lanes.p4runtime.values import DELETE, INSERT, canonical
 
 POLL_MS = 20  # how long the thread waits for digests before checking its timers
+IDLE_S = 0.1  # how often it drops unwanted digests while no digest is configured
 Data = tuple[bytes, ...]
 
 
@@ -115,6 +116,11 @@ class DigestEngine:
 
     def loop(self, stop: threading.Event) -> None:
         while not stop.is_set():
+            if not self.configs:
+                # nobody wants digests: drop what ingress made, without waking 50 times a second
+                self.sw.wait_digests(0)
+                stop.wait(IDLE_S)
+                continue
             items = self.sw.wait_digests(POLL_MS)
             if not items and not self.sw.is_running():
                 stop.wait(0.05)
@@ -141,20 +147,22 @@ class DigestEngine:
             for c in self.primaries():
                 c.send(msg)
 
+    def _acked_or_late(self, did: int, sent_at: float, now: float) -> bool:
+        """Whether data sent at `sent_at` may be sent again (no config left, or its ack timed out)."""
+        cfg = self.configs.get(did)
+        return cfg is None or now - sent_at >= cfg.ack_timeout_ns / 1e9
+
     def _due(self, now: float) -> list[Any]:
         out = []
         for did, sent in self.unacked.items():
-            t = self.configs[did].ack_timeout_ns / 1e9 if did in self.configs else 0.0
-            for d in [d for d, at in sent.items() if now - at >= t]:
+            for d in [d for d, at in sent.items() if self._acked_or_late(did, at, now)]:
                 del sent[d]
-        for key in [k for k, (_, at) in self.lists.items() if k[0] not in self.configs or now - at >= self.configs[k[0]].ack_timeout_ns / 1e9]:
+        for key in [k for k, (_, at) in self.lists.items() if self._acked_or_late(k[0], at, now)]:
             del self.lists[key]
         for did, batch in self.batches.items():
             cfg = self.configs[did]
             size = cfg.max_list_size or len(batch.items)
-            while batch.items and (
-                len(batch.items) >= size or now - batch.since >= cfg.max_timeout_ns / 1e9
-            ):
+            while batch.items and (len(batch.items) >= size or now - batch.since >= cfg.max_timeout_ns / 1e9):
                 chunk, batch.items = batch.items[:size], batch.items[size:]
                 out.append(self._list(did, chunk, cfg, now))
                 batch.since = now
@@ -176,4 +184,3 @@ class DigestEngine:
         self.stats["digest_lists"] += 1
         self.stats["digests_sent"] += len(chunk)
         return p4r.StreamMessageResponse(digest=dl)
-
