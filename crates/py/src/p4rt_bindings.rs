@@ -482,18 +482,28 @@ fn p4rt_table_find(
         let Some(h) = p.find_entry_hint(t, &keys, priority, hint)? else {
             return Ok(None);
         };
-        let e = p.entry_view(t, h)?;
-        let m = p.direct_meter_get(t, h)?;
-        Ok(Some((
-            h.0,
-            e.keys.iter().map(from_key).collect(),
-            e.action.0,
-            e.params,
-            e.priority,
-            (e.counter.packets, e.counter.bytes),
-            out_rates(m),
-        )))
+        entry_out(p, t, h).map(Some)
     })
+}
+
+/// Entry `h` of table `t` as the entry reads return it: (handle, keys, action, params,
+/// priority, (packets, bytes), direct meter rates).
+pub(crate) fn entry_out(
+    p: &Program,
+    t: TableId,
+    h: EntryHandle,
+) -> Result<OutEntry, lanes_p4::ApiError> {
+    let e = p.entry_view(t, h)?;
+    let m = p.direct_meter_get(t, h)?;
+    Ok((
+        h.0,
+        e.keys.iter().map(from_key).collect(),
+        e.action.0,
+        e.params,
+        e.priority,
+        (e.counter.packets, e.counter.bytes),
+        out_rates(m),
+    ))
 }
 
 /// The default action of a table: (action index, params) or None.

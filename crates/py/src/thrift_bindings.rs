@@ -4,26 +4,12 @@
 //! `P4rtError(code, message)` with the same gRPC codes; the Thrift server turns them into
 //! bmv2's error codes.
 
-use lanes_p4::{ActionId, CounterValue, EntryHandle, Program, TableId};
+use lanes_p4::{ActionId, CounterValue, EntryHandle, TableId};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
-use crate::p4rt_bindings::{from_key, out_rates, rates, with_program, OutEntry, PyRates};
+use crate::p4rt_bindings::{entry_out, rates, with_program, OutEntry, PyRates};
 use crate::switch_bindings::PySwitch;
-
-fn entry_out(p: &Program, t: TableId, h: EntryHandle) -> Result<OutEntry, lanes_p4::ApiError> {
-    let e = p.entry_view(t, h)?;
-    let m = p.direct_meter_get(t, h)?;
-    Ok((
-        h.0,
-        e.keys.iter().map(from_key).collect(),
-        e.action.0,
-        e.params,
-        e.priority,
-        (e.counter.packets, e.counter.bytes),
-        out_rates(m),
-    ))
-}
 
 /// One entry by handle, as `p4rt_table_read` returns entries.
 #[pyfunction]
