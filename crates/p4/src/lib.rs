@@ -47,7 +47,7 @@
 //! Multicast follows simple_switch too: ingress sets `mcast_grp` (in `standard_metadata`, or
 //! `intrinsic_metadata` in programs from P4-14) and [`IngressResult::mcast_grp`] tells the
 //! switch, whose replication engine makes one copy per (port, rid) of the group with
-//! [`Program::replica`] (`egress_rid` set, `instance_type` 5); a group takes precedence over
+//! [`Program::mark_replica`] (`egress_rid` set, `instance_type` 5; copies of a clone keep theirs); a group takes precedence over
 //! `egress_spec`, and `mark_to_drop` clears both.
 //!
 //! `resubmit` (in ingress) and `recirculate` (in egress), with or without a field list, are

@@ -127,24 +127,15 @@ impl Program {
         self.finish_clone(orig, copy, req, truncate, INSTANCE_EGRESS_CLONE)
     }
 
-    /// Makes `copy` one copy of a multicast packet, as bmv2's replication engine makes it: the
-    /// packet as ingress left `orig` (headers, metadata, payload) with `egress_rid` = `rid` and
-    /// `instance_type` 5. The last copy needs no second state: [`Self::replica_in_place`].
-    pub fn replica(&self, orig: &PacketState, copy: &mut PacketState, rid: u16) {
-        copy.copy_from(orig);
-        self.replica_in_place(copy, rid);
-    }
-
-    /// Sets `standard_metadata.egress_rid` (a clone sent to a multicast group gets its copy's
-    /// rid and keeps its instance_type).
-    pub fn set_egress_rid(&self, st: &mut PacketState, rid: u16) {
+    /// Marks `st`, a copy of a packet (the switch copies the state), as the copy for
+    /// replication id `rid`, as bmv2's replication engine makes it: `egress_rid` = `rid`, and
+    /// `instance_type` 5 when it is a multicast packet (`multicast`); a clone sent to a mirror
+    /// session's group keeps its clone instance_type, as in bmv2.
+    pub fn mark_replica(&self, st: &mut PacketState, rid: u16, multicast: bool) {
         put(st, self.std.egress_rid, u64::from(rid));
-    }
-
-    /// Turns the packet itself into a copy of its multicast group (see [`Self::replica`]).
-    pub fn replica_in_place(&self, st: &mut PacketState, rid: u16) {
-        put(st, self.std.egress_rid, u64::from(rid));
-        put(st, self.std.instance_type, INSTANCE_REPLICATION);
+        if multicast {
+            put(st, self.std.instance_type, INSTANCE_REPLICATION);
+        }
         st.clone = None;
     }
 

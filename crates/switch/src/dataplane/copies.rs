@@ -72,58 +72,6 @@ impl Dataplane {
         }
     }
 
-    /// Queue one copy of the packet in `slot` per (port, rid) of its multicast group; the last
-    /// copy is the packet itself.
-    pub(super) fn multicast(&mut self, slot: u32, len: usize, ig: &IngressResult, now: u64) {
-        let n = self.pre.replicas(ig.mcast_grp).len();
-        if n == 0 {
-            self.drops.no_multicast_group += 1;
-            return self.release_slot(slot);
-        }
-        for k in 0..n {
-            let (port, rid) = self.pre.replicas(ig.mcast_grp)[k];
-            let Some(&i) = self.index.get(port as usize).filter(|&&i| i != NO_PORT) else {
-                self.drops.unknown_port += 1;
-                if k + 1 == n {
-                    self.release_slot(slot);
-                }
-                continue;
-            };
-            let copy = if k + 1 == n {
-                let (Some(prog), Some(st)) = (
-                    self.program.as_ref(),
-                    self.slots[slot as usize].state.as_mut(),
-                ) else {
-                    return self.release_slot(slot);
-                };
-                prog.replica_in_place(st, rid);
-                slot
-            } else {
-                let Some(dst) = self.take_slot() else {
-                    continue;
-                };
-                let Some(prog) = self.program.as_ref() else {
-                    return self.release_slot(dst);
-                };
-                let Ok([s, d]) = self.slots.get_disjoint_mut([slot as usize, dst as usize]) else {
-                    self.release_slot(dst);
-                    continue;
-                };
-                let Some(orig) = s.state.as_ref() else {
-                    self.release_slot(dst);
-                    continue;
-                };
-                d.frame[..len].copy_from_slice(&s.frame[..len]);
-                d.len = len;
-                d.in_port = s.in_port;
-                prog.replica(orig, d.state.get_or_insert_with(|| prog.new_state()), rid);
-                dst
-            };
-            self.apply_queue_config(i, ig);
-            self.enqueue(i, ig.priority, len, copy, now);
-        }
-    }
-
     /// Make the copy a clone asks for, of the packet in slot `src`, and queue it on the
     /// session's port: an ingress clone (`in_port` given: the packet as received) or an egress
     /// clone (the packet as egress left it). Cold path: only programs that clone come here.
@@ -185,7 +133,7 @@ impl Dataplane {
             return self.release_slot(dst);
         };
         if let Some(g) = m.mgid {
-            self.replicate_clone(dst, len, g, prio, now, port_index.is_none());
+            self.replicate(dst, len, g, prio, now, port_index.is_none(), None);
         }
         match port_index {
             Some(i) => self.enqueue(i, prio, len, dst, now),
@@ -194,11 +142,20 @@ impl Dataplane {
         }
     }
 
-    /// The copies of clone `slot` that its session's multicast group asks for: one per (port,
-    /// rid), each with that `egress_rid` (the clone's instance_type stays, as in bmv2). When
-    /// `last_is_slot`, the last copy is `slot` itself (the session has no port of its own).
-    #[cold]
-    pub(super) fn replicate_clone(
+    /// Queue a multicast packet after ingress: one copy per (port, rid) of its group, the last
+    /// copy the packet itself.
+    pub(super) fn multicast(&mut self, slot: u32, len: usize, ig: &IngressResult, now: u64) {
+        self.replicate(slot, len, ig.mcast_grp, ig.priority, now, true, Some(ig));
+    }
+
+    /// One copy of the packet in `slot` per (port, rid) of group `mgid`, each queued at `prio`
+    /// with `egress_rid` = rid. `ig`, for a multicast packet after ingress: the copies get
+    /// `instance_type` 5 and the queue settings its metadata asks for; None for a clone sent to
+    /// a mirror session's group (it keeps its instance_type). When `last_is_slot`, the last copy
+    /// is `slot` itself (freed if it cannot go); otherwise `slot` stays the caller's. A group
+    /// with no copies is counted (`no_multicast_group`).
+    #[allow(clippy::too_many_arguments)]
+    fn replicate(
         &mut self,
         slot: u32,
         len: usize,
@@ -206,6 +163,7 @@ impl Dataplane {
         prio: u8,
         now: u64,
         last_is_slot: bool,
+        ig: Option<&IngressResult>,
     ) {
         let n = self.pre.replicas(mgid).len();
         if n == 0 {
@@ -226,33 +184,47 @@ impl Dataplane {
                 continue;
             };
             let copy = if last {
-                slot
+                Some(slot)
             } else {
-                let Some(dst) = self.take_slot() else {
-                    continue;
-                };
-                let Ok([s, d]) = self.slots.get_disjoint_mut([slot as usize, dst as usize]) else {
-                    self.release_slot(dst);
-                    continue;
-                };
-                let (Some(prog), Some(orig)) = (self.program.as_ref(), s.state.as_ref()) else {
-                    self.release_slot(dst);
-                    continue;
-                };
-                d.frame[..len].copy_from_slice(&s.frame[..len]);
-                d.len = len;
-                d.in_port = s.in_port;
-                let st = d.state.get_or_insert_with(|| prog.new_state());
-                st.clone_from(orig);
-                dst
+                self.copy_slot(slot, len)
+            };
+            let Some(copy) = copy else {
+                continue;
             };
             if let (Some(prog), Some(st)) = (
                 self.program.as_ref(),
                 self.slots[copy as usize].state.as_mut(),
             ) {
-                prog.set_egress_rid(st, rid);
+                prog.mark_replica(st, rid, ig.is_some());
+            }
+            if let Some(ig) = ig {
+                self.apply_queue_config(i, ig);
             }
             self.enqueue(i, prio, len, copy, now);
         }
+    }
+
+    /// A new packet buffer holding a copy of the packet in `slot` (`len` bytes, its state and
+    /// arrival port), or None if the switch has no buffer or state to copy.
+    fn copy_slot(&mut self, slot: u32, len: usize) -> Option<u32> {
+        let dst = self.take_slot()?;
+        let (Ok([s, d]), Some(prog)) = (
+            self.slots.get_disjoint_mut([slot as usize, dst as usize]),
+            self.program.as_ref(),
+        ) else {
+            self.release_slot(dst);
+            return None;
+        };
+        let Some(orig) = s.state.as_ref() else {
+            self.release_slot(dst);
+            return None;
+        };
+        d.frame[..len].copy_from_slice(&s.frame[..len]);
+        d.len = len;
+        d.in_port = s.in_port;
+        d.state
+            .get_or_insert_with(|| prog.new_state())
+            .clone_from(orig);
+        Some(dst)
     }
 }
