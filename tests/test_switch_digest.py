@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import queue
-import subprocess
 from collections.abc import Iterator
 
 import grpc
 import pytest
 from lanes.p4runtime.client import Client
 from lanes.p4runtime.proto import p4i, p4r
-from p4rt_util import LANES, loopback_switch, write_code
-from test_switch_clone import clone_program, upd
+from p4rt_util import loopback_switch, write_code
+from test_switch_clone import clone_program, ctl, upd
 
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 C = grpc.StatusCode
@@ -57,7 +56,9 @@ def p4info() -> p4i.P4Info:
     return info
 
 
-def digest_entry(did: int = DIGEST_ID, timeout_ns: int = 0, size: int = 1, ack_ns: int = 10**10) -> p4r.Entity:
+def digest_entry(
+    did: int = DIGEST_ID, timeout_ns: int = 0, size: int = 1, ack_ns: int = 10**10
+) -> p4r.Entity:
     e = p4r.DigestEntry(digest_id=did)
     e.config.max_timeout_ns = timeout_ns
     e.config.max_list_size = size
@@ -127,14 +128,7 @@ def test_digests_reach_the_controller_once_until_acked(switch: tuple[str, int], 
     client.digest_ack(DIGEST_ID, dl.list_id)
     client.packet_out(frame(0xA1))
     assert data(client.next_message("digest", timeout=10)) == [(b"\xa1", b"\xff")]
-    stats = json.loads(
-        subprocess.run(
-            [LANES, "ctl", "--thrift-port", str(switch[1]), "-c", "p4runtime_stats"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
+    stats = json.loads(ctl(switch[1], "p4runtime_stats").stdout)
     assert stats["digests_sent"] == 2 and stats["digests_suppressed"] == 1, stats
 
 

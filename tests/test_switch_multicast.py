@@ -7,7 +7,6 @@ copy's egress_rid and instance_type."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from lanes.errors import LanesError
 from lanes.p4runtime import runtime_json
 from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.proto import p4i, p4r
-from p4rt_util import LANES, loopback_switch, rpc_code, write_code
-from test_switch_clone import clone_program, upd
+from p4rt_util import loopback_switch, rpc_code, write_code
+from test_switch_clone import clone_program, ctl, upd
 
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 C = grpc.StatusCode
@@ -33,11 +32,20 @@ def multicast_program() -> bytes:
     std.insert(len(std) - 1, ["egress_rid", 16, False])
     field = lambda h, f: {"type": "field", "value": [h, f]}
     prog["actions"][0]["primitives"] = [
-        {"op": "assign", "parameters": [field("standard_metadata", "mcast_grp"), {"type": "hexstr", "value": "0x1"}]}
+        {
+            "op": "assign",
+            "parameters": [field("standard_metadata", "mcast_grp"), {"type": "hexstr", "value": "0x1"}],
+        }
     ]
     prog["actions"][1]["primitives"] = [
-        {"op": "assign", "parameters": [field("ethernet", "srcAddr"), field("standard_metadata", "egress_rid")]},
-        {"op": "assign", "parameters": [field("ethernet", "dstAddr"), field("standard_metadata", "instance_type")]},
+        {
+            "op": "assign",
+            "parameters": [field("ethernet", "srcAddr"), field("standard_metadata", "egress_rid")],
+        },
+        {
+            "op": "assign",
+            "parameters": [field("ethernet", "dstAddr"), field("standard_metadata", "instance_type")],
+        },
     ]
     return json.dumps(prog).encode()
 
@@ -46,7 +54,9 @@ def group(mgid: int, *replicas: tuple[int, int]) -> p4r.Entity:
     g = p4r.MulticastGroupEntry(multicast_group_id=mgid)
     for port, rid in replicas:
         g.replicas.add(egress_port=port, instance=rid)
-    return p4r.Entity(packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(multicast_group_entry=g))
+    return p4r.Entity(
+        packet_replication_engine_entry=p4r.PacketReplicationEngineEntry(multicast_group_entry=g)
+    )
 
 
 def read_groups(c: Client, mgid: int = 0) -> list[tuple[int, list[tuple[int, int]]]]:
@@ -55,12 +65,6 @@ def read_groups(c: Client, mgid: int = 0) -> list[tuple[int, list[tuple[int, int
         g = e.packet_replication_engine_entry.multicast_group_entry
         out.append((g.multicast_group_id, [(r.egress_port, r.instance) for r in g.replicas]))
     return out
-
-
-def ctl(cport: int, cmd: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [LANES, "ctl", "--thrift-port", str(cport), "-c", cmd], capture_output=True, text=True, check=False
-    )
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +145,9 @@ def test_runtime_json_carries_groups_and_sessions(tmp_path: Path) -> None:
     (tmp_path / "p.p4info.txtpb").write_text("")
     doc = {
         "p4info": "p.p4info.txtpb",
-        "multicast_group_entries": [{"multicast_group_id": 3, "replicas": [{"egress_port": 1, "instance": 2}]}],
+        "multicast_group_entries": [
+            {"multicast_group_id": 3, "replicas": [{"egress_port": 1, "instance": 2}]}
+        ],
         "clone_session_entries": [{"clone_session_id": 5, "replicas": [{"egress_port": 4, "instance": 1}]}],
     }
     (tmp_path / "rt.json").write_text(json.dumps(doc))
