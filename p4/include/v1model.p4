@@ -96,6 +96,23 @@ enum HashAlgorithm {
     xor16
 }
 
+/// A table's `implementation`: entries point at members (action + data) of the profile.
+extern action_profile {
+    action_profile(bit<32> size);
+}
+
+/// Like action_profile, with groups of members: one member is picked by a hash of the table's
+/// `selector` keys.
+extern action_selector {
+    action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth);
+}
+
+/// result = a uniformly random value in [lo, hi].
+extern void random<T>(out T result, in T lo, in T hi);
+
+/// Sends `data` (a struct or a list of fields) to the controller after ingress.
+extern void digest<T>(in bit<32> receiver, in T data);
+
 /// Marks the packet to be dropped at the end of ingress or egress.
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
@@ -110,6 +127,25 @@ enum CloneType {
 /// Copies the packet to the mirror session `session` (I2E: as received; E2E: as egress left it).
 extern void clone(in CloneType type, in bit<32> session);
 
+/// clone, keeping the user metadata fields annotated `@field_list(index)` in the copy.
+extern void clone_preserving_field_list(in CloneType type, in bit<32> session, bit<8> index);
+
+/// After ingress, runs ingress again on the packet as received, keeping the `@field_list(index)`
+/// user metadata fields.
+extern void resubmit_preserving_field_list(bit<8> index);
+
+/// After egress, runs the packet as emitted through the parser and ingress again, keeping the
+/// `@field_list(index)` user metadata fields.
+extern void recirculate_preserving_field_list(bit<8> index);
+
+/// The older forms of the three above, which name the preserved fields directly.
+@deprecated("Please use 'clone_preserving_field_list' instead")
+extern void clone3<T>(in CloneType type, in bit<32> session, in T data);
+@deprecated("Please use 'resubmit_preserving_field_list' instead")
+extern void resubmit<T>(in T data);
+@deprecated("Please use 'recirculate_preserving_field_list' instead")
+extern void recirculate<T>(in T data);
+
 /// Cuts the packet to `length` bytes when it is sent.
 extern void truncate(in bit<32> length);
 
@@ -117,6 +153,7 @@ extern void verify_checksum<T, O>(in bool condition, in T data, in O checksum, H
 extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
 
 extern void log_msg(string msg);
+extern void log_msg<T>(string msg, in T data);
 
 parser Parser<H, M>(packet_in b, out H parsedHdr, inout M meta,
                     inout standard_metadata_t standard_metadata);

@@ -38,6 +38,8 @@ pub struct Field {
     pub ty: Type,
     pub name: String,
     pub loc: Loc,
+    /// `@field_list(...)` and the like.
+    pub annotations: Vec<Annotation>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +235,8 @@ pub struct TableDecl {
     pub props: Vec<(String, Expr, Loc)>,
     pub loc: Loc,
     pub annotations: Vec<Annotation>,
+    /// Annotations of the `implementation` property (`@name("ap") implementation = ...`).
+    pub impl_annotations: Vec<Annotation>,
 }
 
 #[derive(Debug, Clone)]
@@ -274,7 +278,7 @@ pub enum Expr {
         loc: Loc,
     },
     Bool(bool, Loc),
-    Str(Loc),
+    Str(String, Loc),
     Name(String, Loc),
     Member(Box<Expr>, String, Loc),
     Index(Box<Expr>, Box<Expr>, Loc),
@@ -303,7 +307,7 @@ impl Expr {
         match self {
             Expr::Int { loc, .. }
             | Expr::Bool(_, loc)
-            | Expr::Str(loc)
+            | Expr::Str(_, loc)
             | Expr::Name(_, loc)
             | Expr::Member(_, _, loc)
             | Expr::Index(_, _, loc)

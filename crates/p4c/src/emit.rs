@@ -98,6 +98,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         );
     }
     l.layout(&h, &m, parser.loc)?;
+    l.annotated_field_lists(&m)?;
     // top-level extern instances
     let mut gsc = l.global_scope();
     for inst in &env.instances {
@@ -220,7 +221,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         "headers": headers,
         "header_stacks": stacks,
         "header_union_types": [], "header_unions": [], "header_union_stacks": [],
-        "field_lists": [],
+        "field_lists": l.field_lists,
         "errors": errors,
         "enums": [],
         "parsers": [parser_json],
@@ -230,7 +231,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         "counter_arrays": counters,
         "register_arrays": l.registers,
         "calculations": l.calculations,
-        "learn_lists": [],
+        "learn_lists": l.learn_lists,
         "actions": l.actions,
         "pipelines": [ingress, egress],
         "checksums": l.checksums,

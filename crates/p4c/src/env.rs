@@ -65,6 +65,7 @@ pub struct FieldTy {
     pub loc: Loc,
     /// The `type` it was declared with, if a new type (P4Info's `type_name`).
     pub type_name: Option<String>,
+    pub annotations: Vec<Annotation>,
 }
 
 /// A `type` declaration: its width, and `@p4runtime_translation(uri, bits)` if given.
@@ -328,6 +329,7 @@ impl Env {
                 ty,
                 loc: f.loc,
                 type_name: self.new_type_name(&f.ty),
+                annotations: f.annotations.clone(),
             });
         }
         Ok(out)

@@ -7,11 +7,13 @@ use std::collections::HashSet;
 pub const ACTION: u32 = 0x01;
 pub const TABLE: u32 = 0x02;
 pub const CONTROLLER_HEADER: u32 = 0x04;
+pub const ACTION_PROFILE: u32 = 0x11;
 pub const COUNTER: u32 = 0x12;
 pub const DIRECT_COUNTER: u32 = 0x13;
 pub const METER: u32 = 0x14;
 pub const DIRECT_METER: u32 = 0x15;
 pub const REGISTER: u32 = 0x16;
+pub const DIGEST: u32 = 0x17;
 
 /// Jenkins one-at-a-time hash.
 pub fn jenkins(s: &str) -> u32 {

@@ -102,6 +102,18 @@ pub struct Lowerer<'e> {
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
+    /// The JSON `field_lists` (metadata a clone, resubmit or recirculation keeps).
+    pub field_lists: Vec<Value>,
+    /// The JSON `learn_lists` (what a digest carries).
+    pub learn_lists: Vec<Value>,
+    /// Digests for P4Info, one per struct type.
+    pub digests: Vec<crate::lower_extern::DigestInfo>,
+    /// Action profiles and selectors of the pipeline being lowered (JSON).
+    pub action_profiles: Vec<Value>,
+    /// Every action profile and selector (for P4Info).
+    pub profiles: Vec<crate::lower_profile::ProfileInfo>,
+    /// The pipeline being lowered: "ingress", "egress", or empty.
+    pub pipeline: String,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -144,6 +156,12 @@ impl<'e> Lowerer<'e> {
             action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
             action_annotations: HashMap::new(),
+            field_lists: Vec::new(),
+            learn_lists: Vec::new(),
+            digests: Vec::new(),
+            action_profiles: Vec::new(),
+            profiles: Vec::new(),
+            pipeline: String::new(),
         }
     }
 

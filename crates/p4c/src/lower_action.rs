@@ -8,11 +8,11 @@ use crate::lower::{field, hexstr, op, Binding, Lowerer, Scope};
 use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
-fn prim(o: &str, params: Vec<Value>) -> Value {
+pub fn prim(o: &str, params: Vec<Value>) -> Value {
     json!({"op": o, "parameters": params})
 }
 
-fn header(inst: &str) -> Value {
+pub fn header(inst: &str) -> Value {
     json!({"type": "header", "value": inst})
 }
 
@@ -218,7 +218,7 @@ impl Lowerer<'_> {
         Ok(vec![prim(set, vec![dst, v])])
     }
 
-    fn arity(&self, loc: Loc, what: &str, args: &[Expr], n: usize) -> Res<()> {
+    pub fn arity(&self, loc: Loc, what: &str, args: &[Expr], n: usize) -> Res<()> {
         if args.len() != n {
             return fail(
                 loc,
@@ -233,7 +233,7 @@ impl Lowerer<'_> {
     }
 
     /// A value argument of width `w` (constants sized to it).
-    fn arg(&self, sc: &Scope, e: &Expr, w: u32, what: &str) -> Res<Value> {
+    pub fn arg(&self, sc: &Scope, e: &Expr, w: u32, what: &str) -> Res<Value> {
         let (v, t) = self.rvalue(sc, e)?;
         match t {
             Ty::InfInt => self.coerce(v, &t, &Ty::Bit(w), e.loc(), what),
@@ -254,7 +254,13 @@ impl Lowerer<'_> {
         loc: Loc,
         out: &mut Vec<Value>,
     ) -> Res<()> {
-        let Expr::Call { func, args, .. } = c else {
+        let Expr::Call {
+            func,
+            args,
+            type_args,
+            ..
+        } = c
+        else {
             return fail(loc, "expected a call");
         };
         match &**func {
@@ -268,7 +274,7 @@ impl Lowerer<'_> {
                 })?;
                 match r {
                     Ref::Action(a) => self.inline_action(sc, &a, args, loc, out),
-                    Ref::ExternFn(f) => self.extern_fn(sc, &f, args, loc, out),
+                    Ref::ExternFn(f) => self.extern_fn(sc, &f, args, type_args, loc, out),
                     _ => fail(loc, format!("'{n}' cannot be called")),
                 }
             }
@@ -327,104 +333,6 @@ impl Lowerer<'_> {
             .cloned()
     }
 
-    fn extern_fn(
-        &mut self,
-        sc: &Scope,
-        f: &str,
-        args: &[Expr],
-        loc: Loc,
-        out: &mut Vec<Value>,
-    ) -> Res<()> {
-        match f {
-            "mark_to_drop" => {
-                self.arity(loc, f, args, 1)?;
-                out.push(prim("mark_to_drop", vec![header("standard_metadata")]));
-            }
-            "clone" => {
-                self.arity(loc, f, args, 2)?;
-                let kind = match self.resolve(sc, &args[0])? {
-                    Ref::Const(v, Ty::Enum(e)) if e == "CloneType" => v,
-                    _ => {
-                        return fail(
-                            args[0].loc(),
-                            "clone's first argument must be CloneType.I2E or CloneType.E2E",
-                        )
-                    }
-                };
-                let session = self.arg(sc, &args[1], 32, "the clone session")?;
-                let o = if kind == 0 {
-                    "clone_ingress_pkt_to_egress"
-                } else {
-                    "clone_egress_pkt_to_egress"
-                };
-                out.push(prim(o, vec![session, hexstr(0)]));
-            }
-            "truncate" => {
-                self.arity(loc, f, args, 1)?;
-                out.push(prim(
-                    "truncate",
-                    vec![self.arg(sc, &args[0], 32, "the length")?],
-                ));
-            }
-            "hash" => {
-                self.arity(loc, f, args, 5)?;
-                let (dst, dt) = self.lvalue(sc, &args[0])?;
-                let calc = self.calculation(sc, &args[1], &args[3], Some(out))?;
-                let w = dt.width().unwrap_or(32);
-                let base = self.arg(sc, &args[2], w, "the hash base")?;
-                let max = self.arg(sc, &args[4], w.max(32), "the hash range")?;
-                out.push(prim(
-                    "modify_field_with_hash_based_offset",
-                    vec![
-                        dst,
-                        base,
-                        json!({"type": "calculation", "value": calc}),
-                        max,
-                    ],
-                ));
-            }
-            "log_msg" => {}
-            "verify_checksum"
-            | "update_checksum"
-            | "verify_checksum_with_payload"
-            | "update_checksum_with_payload" => {
-                return fail(
-                    loc,
-                    format!("{f} is only allowed in the checksum controls' apply block"),
-                )
-            }
-            "random" => return fail(loc, "random() is not supported by the switch"),
-            "digest" => {
-                return fail(
-                    loc,
-                    "digest() is not supported by the switch (no digests yet)",
-                )
-            }
-            "resubmit" | "resubmit_preserving_field_list" => {
-                return fail(loc, "resubmit is not supported by the switch")
-            }
-            "recirculate" | "recirculate_preserving_field_list" => {
-                return fail(loc, "recirculate is not supported by the switch")
-            }
-            "clone3" | "clone_preserving_field_list" => {
-                return fail(
-                    loc,
-                    format!(
-                    "{f} is not supported: use clone(type, session) (metadata is not preserved)"
-                ),
-                )
-            }
-            other => {
-                return fail(
-                    loc,
-                    format!("extern function '{other}' is not supported by the switch"),
-                )
-            }
-        }
-        Ok(())
-    }
-
-    /// A `calculations` entry for `algo` over the list `fields`; returns its name.
     /// A `calculations` entry for `algo` over the list `fields`; returns its name. In an action
     /// (`pre` given) other values (parameters, expressions) are first copied into scalars, as
     /// bmv2 calculations read only fields and constants.

@@ -70,7 +70,7 @@ impl Lowerer<'_> {
                 self.registers.push(json!({"name": name, "id": id, "size": n, "bitwidth": width}));
             }
             "action_profile" | "action_selector" => {
-                return fail(*tloc, format!("{ty} is not supported by the switch (no action profiles)"))
+                self.declare_profile(&name, ty, &inst.args, &inst.annotations, inst.loc)?
             }
             other if self.env.parsers.contains_key(other) || self.env.controls.contains_key(other) => {
                 return fail(inst.loc, format!("instantiating {other} inside another block is not supported: write its states or tables inline"))
@@ -154,11 +154,14 @@ impl Lowerer<'_> {
         self.hoist_vars(&mut sc, &body)?;
         self.tables.clear();
         self.conditionals.clear();
+        self.pipeline = pname.to_string();
         let init = self.seq(&mut sc, c, &body, None)?;
+        self.pipeline.clear();
         Ok(json!({
             "name": pname, "id": id, "source_info": self.source_info(c.loc, &c.name),
             "init_table": init, "tables": std::mem::take(&mut self.tables),
-            "action_profiles": [], "conditionals": std::mem::take(&mut self.conditionals),
+            "action_profiles": std::mem::take(&mut self.action_profiles),
+            "conditionals": std::mem::take(&mut self.conditionals),
         }))
     }
 

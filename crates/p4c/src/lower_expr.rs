@@ -240,7 +240,7 @@ impl Lowerer<'_> {
         match e {
             Expr::Bool(b, _) => Ok((json!({"type": "bool", "value": b}), Ty::Bool)),
             Expr::Int { loc, .. } => fail(*loc, "signed literals are not supported"),
-            Expr::Str(loc) => fail(
+            Expr::Str(_, loc) => fail(
                 *loc,
                 "strings are only allowed as annotation and log arguments",
             ),

@@ -30,6 +30,8 @@ pub struct TableInfo {
     pub is_const: bool,
     pub direct_counter: Option<String>,
     pub direct_meter: Option<String>,
+    /// The action profile or selector (`implementation`).
+    pub implementation: Option<String>,
 }
 
 /// Hex string of `v` in `w` bits.
@@ -121,12 +123,23 @@ impl Lowerer<'_> {
             is_const: t.entries.is_some(),
             direct_counter: None,
             direct_meter: None,
+            implementation: None,
         };
         let mut keys = Vec::new();
         let mut widths = Vec::new();
         let mut kinds = Vec::new();
+        let mut selector_input = Vec::new();
         for k in &t.keys {
             let mk = k.match_kind.as_str();
+            if mk == "selector" {
+                // the selector's hash input, not part of the match key (p4c)
+                let (target, _, key_mask, _) = self.key_target(sc, &k.expr)?;
+                if !key_mask.is_null() || target[1] == "$valid$" {
+                    return fail(k.loc, "a selector key must be a field");
+                }
+                selector_input.push(json!({"type": "field", "value": target}));
+                continue;
+            }
             if !matches!(mk, "exact" | "lpm" | "ternary" | "range" | "optional") {
                 return fail(
                     k.loc,
@@ -249,14 +262,26 @@ impl Lowerer<'_> {
         }
         let mut with_counters = false;
         let mut direct_meters = Value::Null;
+        let mut implementation = None;
         for (p, e, loc) in &t.props {
             match p.as_str() {
                 "counters" | "meters" => {
                     let Ok(Ref::Extern(n, ty, _)) = self.resolve(sc, e) else {
-                        return fail(*loc, format!("{p} must name a direct_counter or direct_meter instance"));
+                        return fail(
+                            *loc,
+                            format!("{p} must name a direct_counter or direct_meter instance"),
+                        );
                     };
-                    let list = if p == "counters" { &mut self.counters } else { &mut self.meters };
-                    let want = if p == "counters" { "direct_counter" } else { "direct_meter" };
+                    let list = if p == "counters" {
+                        &mut self.counters
+                    } else {
+                        &mut self.meters
+                    };
+                    let want = if p == "counters" {
+                        "direct_counter"
+                    } else {
+                        "direct_meter"
+                    };
                     if ty != want {
                         return fail(*loc, format!("{p} must name a {want}, '{n}' is a {ty}"));
                     }
@@ -275,7 +300,10 @@ impl Lowerer<'_> {
                     }
                 }
                 "support_timeout" => {}
-                "implementation" => return fail(*loc, "action profiles and selectors (implementation) are not supported by the switch"),
+                "implementation" => {
+                    implementation =
+                        Some(self.table_implementation(sc, t, &name, e, &selector_input)?)
+                }
                 other => return fail(*loc, format!("table property '{other}' is not supported")),
             }
         }
@@ -310,8 +338,31 @@ impl Lowerer<'_> {
             "action_ids": action_ids, "actions": action_names, "base_default_next": base_default,
             "next_tables": next_tables,
         });
-        if !default_entry.is_null() {
-            tj["default_entry"] = default_entry;
+        match &implementation {
+            Some((profile, with_selector)) => {
+                if t.entries.is_some() {
+                    return fail(t.loc, format!("table {}: const entries are not allowed in a table with an action profile", t.name));
+                }
+                // p4c writes no default entry for these (the default comes from the profile)
+                tj["type"] = json!(if *with_selector {
+                    "indirect_ws"
+                } else {
+                    "indirect"
+                });
+                tj["action_profile"] = json!(profile);
+                info.implementation = Some(profile.clone());
+            }
+            None if !selector_input.is_empty() => {
+                return fail(
+                    t.loc,
+                    format!(
+                        "table {} has `selector` keys but no implementation = action_selector(...)",
+                        t.name
+                    ),
+                );
+            }
+            None if !default_entry.is_null() => tj["default_entry"] = default_entry,
+            None => {}
         }
         if t.entries.is_some() {
             tj["entries"] = Value::Array(entries);

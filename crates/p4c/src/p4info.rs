@@ -216,9 +216,27 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         }
     }
 
+    let mut profile_ids = HashMap::new();
+    for p in &l.profiles {
+        if let Some(v) = fixed_id(&p.annotations)? {
+            profile_ids.insert(p.name.clone(), ids.fixed(ids::ACTION_PROFILE, v));
+        }
+    }
+    for p in &l.profiles {
+        if !profile_ids.contains_key(&p.name) {
+            profile_ids.insert(p.name.clone(), ids.assign(ids::ACTION_PROFILE, &p.name));
+        }
+    }
+    let digest_ids: HashMap<String, u32> = l
+        .digests
+        .iter()
+        .map(|d| (d.name.clone(), ids.assign(ids::DIGEST, &d.name)))
+        .collect();
+
     let mut all_names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
     all_names.extend(action_names.iter().cloned());
     all_names.extend(externs.iter().map(|x| x.name.clone()));
+    all_names.extend(l.profiles.iter().map(|p| p.name.clone()));
 
     let mut out = String::from("pkg_info {\n  arch: \"v1model\"\n}\n");
     let mut used_types: Vec<String> = Vec::new();
@@ -253,6 +271,9 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         }
         if let Some(d) = &t.const_default {
             let _ = writeln!(out, "  const_default_action_id: {}", action_ids[d]);
+        }
+        if let Some(p) = &t.implementation {
+            let _ = writeln!(out, "  implementation_id: {}", profile_ids[p]);
         }
         for d in t.direct_counter.iter().chain(&t.direct_meter) {
             let _ = writeln!(out, "  direct_resource_ids: {}", extern_ids[d]);
@@ -300,6 +321,22 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             type_name(&mut out, &tn, &mut used_types);
             out.push_str("  }\n");
         }
+        out.push_str("}\n");
+    }
+    let mut profiles: Vec<_> = l.profiles.iter().filter(|p| !p.tables.is_empty()).collect();
+    profiles.sort_by_key(|p| profile_ids[&p.name]);
+    for p in profiles {
+        out.push_str("action_profiles {\n");
+        preamble(&mut out, profile_ids[&p.name], &p.name, &all_names, &[]);
+        for t in &p.tables {
+            if let Some(id) = table_ids.get(t) {
+                let _ = writeln!(out, "  table_ids: {id}");
+            }
+        }
+        if p.with_selector {
+            out.push_str("  with_selector: true\n");
+        }
+        let _ = writeln!(out, "  size: {}", p.size);
         out.push_str("}\n");
     }
     for kind in ["counters", "direct_counters", "meters", "direct_meters"] {
@@ -374,7 +411,36 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         let _ = writeln!(out, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n  size: {}", x.json["bitwidth"], x.json["size"]);
         out.push_str("}\n");
     }
+    let mut digests: Vec<_> = l.digests.iter().collect();
+    digests.sort_by_key(|d| digest_ids[&d.name]);
+    for d in &digests {
+        out.push_str("digests {\n");
+        preamble(&mut out, digest_ids[&d.name], &d.name, &all_names, &[]);
+        let _ = writeln!(
+            out,
+            "  type_spec {{\n    struct {{\n      name: {}\n    }}\n  }}",
+            quote(&d.name)
+        );
+        out.push_str("}\n");
+    }
     out.push_str("type_info {\n");
+    let mut structs: Vec<_> = l.digests.iter().collect();
+    structs.sort_by(|a, b| a.name.cmp(&b.name));
+    for d in structs {
+        let _ = write!(
+            out,
+            "  structs {{\n    key: {}\n    value {{\n",
+            quote(&d.name)
+        );
+        for (m, t) in &d.members {
+            let spec = match t {
+                crate::env::Ty::Bool => "          bool {\n          }\n".to_string(),
+                t => format!("          bitstring {{\n            bit {{\n              bitwidth: {}\n            }}\n          }}\n", t.width().unwrap_or(0)),
+            };
+            let _ = write!(out, "      members {{\n        name: {}\n        type_spec {{\n{spec}        }}\n      }}\n", quote(m));
+        }
+        out.push_str("    }\n  }\n");
+    }
     used_types.sort();
     used_types.dedup();
     for n in &used_types {

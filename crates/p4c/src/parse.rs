@@ -345,11 +345,16 @@ impl Parser {
         self.expect("{")?;
         let mut out = Vec::new();
         while !self.eat("}") {
-            self.annotations()?;
+            let annotations = self.annotations()?;
             let ty = self.ty()?;
             let (name, loc) = self.ident()?;
             self.expect(";")?;
-            out.push(Field { ty, name, loc });
+            out.push(Field {
+                ty,
+                name,
+                loc,
+                annotations,
+            });
         }
         Ok(out)
     }
@@ -491,4 +496,31 @@ pub fn tok_text(t: &Tok) -> String {
         Tok::Directive(d, r) => format!("#{d} {r}"),
         Tok::Eof => String::new(),
     }
+}
+
+/// The comma-separated expressions of an annotation's body, e.g. `@field_list(1, Lists.mirror)`.
+pub fn annotation_exprs(a: &Annotation) -> Res<Vec<Expr>> {
+    let mut t = crate::lexer::lex(&a.body, a.loc.file)?;
+    for tok in &mut t {
+        tok.loc = a.loc;
+    }
+    let mut p = Parser {
+        t,
+        i: 0,
+        type_names: HashSet::new(),
+    };
+    let mut out = Vec::new();
+    while !p.at_eof() {
+        out.push(p.expr()?);
+        if !p.eat(",") {
+            break;
+        }
+    }
+    if !p.at_eof() {
+        return fail(
+            a.loc,
+            format!("@{}: expected expressions separated by commas", a.name),
+        );
+    }
+    Ok(out)
 }

@@ -290,7 +290,7 @@ impl Parser {
         let t = self.bump();
         Ok(match t.tok {
             Tok::Int(value, width) => Expr::Int { value, width, loc },
-            Tok::Str(_) => Expr::Str(loc),
+            Tok::Str(s) => Expr::Str(s, loc),
             Tok::Ident(s) if s == "true" => Expr::Bool(true, loc),
             Tok::Ident(s) if s == "false" => Expr::Bool(false, loc),
             Tok::Ident(s) if s == "default" => Expr::Default(loc),

@@ -376,9 +376,10 @@ impl Parser {
             props: Vec::new(),
             loc,
             annotations,
+            impl_annotations: Vec::new(),
         };
         while !self.eat("}") {
-            self.annotations()?;
+            let prop_annotations = self.annotations()?;
             let is_const = self.eat_kw("const");
             let (prop, ploc) = self.ident()?;
             self.expect("=")?;
@@ -448,6 +449,9 @@ impl Parser {
                 _ => {
                     let e = self.expr()?;
                     self.expect(";")?;
+                    if prop == "implementation" {
+                        t.impl_annotations = prop_annotations;
+                    }
                     t.props.push((prop, e, ploc));
                 }
             }

@@ -158,16 +158,21 @@ fn unsupported_constructs_say_so() {
         "prog.p4:6:8: error: function 'twice' is not supported: write its body as an action"
     );
     let e = error(
+        "recirc-ingress",
+        &program("", "", "        recirculate_preserving_field_list(0);"),
+    );
+    assert_eq!(e, "prog.p4:16:9: error: recirculate_preserving_field_list can only be called in egress (v1model), here it is in an action of ingress");
+    let e = error(
         "selector",
         &program(
             "",
-            "    action_selector(HashAlgorithm.crc16, 32w64, 32w16) sel;",
-            "",
+            "    table s { key = { hdr.ethernet.dst: selector; } actions = { fwd; } }",
+            "        s.apply();",
         ),
     );
     assert_eq!(
         e,
-        "prog.p4:13:5: error: action_selector is not supported by the switch (no action profiles)"
+        "prog.p4:13:11: error: table s has `selector` keys but no implementation = action_selector(...)"
     );
 }
 

@@ -1,0 +1,208 @@
+//! Action profiles and selectors (a table's `implementation`), as p4c writes them: the table
+//! becomes `indirect` (profile) or `indirect_ws` (selector) and names its profile; the
+//! pipeline's `action_profiles` list the profile once (`max_size`, and for a selector the hash
+//! algorithm and its input, the table's `selector` keys). An instance declared in the control
+//! keeps its qualified name; one written in the property is named by its `@name`, else
+//! `action_profile_N` (p4c's fresh name next to the extern type's own).
+
+use crate::ast::*;
+use crate::diag::{fail, Loc, Res};
+use crate::lower::{Lowerer, Scope};
+use crate::lower_expr::Ref;
+use serde_json::{json, Value};
+
+/// What P4Info needs of an action profile or selector.
+#[derive(Debug, Clone)]
+pub struct ProfileInfo {
+    pub name: String,
+    pub with_selector: bool,
+    pub size: u64,
+    /// Tables using it (qualified names), in order of lowering.
+    pub tables: Vec<String>,
+    pub annotations: Vec<Annotation>,
+    /// Hash algorithm (selectors).
+    pub algo: Option<String>,
+    /// The JSON entry was written (for the pipeline being lowered).
+    pub emitted_in: Option<String>,
+}
+
+/// The hash algorithms p4c accepts for a selector, with their bmv2 names.
+const SELECTOR_ALGOS: &[&str] = &[
+    "crc32",
+    "crc32_custom",
+    "crc16",
+    "crc16_custom",
+    "random",
+    "identity",
+    "csum16",
+    "xor16",
+];
+
+impl Lowerer<'_> {
+    /// Records `action_profile(size)` / `action_selector(algo, size, width)` named `name`.
+    pub fn declare_profile(
+        &mut self,
+        name: &str,
+        ty: &str,
+        args: &[Expr],
+        annotations: &[Annotation],
+        loc: Loc,
+    ) -> Res<()> {
+        let (with_selector, size_arg, want) = match ty {
+            "action_profile" => (false, 0, 1),
+            _ => (true, 1, 3),
+        };
+        if args.len() != want {
+            return fail(
+                loc,
+                format!(
+                    "{ty} takes {want} argument{}",
+                    if want == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        let size = match self.env.const_value(&args[size_arg]) {
+            Ok((v, _)) => v as u64,
+            Err(_) => {
+                return fail(
+                    args[size_arg].loc(),
+                    format!("{ty}'s size must be a constant"),
+                )
+            }
+        };
+        let algo = if with_selector {
+            match &args[0] {
+                Expr::Member(b, m, _)
+                    if matches!(&**b, Expr::Name(n, _) if n == "HashAlgorithm")
+                        && SELECTOR_ALGOS.contains(&m.as_str()) =>
+                {
+                    Some(m.clone())
+                }
+                e => {
+                    return fail(
+                        e.loc(),
+                        "the selector's algorithm must be a HashAlgorithm member, e.g. HashAlgorithm.crc16",
+                    )
+                }
+            }
+        } else {
+            None
+        };
+        self.profiles.push(ProfileInfo {
+            name: name.to_string(),
+            with_selector,
+            size,
+            tables: Vec::new(),
+            annotations: annotations.to_vec(),
+            algo,
+            emitted_in: None,
+        });
+        Ok(())
+    }
+
+    /// The table `t`'s implementation `e`: the profile's name and whether it selects, after
+    /// adding the table to it and the profile to the pipeline's `action_profiles`.
+    pub fn table_implementation(
+        &mut self,
+        sc: &Scope,
+        t: &TableDecl,
+        table: &str,
+        e: &Expr,
+        selector_input: &[Value],
+    ) -> Res<(String, bool)> {
+        let name = match e {
+            Expr::Call { func, args, .. } => {
+                let ty = match &**func {
+                    Expr::Name(n, _) if n == "action_profile" || n == "action_selector" => n,
+                    _ => {
+                        return fail(
+                            e.loc(),
+                            "implementation must be an action_profile or action_selector",
+                        )
+                    }
+                };
+                let name = match annotation(&t.impl_annotations, "name") {
+                    Some(a) => a.body.trim_matches('"').trim_start_matches('.').to_string(),
+                    None => {
+                        if !self.used_names.contains_key("action_profile") {
+                            self.fresh("action_profile");
+                        }
+                        self.fresh("action_profile")
+                    }
+                };
+                if !self.profiles.iter().any(|p| p.name == name) {
+                    self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
+                }
+                name
+            }
+            _ => match self.resolve(sc, e) {
+                Ok(Ref::Extern(n, ty, _)) if ty == "action_profile" || ty == "action_selector" => n,
+                _ => {
+                    return fail(
+                        e.loc(),
+                        "implementation must name an action_profile or action_selector instance",
+                    )
+                }
+            },
+        };
+        let pipeline = self.pipeline.clone();
+        let next_id = self
+            .profiles
+            .iter()
+            .filter(|p| p.emitted_in.is_some())
+            .count();
+        let Some(p) = self.profiles.iter_mut().find(|p| p.name == name) else {
+            return fail(e.loc(), format!("no action profile '{name}'"));
+        };
+        match (p.with_selector, selector_input.is_empty()) {
+            (true, true) => {
+                return fail(
+                    t.loc,
+                    format!("table {} uses the selector {name} but has no `selector` key", t.name),
+                )
+            }
+            (false, false) => {
+                return fail(
+                    t.loc,
+                    format!("table {} has `selector` keys but {name} is an action_profile, not an action_selector", t.name),
+                )
+            }
+            _ => {}
+        }
+        if !p.tables.iter().any(|x| x == table) {
+            p.tables.push(table.to_string());
+        }
+        match &p.emitted_in {
+            Some(pl) if *pl != pipeline => {
+                return fail(
+                    t.loc,
+                    format!("{name} is used in both ingress and egress: bmv2 profiles belong to one pipeline"),
+                )
+            }
+            Some(_) => {
+                // a selector shared by tables must hash the same input
+                let same = self
+                    .action_profiles
+                    .iter()
+                    .find(|j| j["name"] == name.as_str())
+                    .is_none_or(|j| !p.with_selector || j["selector"]["input"] == json!(selector_input));
+                if !same {
+                    return fail(t.loc, format!("tables sharing the selector {name} must have the same selector keys"));
+                }
+            }
+            None => {
+                p.emitted_in = Some(pipeline);
+                let mut j = json!({"name": name, "id": next_id, "max_size": p.size});
+                if let Some(a) = &p.algo {
+                    j["selector"] = json!({"algo": a, "input": selector_input});
+                }
+                self.action_profiles.push(j);
+            }
+        }
+        let with_selector = self
+            .profiles
+            .iter()
+            .any(|p| p.name == name && p.with_selector);
+        Ok((name, with_selector))
+    }
+}
