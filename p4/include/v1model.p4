@@ -115,6 +115,9 @@ extern void digest<T>(in bit<32> receiver, in T data);
 
 /// Marks the packet to be dropped at the end of ingress or egress.
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
+/// The 2018 form (then an action-level primitive): drops the packet being processed.
+@deprecated("Please use mark_to_drop(standard_metadata) instead.")
+extern void mark_to_drop();
 
 /// result = base + hash(data) mod max (max 0: no modulo).
 extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data, in M max);

@@ -5,7 +5,7 @@
 //!
 //! cargo run --release -p lanes-p4c --example compare_public -- DIR
 
-use lanes_p4::{EgressMeta, IngressResult, MatchKey, Program};
+use lanes_p4::{EgressMeta, IngressResult, MatchKey, PacketState, Program, Reentry};
 use std::path::Path;
 
 fn entry(p: &mut Program, table: &str, keys: Vec<MatchKey>, action: &str, params: Vec<Vec<u8>>) {
@@ -191,6 +191,86 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
                 frames.push(f);
             }
         }
+        "v1model-special-ops" => {
+            // lpm on the destination: plain, resubmit (to 10.1.0.9), clone to session 5,
+            // multicast group 1, and an l2ptr whose bd clones egress-to-egress (session 11)
+            let u32b = |v: u32| v.to_be_bytes().to_vec();
+            for (net, action, param) in [
+                (1u8, "ingress.set_l2ptr", u32b(0x100)),
+                (2, "ingress.do_resubmit", vec![10, 1, 0, 9]),
+                (3, "ingress.do_clone_i2e", u32b(0x100)),
+                (4, "ingress.set_mcast_grp", vec![0, 1]),
+                (5, "ingress.set_l2ptr", u32b(0x300)),
+                (6, "ingress.set_l2ptr", u32b(0x200)),
+            ] {
+                entry(
+                    p,
+                    "ingress.ipv4_da_lpm",
+                    vec![MatchKey::Lpm(vec![10, net, 0, 0], 16)],
+                    action,
+                    vec![param],
+                );
+            }
+            // l2ptr -> (bd, dmac, port): first pass, resubmitted (0xe50b), recirculated (0xec1c)
+            for (l2ptr, bd, port) in [
+                (0x100u32, 10u32, 2u16),
+                (0xe50b, 20, 3),
+                (0xec1c, 10, 4),
+                (0x300, 30, 1),
+                (0x200, 40, 2),
+            ] {
+                let bd = bd.to_be_bytes()[1..].to_vec();
+                entry(
+                    p,
+                    "ingress.mac_da",
+                    vec![MatchKey::Exact(u32b(l2ptr))],
+                    "ingress.set_bd_dmac_intf",
+                    vec![
+                        bd,
+                        vec![0, 0, 0, 0xd, 0xd, l2ptr as u8],
+                        port.to_be_bytes().to_vec(),
+                    ],
+                );
+            }
+            let smac = vec![0, 0, 0, 0x5, 0x5, 0x5];
+            entry(
+                p,
+                "egress.send_frame",
+                vec![MatchKey::Exact(vec![0, 0, 10])],
+                "egress.rewrite_mac",
+                vec![smac.clone()],
+            );
+            entry(
+                p,
+                "egress.send_frame",
+                vec![MatchKey::Exact(vec![0, 0, 20])],
+                "egress.do_recirculate",
+                vec![vec![10, 1, 0, 7]],
+            );
+            entry(
+                p,
+                "egress.send_frame",
+                vec![MatchKey::Exact(vec![0, 0, 30])],
+                "egress.do_clone_e2e",
+                vec![smac],
+            );
+            for (i, d) in [
+                [10, 1, 0, 1],
+                [10, 2, 0, 1],
+                [10, 3, 0, 1],
+                [10, 4, 0, 1],
+                [10, 5, 0, 1],
+                [10, 6, 0, 1],
+                [10, 9, 9, 9],
+            ]
+            .iter()
+            .enumerate()
+            {
+                for ttl in [64u8, 1] {
+                    frames.push(ipv4_frame([10, 0, 1, 1], *d, i as u8, ttl));
+                }
+            }
+        }
         _ => ipv4_mix(&mut frames),
     }
     frames.push(vec![1, 2, 3]);
@@ -231,7 +311,159 @@ fn tm_view(mut r: IngressResult) -> IngressResult {
     r
 }
 
-fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
+/// The two programs, run in lockstep on the same packets and the packets they make.
+struct Pair<'a> {
+    ours: &'a mut Program,
+    theirs: &'a mut Program,
+    /// Frames egress sent (originals, copies and later passes).
+    sent: usize,
+    /// Clones, resubmissions and recirculations both asked for.
+    copies: usize,
+}
+
+/// At most this many passes through ingress per arrival (resubmit and recirculate loops).
+const MAX_PASSES: u8 = 4;
+
+impl Pair<'_> {
+    /// One pass of `pkt` through both (ingress, then egress unless dropped or resubmitted),
+    /// following every clone, resubmission and recirculation; digests compared as they come.
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &mut self,
+        so: &mut PacketState,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        again: Option<(Reentry, Reentry)>,
+        k: usize,
+    ) -> Result<(), String> {
+        let (a, b) = match again {
+            None => (
+                self.ours.ingress(so, pkt, port, now),
+                self.theirs.ingress(st, pkt, port, now),
+            ),
+            Some((ro, rt)) => (
+                self.ours.reingress(so, pkt, port, now, ro),
+                self.theirs.reingress(st, pkt, port, now, rt),
+            ),
+        };
+        // error codes are numbered differently by p4c versions: compare their names
+        let named = |p: &Program, r: IngressResult| match r.drop {
+            Some(lanes_p4::DropReason::ParserError(c)) => format!(
+                "{:?} {:?}",
+                p.error_name(c),
+                tm_view(IngressResult { drop: None, ..r })
+            ),
+            _ => format!("{:?}", tm_view(r)),
+        };
+        if named(self.ours, a) != named(self.theirs, b) {
+            return Err(format!("ingress {a:?} vs p4c {b:?}"));
+        }
+        let (mut da, mut db) = (Vec::new(), Vec::new());
+        self.ours.take_digests(so, &mut da);
+        self.theirs.take_digests(st, &mut db);
+        if da
+            .iter()
+            .map(|d| &d.fields)
+            .ne(db.iter().map(|d| &d.fields))
+        {
+            return Err(format!("digests {da:?} vs p4c {db:?}"));
+        }
+        let (ca, cb) = (so.take_clone(), st.take_clone());
+        if ca.map(|c| c.session) != cb.map(|c| c.session) {
+            return Err(format!("ingress clone {ca:?} vs p4c {cb:?}"));
+        }
+        if let (Some(ra), Some(rb)) = (ca, cb) {
+            self.copies += 1;
+            let (mut xo, mut xt) = (self.ours.new_state(), self.theirs.new_state());
+            let qa = self
+                .ours
+                .ingress_clone(so, &mut xo, pkt, port, now, ra, None);
+            let qb = self
+                .theirs
+                .ingress_clone(st, &mut xt, pkt, port, now, rb, None);
+            if qa != qb {
+                return Err(format!("I2E copy priority {qa:?} vs p4c {qb:?}"));
+            }
+            self.egress(&mut xo, &mut xt, pkt, ra.session, port, now, k)
+                .map_err(|e| format!("I2E copy: {e}"))?;
+        }
+        let (ra, rb) = (so.take_resubmit(), st.take_resubmit());
+        if ra.is_some() != rb.is_some() {
+            return Err(format!("resubmit {ra:?} vs p4c {rb:?}"));
+        }
+        if let (Some(ra), Some(rb)) = (ra, rb) {
+            // a resubmission wins over forwarding
+            self.copies += 1;
+            if so.passes() + 1 < MAX_PASSES {
+                return self.pass(so, st, pkt, port, now + 10, Some((ra, rb)), k);
+            }
+            return Ok(());
+        }
+        if a.drop.is_some() {
+            return Ok(());
+        }
+        self.egress(so, st, pkt, a.egress_spec, port, now, k)
+    }
+
+    /// Egress of both states to `port`, then the E2E clone and recirculation it asks for
+    /// (`arrival`: the port the packet first came in on).
+    #[allow(clippy::too_many_arguments)]
+    fn egress(
+        &mut self,
+        so: &mut PacketState,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        arrival: u32,
+        now: u64,
+        k: usize,
+    ) -> Result<(), String> {
+        let meta = EgressMeta {
+            egress_port: port,
+            qid: 0,
+            enq_qdepth: (k % 30) as u64,
+            ..EgressMeta::default()
+        };
+        let (mut oo, mut ot) = (Vec::new(), Vec::new());
+        let ea = self.ours.egress(so, pkt, &meta, now + 1000, &mut oo);
+        let eb = self.theirs.egress(st, pkt, &meta, now + 1000, &mut ot);
+        if ea != eb || (ea.drop.is_none() && oo[..ea.len] != ot[..eb.len]) {
+            return Err(format!("egress {ea:?} vs p4c {eb:?}"));
+        }
+        if ea.drop.is_none() {
+            self.sent += 1;
+        }
+        let (ca, cb) = (so.take_clone(), st.take_clone());
+        if ca.map(|c| c.session) != cb.map(|c| c.session) {
+            return Err(format!("egress clone {ca:?} vs p4c {cb:?}"));
+        }
+        if let (Some(ra), Some(rb)) = (ca, cb) {
+            self.copies += 1;
+            let (mut xo, mut xt) = (self.ours.new_state(), self.theirs.new_state());
+            self.ours.egress_clone(so, &mut xo, ra, None);
+            self.theirs.egress_clone(st, &mut xt, rb, None);
+            if so.clone_generation() < 3 {
+                self.egress(&mut xo, &mut xt, &oo, ra.session, arrival, now + 500, k)
+                    .map_err(|e| format!("E2E copy: {e}"))?;
+            }
+        }
+        let (ra, rb) = (so.take_recirculate(), st.take_recirculate());
+        if ra.is_some() != rb.is_some() {
+            return Err(format!("recirculate {ra:?} vs p4c {rb:?}"));
+        }
+        if let (Some(ra), Some(rb)) = (ra, rb) {
+            self.copies += 1;
+            if so.passes() + 1 < MAX_PASSES {
+                return self.pass(so, st, &oo, arrival, now + 2000, Some((ra, rb)), k);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize, usize), String> {
     let src = dir.join(format!("{name}.p4"));
     let ours_json = lanes_p4c::compile_file(&src, &lanes_p4c::Options::default())
         .map_err(|d| format!("lanes p4c: {d}"))?;
@@ -245,44 +477,23 @@ fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
     scenario(name, &mut theirs);
     let mut all = frames.clone();
     all.extend(mutations(&frames));
-    let (mut so, mut st) = (ours.new_state(), theirs.new_state());
-    let (mut oo, mut ot) = (Vec::new(), Vec::new());
     let (mut same, mut forwarded) = (0, 0);
+    let mut pair = Pair {
+        ours: &mut ours,
+        theirs: &mut theirs,
+        sent: 0,
+        copies: 0,
+    };
     for (k, f) in all.iter().enumerate() {
         let port = 1 + (k % 3) as u32;
         let now = 1_000_000 * k as u64;
-        let a = ours.ingress(&mut so, f, port, now);
-        let b = theirs.ingress(&mut st, f, port, now);
-        // error codes are numbered differently by p4c versions: compare their names
-        let named = |p: &Program, r: IngressResult| match r.drop {
-            Some(lanes_p4::DropReason::ParserError(c)) => format!(
-                "{:?} {:?}",
-                p.error_name(c),
-                tm_view(IngressResult { drop: None, ..r })
-            ),
-            _ => format!("{:?}", tm_view(r)),
-        };
-        if named(&ours, a) != named(&theirs, b) {
-            return Err(format!("frame {k}: ingress {a:?} vs p4c {b:?}"));
-        }
-        if a.drop.is_none() {
-            let meta = EgressMeta {
-                egress_port: a.egress_spec,
-                qid: u32::from(a.priority),
-                enq_qdepth: (k % 30) as u64,
-                ..EgressMeta::default()
-            };
-            let ea = ours.egress(&mut so, f, &meta, now + 1000, &mut oo);
-            let eb = theirs.egress(&mut st, f, &meta, now + 1000, &mut ot);
-            if ea != eb || (ea.drop.is_none() && oo[..ea.len] != ot[..eb.len]) {
-                return Err(format!("frame {k}: egress {ea:?} vs p4c {eb:?}"));
-            }
-            if ea.drop.is_none() {
-                forwarded += 1;
-            }
-        }
+        let (mut so, mut st) = (pair.ours.new_state(), pair.theirs.new_state());
+        pair.pass(&mut so, &mut st, f, port, now, None, k)
+            .map_err(|e| format!("frame {k}: {e}"))?;
         same += 1;
     }
+    forwarded += pair.sent;
+    let copies = pair.copies;
     // counters and registers, every cell
     let names = lanes_p4::p4info::P4Names::from_program(&ours);
     for c in &names.counters {
@@ -307,7 +518,7 @@ fn compare(dir: &Path, name: &str) -> Result<(usize, usize, usize), String> {
             }
         }
     }
-    Ok((all.len(), same, forwarded))
+    Ok((all.len(), same, forwarded, copies))
 }
 
 fn main() {
@@ -329,15 +540,17 @@ fn main() {
         })
         .unwrap_or_default();
     names.sort();
-    println!("| program | frames | identical | forwarded | result |");
-    println!("|---|---|---|---|---|");
+    println!("| program | frames | identical | sent | copies | result |");
+    println!("|---|---|---|---|---|---|");
     let mut failed = false;
     for n in names {
         match compare(dir, &n) {
-            Ok((total, same, fwd)) => println!("| {n} | {total} | {same} | {fwd} | identical |"),
+            Ok((total, same, fwd, copies)) => {
+                println!("| {n} | {total} | {same} | {fwd} | {copies} | identical |")
+            }
             Err(e) => {
                 failed = true;
-                println!("| {n} | | | | {e} |");
+                println!("| {n} | | | | | {e} |");
             }
         }
     }

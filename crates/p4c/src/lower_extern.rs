@@ -208,7 +208,10 @@ impl Lowerer<'_> {
     ) -> Res<()> {
         match f {
             "mark_to_drop" => {
-                self.arity(loc, f, args, 1)?;
+                // `mark_to_drop()` is the v1model of 2018, before it took standard_metadata
+                if !args.is_empty() {
+                    self.arity(loc, f, args, 1)?;
+                }
                 out.push(prim("mark_to_drop", vec![header("standard_metadata")]));
             }
             "clone" => {

@@ -126,7 +126,7 @@ impl Lowerer<'_> {
                                 ),
                             );
                         }
-                        for (v, m) in self.case_values(values, &widths)? {
+                        for (v, m) in self.case_values(&sc, values, &widths)? {
                             tr.push(match (v, m) {
                                 (None, _) => json!({"type": "default", "value": null, "mask": null, "next_state": next}),
                                 (Some(v), m) => json!({"type": "hexstr", "value": v, "mask": m, "next_state": next}),
@@ -290,7 +290,12 @@ impl Lowerer<'_> {
 
     /// The (value, mask) hex strings of one select case (several when it has small ranges),
     /// `None` value for default.
-    fn case_values(&self, vals: &[Expr], widths: &[u32]) -> Res<Vec<(Option<String>, Value)>> {
+    fn case_values(
+        &self,
+        sc: &crate::lower::Scope,
+        vals: &[Expr],
+        widths: &[u32],
+    ) -> Res<Vec<(Option<String>, Value)>> {
         if vals.iter().all(|v| matches!(v, Expr::Default(_))) {
             return Ok(vec![(None, Value::Null)]);
         }
@@ -299,9 +304,11 @@ impl Lowerer<'_> {
         for (v, w) in vals.iter().zip(widths) {
             let full = mask(*w);
             let c = |e: &Expr| -> Res<u128> {
-                let (x, t) = match self.env.const_value(e) {
-                    Ok(x) => x,
-                    Err(_) => return fail(e.loc(), "select case values must be compile-time constants (value sets are not supported)"),
+                // a global constant, or one of the parser's own
+                let (x, t) = match (self.env.const_value(e), self.resolve(sc, e)) {
+                    (Ok(x), _) => x,
+                    (_, Ok(Ref::Const(v, t))) => (v, t),
+                    _ => return fail(e.loc(), "select case values must be compile-time constants (value sets are not supported)"),
                 };
                 self.env.coerce_const(x, &t, &Ty::Bit(*w), e.loc())
             };

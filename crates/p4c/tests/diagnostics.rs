@@ -116,11 +116,8 @@ fn wrong_arity() {
         e,
         "prog.p4:16:9: error: action fwd takes 1 argument(s), 2 given"
     );
-    let e = error("arity2", &program("", "", "        mark_to_drop();"));
-    assert_eq!(
-        e,
-        "prog.p4:16:9: error: mark_to_drop takes 1 argument, 0 given"
-    );
+    let e = error("arity2", &program("", "", "        truncate();"));
+    assert_eq!(e, "prog.p4:16:9: error: truncate takes 1 argument, 0 given");
 }
 
 #[test]

@@ -338,3 +338,44 @@ fn new_types_in_p4info() {
         "{info}"
     );
 }
+
+/// A parser's own constants as select cases, and the 2018 `mark_to_drop()` (no argument).
+#[test]
+fn parser_constants_and_the_older_mark_to_drop() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header h_t { bit<8> a; }
+struct headers { ethernet_t eth; h_t h; }
+struct metadata { }
+action my_drop() { mark_to_drop(); }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    const bit<16> TYPE_H = 16w0x88b6;
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.etherType) { TYPE_H: parse_h; default: accept; }
+    }
+    state parse_h { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    table t { key = { hdr.h.a: exact; } actions = { my_drop; NoAction; } default_action = my_drop(); }
+    apply { sm.egress_spec = 2; if (hdr.h.isValid()) { t.apply(); } }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("parser-const", src).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load(&out.json);
+    let mut st = p.new_state();
+    let mut f = vec![0u8; 12];
+    f.extend_from_slice(&[0x88, 0xb6, 7]);
+    // h parsed (the parser's constant matched): t's default drops
+    assert_eq!(p.ingress(&mut st, &f, 1, 0).drop, Some(DropReason::Ingress));
+    f[13] = 0xb7;
+    let r = p.ingress(&mut st, &f, 1, 0);
+    assert_eq!((r.drop, r.egress_spec), (None, 2));
+}
