@@ -5,6 +5,7 @@ use crate::bits::{bytes_to_words, words_for, words_to_bytes};
 use crate::error::ApiError;
 use crate::externs::{CounterValue, Meter};
 use crate::fxhash::FxMap;
+use crate::profile::ProfileRef;
 use crate::state::PacketState;
 
 /// How a key field matches.
@@ -88,6 +89,8 @@ pub struct Entry {
     pub priority: i32,
     pub counter: CounterValue,
     pub meter: Meter,
+    /// In an indirect table: the member or group the entry runs (`action`/`data` unused).
+    pub target: Option<ProfileRef>,
     value: Box<[u8]>,
     mask: Box<[u8]>,
     /// (offset, len, low, high) of range fields.
@@ -129,6 +132,11 @@ pub struct Table {
     pub default_action: Option<u32>,
     pub default_data: Vec<u64>,
     pub default_const: bool,
+    /// Action profile (index in the program) of an indirect table.
+    pub profile: Option<u32>,
+    /// A default member or group of an indirect table, run on a miss instead of
+    /// `default_action`.
+    pub default_target: Option<ProfileRef>,
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
     count: usize,
@@ -219,6 +227,8 @@ impl Table {
             default_action: None,
             default_data: Vec::new(),
             default_const: false,
+            profile: None,
+            default_target: None,
             entries: Vec::new(),
             free: Vec::new(),
             count: 0,
@@ -405,6 +415,7 @@ impl Table {
             priority: 0,
             counter: CounterValue::default(),
             meter: Meter::default(),
+            target: None,
             value: value.into_boxed_slice(),
             mask: mask.into_boxed_slice(),
             ranges,

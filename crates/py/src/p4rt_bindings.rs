@@ -36,7 +36,8 @@ fn code_of(e: &ApiError) -> u8 {
         ApiError::UnknownTable(_) | ApiError::UnknownAction(_) | ApiError::UnknownExtern(_) => {
             NOT_FOUND
         }
-        ApiError::BadHandle(_) => NOT_FOUND,
+        ApiError::BadHandle(_) | ApiError::NotFound(_) => NOT_FOUND,
+        ApiError::InUse(_) => FAILED_PRECONDITION,
         ApiError::IndexOutOfRange { .. } => OUT_OF_RANGE,
         ApiError::Invalid(_) => INVALID_ARGUMENT,
         ApiError::DuplicateEntry => ALREADY_EXISTS,
