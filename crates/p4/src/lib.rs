@@ -74,6 +74,7 @@
 
 mod action;
 mod bits;
+mod carry;
 mod checksum;
 mod codec;
 mod control;

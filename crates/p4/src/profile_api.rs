@@ -94,6 +94,16 @@ impl Program {
         }
     }
 
+    /// The actions a member of the profile may run, with their names.
+    pub fn profile_action_names(&self, p: ProfileId) -> Vec<(ActionId, &str)> {
+        self.profiles.get(p.0 as usize).map_or(Vec::new(), |prof| {
+            prof.actions
+                .iter()
+                .map(|a| (ActionId(*a), self.actions[*a as usize].name.as_str()))
+                .collect()
+        })
+    }
+
     fn profile(&self, p: ProfileId) -> Result<&ActionProfile, ApiError> {
         self.profiles
             .get(p.0 as usize)

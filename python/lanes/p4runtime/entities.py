@@ -211,7 +211,7 @@ class Entities(EntityReads):
                 a, params = spec.default
             else:
                 raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None), (None, typ, b"")
+            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"")
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys, canon = self.match(spec, te)
@@ -226,7 +226,7 @@ class Entities(EntityReads):
             counter = counter_pair(te.counter_data)
         meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
         op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
-        return (op, spec.index, keys, a, params, prio, hint, counter, meter), (ikey, typ, te.metadata)
+        return (op, spec.index, keys, a, params, prio, hint, counter, meter, None), (ikey, typ, te.metadata)
 
     def _flush(self, batch: list, results: list) -> None:
         if not batch:
@@ -369,12 +369,13 @@ class Entities(EntityReads):
                 hint,
                 counter_pair(e.data),
                 None,
+                None,
             )
         else:
             if spec.direct_meter is None:
                 raise invalid(f"table {spec.name} has no direct meter")
             rates = meter_rates(e.config) if e.HasField("config") else None
-            op = (OP_METER, spec.index, keys, 0, [], prio, hint, None, rates)
+            op = (OP_METER, spec.index, keys, 0, [], prio, hint, None, rates, None)
         code, _, msg = _native.p4rt_table_write(self.sw, [op])[0]
         if code:
             raise P4RTError(code_from_number(code), msg)

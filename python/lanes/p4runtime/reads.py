@@ -119,7 +119,7 @@ class EntityReads:
                     yield p4r.Entity(table_entry=te) if not (counters or meters) else te
                 continue
             filt = self._filter(spec, want) if want.table_id else {}
-            for h, keys, a, params, prio, (pk, by), rates in _native.p4rt_table_read(self.sw, spec.index):
+            for h, keys, a, params, prio, (pk, by), rates, target in _native.p4rt_table_read(self.sw, spec.index):
                 if want.priority and prio != want.priority:
                     continue
                 canon = tuple(_canon_out(k) for k in keys)
