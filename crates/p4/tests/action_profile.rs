@@ -2,45 +2,9 @@
 //! members shared by entries, a group's member chosen as `members[hash % count]` in ascending
 //! handle order, an empty group run as a miss, members and groups in use kept.
 
-use lanes_p4::testprog::{action, assign, field, load, load_err, skeleton};
+use lanes_p4::testprog::{load, load_err, profile_program as program};
 use lanes_p4::{ApiError, MatchKey, ProfileRef, Program};
-use serde_json::{json, Value};
-
-/// Ingress: `sel` (indirect_ws, exact on etherType, selector identity over ethernet.srcAddr)
-/// and then nothing; actions `fwd(port)` and `drop` (the default).
-fn program(with_selector: bool) -> Value {
-    let mut j = skeleton(json!([]));
-    j["actions"] = json!([
-        action(
-            0,
-            "fwd",
-            json!([{"name": "port", "bitwidth": 9}]),
-            vec![assign(
-                field("standard_metadata", "egress_spec"),
-                json!({"type": "runtime_data", "value": 0})
-            )]
-        ),
-        action(
-            1,
-            "drop",
-            json!([]),
-            vec![json!({"op": "mark_to_drop", "parameters": []})]
-        ),
-    ]);
-    let mut prof = json!({"name": "ingress.ap", "id": 0, "max_size": 8});
-    if with_selector {
-        prof["selector"] = json!({"algo": "identity", "input": [field("ethernet", "srcAddr")]});
-    }
-    j["pipelines"][0] = json!({"name": "ingress", "id": 0, "init_table": "t",
-        "conditionals": [], "action_profiles": [prof],
-        "tables": [{"name": "t", "id": 0, "type": if with_selector { "indirect_ws" } else { "indirect" },
-            "action_profile": "ingress.ap", "max_size": 16,
-            "key": [{"match_type": "exact", "target": ["ethernet", "etherType"]}],
-            "action_ids": [0, 1], "actions": ["fwd", "drop"],
-            "next_tables": {"fwd": null, "drop": null}, "base_default_next": null,
-            "default_entry": {"action_id": 1, "action_const": false, "action_data": []}}]});
-    j
-}
+use serde_json::json;
 
 fn frame(ethertype: u16, src_low: u8) -> Vec<u8> {
     let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, src_low];
