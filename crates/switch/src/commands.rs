@@ -247,27 +247,34 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
     // the key parser sees `TABLE KEY... => ...` without the action
     let mut without_action = vec![*table];
     without_action.extend_from_slice(rest);
-    let (t, keys, values, priority) = entry_keys(&names, &without_action, TABLE_ADD)?;
-    let (action_name, params) = action_params(&names, &t, action, &values)?;
+    let e = entry_keys(&names, &without_action, TABLE_ADD)?;
+    let (action_name, params) = action_params(&names, &e.table, action, &e.values)?;
     let p = program(dp)?;
     let a = p
-        .action_id(t.table, &action_name)
+        .action_id(e.table.table, &action_name)
         .ok_or_else(|| format!("no action {action_name}"))?;
     let h = p
-        .add_entry(t.table, keys, a, params, priority)
+        .add_entry(e.table.table, e.keys, a, params, e.priority)
         .map_err(|e| e.to_string())?;
     Ok(format!("Entry has been added with handle {}", h.0))
 }
 
 const TABLE_ADD: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY]";
 
-/// `TABLE KEY... => VALUE... [PRIORITY]`: the table, its parsed keys, the values after `=>`
+/// `TABLE KEY... => VALUE... [PRIORITY]` parsed: the table, its keys, the values after `=>`
 /// and the priority (the last value, for a table with ternary, range or optional keys).
+pub(crate) struct EntryArgs<'a> {
+    pub table: TableInfo,
+    pub keys: Vec<MatchKey>,
+    pub values: Vec<&'a str>,
+    pub priority: i32,
+}
+
 pub(crate) fn entry_keys<'a>(
     names: &P4Names,
     args: &[&'a str],
     usage: &str,
-) -> Result<(TableInfo, Vec<MatchKey>, Vec<&'a str>, i32), String> {
+) -> Result<EntryArgs<'a>, String> {
     let arrow = args
         .iter()
         .position(|&a| a == "=>")
@@ -304,7 +311,12 @@ pub(crate) fn entry_keys<'a>(
     } else {
         (tail, 0)
     };
-    Ok((t, keys, values.to_vec(), priority))
+    Ok(EntryArgs {
+        table: t,
+        keys,
+        values: values.to_vec(),
+        priority,
+    })
 }
 
 /// A priority as simple_switch_CLI takes it (the lowest value wins) as the table's (the highest

@@ -132,12 +132,12 @@ fn member(dp: &mut Dataplane, args: &[&str], modify: bool) -> R {
 
 fn indirect_add(dp: &mut Dataplane, args: &[&str], group: bool) -> R {
     let names = names(dp)?;
-    let (t, keys, tail, priority) = entry_keys(
+    let e = entry_keys(
         &names,
         args,
         "table_indirect_add TABLE KEY... => HANDLE [PRIORITY]",
     )?;
-    let [h] = tail.as_slice() else {
+    let [h] = e.values.as_slice() else {
         return Err("give one member or group handle after '=>'".into());
     };
     let h = handle(h).map_err(|e| e.to_string())?;
@@ -146,10 +146,10 @@ fn indirect_add(dp: &mut Dataplane, args: &[&str], group: bool) -> R {
     } else {
         ProfileRef::Member(h)
     };
-    let e = program(dp)?
-        .add_indirect_entry(t.table, keys, target, priority)
+    let h = program(dp)?
+        .add_indirect_entry(e.table.table, e.keys, target, e.priority)
         .map_err(|e| e.to_string())?;
-    Ok(format!("Entry has been added with handle {}", e.0))
+    Ok(format!("Entry has been added with handle {}", h.0))
 }
 
 fn indirect(
