@@ -82,6 +82,7 @@ mod error;
 mod expr;
 mod externs;
 mod fxhash;
+mod idle_api;
 mod json;
 mod layout;
 pub mod p4info;

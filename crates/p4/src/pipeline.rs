@@ -334,6 +334,7 @@ impl Control {
         for (i, t) in tjs.iter().enumerate() {
             let ctx = format!("{pctx} {}", label("tables", i, t));
             let mut table = load_table(t, &ctx, c)?;
+            table.support_timeout = json::bool_or(t, "support_timeout", false, &ctx)?;
             table.profile = table_profile(t, &ctx, profiles, &profile_by_name)?;
             if let Some(ap) = table.profile {
                 let acts = &mut profiles[ap as usize].actions;
@@ -506,9 +507,13 @@ impl Control {
                     }
                     let len = take(st, x.std.packet_length).unwrap_or(0);
                     let (with_counters, meter) = (t.with_counters, t.direct_meter);
+                    let ages = t.support_timeout;
                     if let Some(e) = found.and_then(|h| t.entry_mut(h)) {
                         if with_counters {
                             e.counter.hit(len);
+                        }
+                        if ages {
+                            e.last_hit = x.now;
                         }
                         if let Some(m) = meter {
                             let ma = &x.ext.meters[m as usize];
