@@ -158,7 +158,7 @@ def test_insert_modify_delete_and_per_update_errors(client: Client) -> None:
         lambda te: te.action.action.ClearField("params"),  # missing param
         lambda te: setattr(te.action.action.params[0], "value", b"\x02\x00"),  # 512 > 9 bits
         lambda te: setattr(te, "priority", 5),  # exact table: priority must be 0
-        lambda te: setattr(te.action, "action_profile_member_id", 3),  # no action profiles
+        lambda te: setattr(te.action, "action_profile_member_id", 3),  # a direct table
         lambda te: setattr(te, "idle_timeout_ns", 1000),
     ],
 )
@@ -167,8 +167,6 @@ def test_malformed_entries_are_refused(client: Client, mutate) -> None:
     mutate(te)
     code = write_code(client, [upd(INSERT, te)])
     expected = {12345: C.NOT_FOUND}.get(te.table_id, C.INVALID_ARGUMENT)
-    if te.action.WhichOneof("type") == "action_profile_member_id":
-        expected = C.UNIMPLEMENTED
     assert code == expected
     assert read_table(client, L2_FWD) == []
 

@@ -189,60 +189,62 @@ pub fn load_calculations(
     {
         let ctx = label("calculations", i, c);
         let name = json::str_(c, "name", &ctx)?;
-        let algo = match json::str_(c, "algo", &ctx)? {
-            "csum16" => Algo::Csum16,
-            "crc16" => Algo::Crc16,
-            "crc32" => Algo::Crc32,
-            "identity" => Algo::Identity,
-            "xor16" => Algo::Xor16,
-            a => return err(&ctx, format!("algorithm \"{a}\" not supported")),
-        };
-        let mut inputs = Vec::new();
-        for inp in json::arr(c, "input", &ctx)? {
-            let val = json::get(inp, "value", &ctx)?;
-            match json::str_(inp, "type", &ctx)? {
-                "field" => inputs.push(Input::Field(layout.resolve_field(val, &ctx)?)),
-                "hexstr" => {
-                    let width = json::u64_(inp, "bitwidth", &ctx)?;
-                    if width == 0 || width > 64 {
-                        return err(
-                            &ctx,
-                            format!("constant input of {width} bits not supported"),
-                        );
-                    }
-                    let v = json::hex_u64(json::as_str(val, &ctx)?, &ctx)?;
-                    inputs.push(Input::Const {
-                        value: v & mask(width as u32),
-                        width: width as u32,
-                    });
-                }
-                "header" => {
-                    let h = layout.header(json::as_str(val, &ctx)?, &ctx)?;
-                    for f in &layout.headers[h as usize].fields {
-                        inputs.push(Input::Field(FieldRef {
-                            word: f.word,
-                            width: f.width,
-                            header: h,
-                        }));
-                    }
-                }
-                t => return err(&ctx, format!("input type \"{t}\" not supported")),
-            }
-        }
-        let bits: u64 = inputs
-            .iter()
-            .map(|i| match i {
-                Input::Field(f) => u64::from(f.width),
-                Input::Const { width, .. } => u64::from(*width),
-            })
-            .sum();
-        if bits > 1 << 20 {
-            return err(&ctx, format!("input of {bits} bits is too long"));
-        }
         by_name.insert(name.to_string(), out.len() as u32);
-        out.push(Calculation::new(algo, &inputs));
+        out.push(load_calculation(c, layout, &ctx)?);
     }
     Ok((out, by_name))
+}
+
+/// One `{"algo": ..., "input": [...]}` object: a JSON calculation or an action selector's.
+pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation> {
+    let algo = match json::str_(c, "algo", ctx)? {
+        "csum16" => Algo::Csum16,
+        "crc16" => Algo::Crc16,
+        "crc32" => Algo::Crc32,
+        "identity" => Algo::Identity,
+        "xor16" => Algo::Xor16,
+        a => return err(ctx, format!("algorithm \"{a}\" not supported")),
+    };
+    let mut inputs = Vec::new();
+    for inp in json::arr(c, "input", ctx)? {
+        let val = json::get(inp, "value", ctx)?;
+        match json::str_(inp, "type", ctx)? {
+            "field" => inputs.push(Input::Field(layout.resolve_field(val, ctx)?)),
+            "hexstr" => {
+                let width = json::u64_(inp, "bitwidth", ctx)?;
+                if width == 0 || width > 64 {
+                    return err(ctx, format!("constant input of {width} bits not supported"));
+                }
+                let v = json::hex_u64(json::as_str(val, ctx)?, ctx)?;
+                inputs.push(Input::Const {
+                    value: v & mask(width as u32),
+                    width: width as u32,
+                });
+            }
+            "header" => {
+                let h = layout.header(json::as_str(val, ctx)?, ctx)?;
+                for f in &layout.headers[h as usize].fields {
+                    inputs.push(Input::Field(FieldRef {
+                        word: f.word,
+                        width: f.width,
+                        header: h,
+                    }));
+                }
+            }
+            t => return err(ctx, format!("input type \"{t}\" not supported")),
+        }
+    }
+    let bits: u64 = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Field(f) => u64::from(f.width),
+            Input::Const { width, .. } => u64::from(*width),
+        })
+        .sum();
+    if bits > 1 << 20 {
+        return err(ctx, format!("input of {bits} bits is too long"));
+    }
+    Ok(Calculation::new(algo, &inputs))
 }
 
 /// A `verify_checksum` / `update_checksum` call of the program.

@@ -4,8 +4,9 @@ use crate::bits::{words_for, words_to_bytes};
 use crate::error::ApiError;
 use crate::externs::{CounterValue, MeterRates};
 use crate::pipeline::encode_params;
+use crate::profile::ProfileRef;
 use crate::program::Program;
-use crate::table::MatchKey;
+use crate::table::{Entry, MatchKey, Table};
 
 /// A table of the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,6 +35,9 @@ pub struct EntryView {
     pub priority: i32,
     /// Direct counter (zero if the table has none).
     pub counter: CounterValue,
+    /// In an indirect table: the member or group the entry runs (`action` and `params` are
+    /// then empty).
+    pub target: Option<ProfileRef>,
 }
 
 impl Program {
@@ -82,7 +86,7 @@ impl Program {
         self.actions.get(a.0 as usize).map(|x| x.name.as_str())
     }
 
-    fn table(&self, t: TableId) -> Result<&crate::table::Table, ApiError> {
+    pub(crate) fn table(&self, t: TableId) -> Result<&Table, ApiError> {
         self.tables
             .get(t.0 as usize)
             .ok_or_else(|| ApiError::UnknownTable(format!("#{}", t.0)))
@@ -95,6 +99,12 @@ impl Program {
         params: &[Vec<u8>],
     ) -> Result<Vec<u64>, ApiError> {
         let table = self.table(t)?;
+        if table.profile.is_some() {
+            return Err(ApiError::Invalid(format!(
+                "table {} is indirect (an action profile): its entries name a member or group",
+                table.name
+            )));
+        }
         if !table.actions.contains(&a.0) {
             return Err(ApiError::UnknownAction(format!(
                 "#{} in table {}",
@@ -149,7 +159,9 @@ impl Program {
         if table.is_const {
             return Err(ApiError::ConstTable(table.name.clone()));
         }
-        table.remove(h.0).map(|_| ())
+        let e = table.remove(h.0)?;
+        self.release_target(t, e.target);
+        Ok(())
     }
 
     /// Removes every entry of a (non-const) table.
@@ -159,7 +171,14 @@ impl Program {
         if table.is_const {
             return Err(ApiError::ConstTable(table.name.clone()));
         }
+        let targets: Vec<_> = table
+            .handles()
+            .filter_map(|h| table.entry(h).and_then(|e| e.target))
+            .collect();
         table.clear();
+        for r in targets {
+            self.release_target(t, Some(r));
+        }
         Ok(())
     }
 
@@ -191,7 +210,7 @@ impl Program {
             .map(|a| (ActionId(a), self.params_bytes(a, &table.default_data))))
     }
 
-    fn params_bytes(&self, a: u32, data: &[u64]) -> Vec<Vec<u8>> {
+    pub(crate) fn params_bytes(&self, a: u32, data: &[u64]) -> Vec<Vec<u8>> {
         self.actions[a as usize]
             .params
             .iter()
@@ -214,17 +233,28 @@ impl Program {
         let table = self.table(t)?;
         Ok(table
             .handles()
-            .filter_map(|h| table.entry(h).map(|e| (h, e)))
-            .map(|(h, e)| EntryView {
-                handle: EntryHandle(h),
-                keys: e.keys.clone(),
-                action: ActionId(e.action),
-                action_name: self.actions[e.action as usize].name.clone(),
-                params: self.params_bytes(e.action, &e.data),
-                priority: e.priority,
-                counter: e.counter,
-            })
+            .filter_map(|h| table.entry(h).map(|e| self.view(h, e)))
             .collect())
+    }
+
+    fn view(&self, h: u32, e: &Entry) -> EntryView {
+        let (action_name, params) = match e.target {
+            Some(_) => (String::new(), Vec::new()),
+            None => (
+                self.actions[e.action as usize].name.clone(),
+                self.params_bytes(e.action, &e.data),
+            ),
+        };
+        EntryView {
+            handle: EntryHandle(h),
+            keys: e.keys.clone(),
+            action: ActionId(e.action),
+            action_name,
+            params,
+            priority: e.priority,
+            counter: e.counter,
+            target: e.target,
+        }
     }
 
     /// Reads one entry.
@@ -233,28 +263,6 @@ impl Program {
             .into_iter()
             .find(|e| e.handle == h)
             .ok_or(ApiError::BadHandle(h.0))
-    }
-
-    /// The handle of the entry with exactly these keys (and priority, for ternary tables).
-    pub fn find_entry(
-        &self,
-        t: TableId,
-        keys: &[MatchKey],
-        priority: i32,
-    ) -> Result<Option<EntryHandle>, ApiError> {
-        let table = self.table(t)?;
-        let probe = self.entries(t)?;
-        let _ = table;
-        Ok(probe
-            .into_iter()
-            .find(|e| {
-                let same_prio = !matches!(
-                    self.tables[t.0 as usize].structure,
-                    crate::table::Structure::Ternary
-                ) || e.priority == priority;
-                same_prio && keys_equal(&e.keys, keys)
-            })
-            .map(|e| e.handle))
     }
 
     fn counter_idx(&self, name: &str) -> Result<usize, ApiError> {
@@ -482,15 +490,7 @@ impl Program {
     pub fn entry_view(&self, t: TableId, h: EntryHandle) -> Result<EntryView, ApiError> {
         let table = self.table(t)?;
         let e = table.entry(h.0).ok_or(ApiError::BadHandle(h.0))?;
-        Ok(EntryView {
-            handle: h,
-            keys: e.keys.clone(),
-            action: ActionId(e.action),
-            action_name: self.actions[e.action as usize].name.clone(),
-            params: self.params_bytes(e.action, &e.data),
-            priority: e.priority,
-            counter: e.counter,
-        })
+        Ok(self.view(h.0, e))
     }
 
     /// Whether the table's default action may not be changed.

@@ -62,6 +62,10 @@ pub enum ApiError {
     DuplicateEntry,
     TableFull(String),
     ConstTable(String),
+    /// A named object (action profile member or group) that does not exist.
+    NotFound(String),
+    /// A member or group still named by table entries or groups.
+    InUse(String),
 }
 
 impl fmt::Display for ApiError {
@@ -78,6 +82,7 @@ impl fmt::Display for ApiError {
             ApiError::DuplicateEntry => write!(f, "an entry with this key already exists"),
             ApiError::TableFull(n) => write!(f, "table {n} is full"),
             ApiError::ConstTable(n) => write!(f, "table {n} has const entries"),
+            ApiError::NotFound(m) | ApiError::InUse(m) => write!(f, "{m}"),
         }
     }
 }

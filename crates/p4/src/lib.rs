@@ -74,6 +74,7 @@
 
 mod action;
 mod bits;
+mod carry;
 mod checksum;
 mod codec;
 mod control;
@@ -81,11 +82,14 @@ mod error;
 mod expr;
 mod externs;
 mod fxhash;
+mod idle_api;
 mod json;
 mod layout;
 pub mod p4info;
 mod parser;
 mod pipeline;
+mod profile;
+mod profile_api;
 mod program;
 mod state;
 mod table;
@@ -97,6 +101,8 @@ pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
+pub use profile::ProfileRef;
+pub use profile_api::{GroupView, MemberView, ProfileId, ProfileInfo};
 pub use program::{
     CloneRequest, Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy,
     Program, DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
@@ -118,4 +124,6 @@ pub struct Stats {
     pub egress_drops: u64,
     /// Counter/register/meter accesses out of range (ignored, as a no-op).
     pub extern_index_errors: u64,
+    /// Hits on an entry whose action selector group is empty (run as a miss).
+    pub empty_group_misses: u64,
 }

@@ -5,6 +5,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, Layout};
+use crate::profile::ActionProfile;
 use crate::state::{take, PacketState};
 use crate::table::{KeyField, KeySrc, MatchKey, MatchKind, Table};
 use serde_json::Value;
@@ -110,17 +111,40 @@ fn key_entry(m: &Value, kind: MatchKind, ctx: &str) -> R<MatchKey> {
     })
 }
 
+/// The action profile of an `indirect` or `indirect_ws` table (index in `profiles`), None
+/// for a `simple` table.
+fn table_profile(
+    t: &Value,
+    ctx: &str,
+    profiles: &[ActionProfile],
+    by_name: &HashMap<String, u32>,
+) -> R<Option<u32>> {
+    let ty = json::opt_str(t, "type", ctx)?.unwrap_or("simple");
+    if ty == "simple" {
+        return Ok(None);
+    }
+    if ty != "indirect" && ty != "indirect_ws" {
+        return err(ctx, format!("table type \"{ty}\" not supported"));
+    }
+    let ap = json::str_(t, "action_profile", ctx)?;
+    let Some(i) = by_name.get(ap) else {
+        return err(ctx, format!("unknown action profile \"{ap}\""));
+    };
+    if (ty == "indirect_ws") != profiles[*i as usize].selector.is_some() {
+        return err(
+            ctx,
+            format!("table type \"{ty}\" does not fit action profile \"{ap}\""),
+        );
+    }
+    if !json::arr_or_empty(t, "entries", ctx)?.is_empty() {
+        return err(ctx, "const entries in an indirect table not supported");
+    }
+    Ok(Some(*i))
+}
+
 /// Loads one table (its static part, default entry and const entries).
 fn load_table(t: &Value, ctx: &str, c: &Ctx) -> R<Table> {
     let name = json::str_(t, "name", ctx)?.to_string();
-    if let Some(ty) = json::opt_str(t, "type", ctx)? {
-        if ty != "simple" {
-            return err(
-                ctx,
-                format!("table type \"{ty}\" (action profiles) not supported"),
-            );
-        }
-    }
     let mut keys = Vec::new();
     let mut off = 0;
     for k in json::arr_or_empty(t, "key", ctx)? {
@@ -266,16 +290,30 @@ fn node_of(v: Option<&Value>, names: &HashMap<String, NodeRef>, ctx: &str) -> R<
 }
 
 impl Control {
-    /// Loads a pipeline; its tables are appended to `tables`.
-    pub fn load(p: &Value, pctx: &str, c: &Ctx, tables: &mut Vec<Table>) -> R<Control> {
+    /// Loads a pipeline; its tables and action profiles are appended to `tables` and
+    /// `profiles`.
+    pub fn load(
+        p: &Value,
+        pctx: &str,
+        c: &Ctx,
+        tables: &mut Vec<Table>,
+        profiles: &mut Vec<ActionProfile>,
+    ) -> R<Control> {
         let name = json::str_(p, "name", pctx)?.to_string();
-        if let Some(ap) = json::arr_or_empty(p, "action_profiles", pctx)?.first() {
-            let what = if json::opt(ap, "selector").is_some() {
-                "action selectors (indirect_ws tables) not supported"
-            } else {
-                "action profiles (indirect tables) not supported"
-            };
-            return err(&format!("{pctx} {}", label("action_profiles", 0, ap)), what);
+        let mut profile_by_name = HashMap::new();
+        for (i, ap) in json::arr_or_empty(p, "action_profiles", pctx)?
+            .iter()
+            .enumerate()
+        {
+            let actx = format!("{pctx} {}", label("action_profiles", i, ap));
+            let prof = ActionProfile::load(ap, c.layout, &actx)?;
+            if profile_by_name
+                .insert(prof.name.clone(), profiles.len() as u32)
+                .is_some()
+            {
+                return err(&actx, "duplicate action profile name");
+            }
+            profiles.push(prof);
         }
         let tjs = json::arr(p, "tables", pctx)?;
         let cjs = json::arr_or_empty(p, "conditionals", pctx)?;
@@ -295,7 +333,17 @@ impl Control {
         let mut nodes = Vec::new();
         for (i, t) in tjs.iter().enumerate() {
             let ctx = format!("{pctx} {}", label("tables", i, t));
-            let table = load_table(t, &ctx, c)?;
+            let mut table = load_table(t, &ctx, c)?;
+            table.support_timeout = json::bool_or(t, "support_timeout", false, &ctx)?;
+            table.profile = table_profile(t, &ctx, profiles, &profile_by_name)?;
+            if let Some(ap) = table.profile {
+                let acts = &mut profiles[ap as usize].actions;
+                for a in &table.actions {
+                    if !acts.contains(a) {
+                        acts.push(*a);
+                    }
+                }
+            }
             let nt = json::get(t, "next_tables", &ctx)?;
             let Some(map) = nt.as_object() else {
                 return err(&ctx, "next_tables must be an object");
@@ -407,6 +455,7 @@ impl Control {
     pub fn run(
         &self,
         tables: &mut [Table],
+        profiles: &[ActionProfile],
         actions: &[Action],
         st: &mut PacketState,
         x: &mut Exec,
@@ -438,12 +487,33 @@ impl Control {
                     let tn = &self.nodes[i as usize];
                     let t = &mut tables[tn.table as usize];
                     t.build_key(st, key);
-                    let found = t.lookup(key, tmp);
+                    let mut found = t.lookup(key, tmp);
+                    // an indirect entry runs its member's action, or a member its group's
+                    // selector picks; an empty group is a miss (bmv2 finds no action either)
+                    let mut picked = None;
+                    if let Some(p) = t.profile {
+                        let prof = &profiles[p as usize];
+                        let target = found.and_then(|h| t.entry(h)).and_then(|e| e.target);
+                        picked = target.and_then(|r| prof.resolve(r, st, x.scratch));
+                        if picked.is_none() {
+                            if found.is_some() {
+                                x.stats.empty_group_misses += 1;
+                            }
+                            found = None;
+                            picked = t
+                                .default_target
+                                .and_then(|r| prof.resolve(r, st, x.scratch));
+                        }
+                    }
                     let len = take(st, x.std.packet_length).unwrap_or(0);
                     let (with_counters, meter) = (t.with_counters, t.direct_meter);
+                    let ages = t.support_timeout;
                     if let Some(e) = found.and_then(|h| t.entry_mut(h)) {
                         if with_counters {
                             e.counter.hit(len);
+                        }
+                        if ages {
+                            e.last_hit = x.now;
                         }
                         if let Some(m) = meter {
                             let ma = &x.ext.meters[m as usize];
@@ -455,9 +525,13 @@ impl Control {
                         }
                     }
                     let t = &tables[tn.table as usize];
-                    let (a, data): (Option<u32>, &[u64]) = match found.and_then(|h| t.entry(h)) {
-                        Some(e) => (Some(e.action), &e.data),
-                        None => (t.default_action, &t.default_data),
+                    let (a, data): (Option<u32>, &[u64]) = match (picked, found) {
+                        (Some(m), _) => (Some(m.action), &m.data),
+                        (None, Some(h)) if t.profile.is_none() => match t.entry(h) {
+                            Some(e) => (Some(e.action), &e.data),
+                            None => (t.default_action, &t.default_data),
+                        },
+                        _ => (t.default_action, &t.default_data),
                     };
                     if let Some(a) = a {
                         action::run(&actions[a as usize].ops, data, &[], st, x);

@@ -11,6 +11,7 @@ use crate::json::{self, err, R};
 use crate::layout::{FieldRef, Layout};
 use crate::parser::{ErrorCodes, Parser};
 use crate::pipeline::{Control, Ctx};
+use crate::profile::ActionProfile;
 use crate::state::{put, take, PacketState, Reentry, StdFields};
 use crate::table::Table;
 use crate::Stats;
@@ -144,6 +145,7 @@ pub struct Program {
     pub(crate) actions: Vec<Action>,
     pub(crate) tables: Vec<Table>,
     pub(crate) table_by_name: HashMap<String, u32>,
+    pub(crate) profiles: Vec<ActionProfile>,
     ingress: Control,
     egress: Control,
     deparse: Vec<u32>,
@@ -265,6 +267,7 @@ impl Program {
             externs: &ext,
         };
         let mut tables = Vec::new();
+        let mut profiles = Vec::new();
         let mut ingress = None;
         let mut egress = None;
         for (i, p) in json::arr(root, "pipelines", "top level")?
@@ -272,7 +275,7 @@ impl Program {
             .enumerate()
         {
             let pctx = json::label("pipelines", i, p);
-            let c = Control::load(p, &pctx, &ctx, &mut tables)?;
+            let c = Control::load(p, &pctx, &ctx, &mut tables, &mut profiles)?;
             match c.name.as_str() {
                 "ingress" if ingress.is_none() => ingress = Some(c),
                 "egress" if egress.is_none() => egress = Some(c),
@@ -351,6 +354,7 @@ impl Program {
             actions,
             tables,
             table_by_name,
+            profiles,
             ingress,
             egress,
             deparse,
@@ -520,6 +524,7 @@ impl Program {
         }
         self.ingress.run(
             &mut self.tables,
+            &self.profiles,
             &self.actions,
             st,
             &mut x,
@@ -575,6 +580,7 @@ impl Program {
         };
         self.egress.run(
             &mut self.tables,
+            &self.profiles,
             &self.actions,
             st,
             &mut x,

@@ -5,6 +5,7 @@ use crate::bits::{bytes_to_words, words_for, words_to_bytes};
 use crate::error::ApiError;
 use crate::externs::{CounterValue, Meter};
 use crate::fxhash::FxMap;
+use crate::profile::ProfileRef;
 use crate::state::PacketState;
 
 /// How a key field matches.
@@ -88,6 +89,16 @@ pub struct Entry {
     pub priority: i32,
     pub counter: CounterValue,
     pub meter: Meter,
+    /// In an indirect table: the member or group the entry runs (`action`/`data` unused).
+    pub target: Option<ProfileRef>,
+    /// In a table with `support_timeout`: when the entry was last hit (the data plane's clock,
+    /// ns; set to the insert time when a timeout is given).
+    pub last_hit: u64,
+    /// Idle timeout (ns), None: never ages.
+    pub ttl_ns: Option<u64>,
+    /// `last_hit` when the controller was last told the entry is idle (not told again until
+    /// the entry is hit).
+    pub(crate) notified_at: Option<u64>,
     value: Box<[u8]>,
     mask: Box<[u8]>,
     /// (offset, len, low, high) of range fields.
@@ -129,6 +140,13 @@ pub struct Table {
     pub default_action: Option<u32>,
     pub default_data: Vec<u64>,
     pub default_const: bool,
+    /// Action profile (index in the program) of an indirect table.
+    pub profile: Option<u32>,
+    /// The table keeps each entry's last hit time (`support_timeout` in the JSON).
+    pub support_timeout: bool,
+    /// A default member or group of an indirect table, run on a miss instead of
+    /// `default_action`.
+    pub default_target: Option<ProfileRef>,
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
     count: usize,
@@ -219,6 +237,9 @@ impl Table {
             default_action: None,
             default_data: Vec::new(),
             default_const: false,
+            profile: None,
+            support_timeout: false,
+            default_target: None,
             entries: Vec::new(),
             free: Vec::new(),
             count: 0,
@@ -405,6 +426,10 @@ impl Table {
             priority: 0,
             counter: CounterValue::default(),
             meter: Meter::default(),
+            target: None,
+            last_hit: 0,
+            ttl_ns: None,
+            notified_at: None,
             value: value.into_boxed_slice(),
             mask: mask.into_boxed_slice(),
             ranges,

@@ -99,3 +99,40 @@ pub fn keyless(name: &str, id: u64, actions: &[(u64, &str)], default: u64) -> Va
            "action_ids": ids, "actions": names, "next_tables": next, "base_default_next": null,
            "default_entry": {"action_id": default, "action_const": false, "action_data": []}})
 }
+
+/// Ingress table `t` (exact on etherType) implemented by action profile `ingress.ap` (8
+/// members; with a selector: identity over ethernet.srcAddr), actions `fwd(port)` and `drop`
+/// (the default).
+pub fn profile_program(with_selector: bool) -> Value {
+    let mut j = skeleton(json!([]));
+    j["actions"] = json!([
+        action(
+            0,
+            "fwd",
+            json!([{"name": "port", "bitwidth": 9}]),
+            vec![assign(
+                field("standard_metadata", "egress_spec"),
+                json!({"type": "runtime_data", "value": 0})
+            )]
+        ),
+        action(
+            1,
+            "drop",
+            json!([]),
+            vec![json!({"op": "mark_to_drop", "parameters": []})]
+        ),
+    ]);
+    let mut prof = json!({"name": "ingress.ap", "id": 0, "max_size": 8});
+    if with_selector {
+        prof["selector"] = json!({"algo": "identity", "input": [field("ethernet", "srcAddr")]});
+    }
+    j["pipelines"][0] = json!({"name": "ingress", "id": 0, "init_table": "t",
+        "conditionals": [], "action_profiles": [prof],
+        "tables": [{"name": "t", "id": 0, "type": if with_selector { "indirect_ws" } else { "indirect" },
+            "action_profile": "ingress.ap", "max_size": 16,
+            "key": [{"match_type": "exact", "target": ["ethernet", "etherType"]}],
+            "action_ids": [0, 1], "actions": ["fwd", "drop"],
+            "next_tables": {"fwd": null, "drop": null}, "base_default_next": null,
+            "default_entry": {"action_id": 1, "action_const": false, "action_data": []}}]});
+    j
+}

@@ -84,7 +84,12 @@ fn unsupported_constructs() {
     v["pipelines"][0]["tables"][1]["type"] = json!("indirect");
     assert_eq!(
         refuse(&v),
-        "pipelines[0] \"ingress\" tables[1] \"MyIngress.ipv4_lpm\": table type \"indirect\" (action profiles) not supported"
+        "pipelines[0] \"ingress\" tables[1] \"MyIngress.ipv4_lpm\": missing \"action_profile\""
+    );
+    v["pipelines"][0]["tables"][1]["type"] = json!("indirect_wx");
+    assert_eq!(
+        refuse(&v),
+        "pipelines[0] \"ingress\" tables[1] \"MyIngress.ipv4_lpm\": table type \"indirect_wx\" not supported"
     );
     let mut v = base();
     v["header_types"][3]["fields"][11] = json!(["options", "*"]);

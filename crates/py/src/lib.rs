@@ -8,6 +8,7 @@ mod fabric_bindings;
 mod p4c_bindings;
 mod p4rt_bindings;
 mod pre_bindings;
+mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod thrift_bindings;
@@ -20,6 +21,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fabric_bindings::register(m)?;
     p4rt_bindings::register(m)?;
     pre_bindings::register(m)?;
+    profile_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
     p4c_bindings::register(m)?;

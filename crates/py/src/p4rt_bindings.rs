@@ -9,7 +9,8 @@ use std::sync::Mutex;
 
 use lanes_p4::p4info::{ExternInfo, P4Names};
 use lanes_p4::{
-    ActionId, ApiError, CounterValue, EntryHandle, MatchKey, MeterRates, Program, TableId,
+    ActionId, ApiError, CounterValue, EntryHandle, EntryView, MatchKey, MeterRates, ProfileRef,
+    Program, TableId,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -36,7 +37,8 @@ fn code_of(e: &ApiError) -> u8 {
         ApiError::UnknownTable(_) | ApiError::UnknownAction(_) | ApiError::UnknownExtern(_) => {
             NOT_FOUND
         }
-        ApiError::BadHandle(_) => NOT_FOUND,
+        ApiError::BadHandle(_) | ApiError::NotFound(_) => NOT_FOUND,
+        ApiError::InUse(_) => FAILED_PRECONDITION,
         ApiError::IndexOutOfRange { .. } => OUT_OF_RANGE,
         ApiError::Invalid(_) => INVALID_ARGUMENT,
         ApiError::DuplicateEntry => ALREADY_EXISTS,
@@ -122,6 +124,26 @@ fn externs_json(list: &[ExternInfo]) -> Value {
     )
 }
 
+/// Each action profile: name, index, JSON id, size, selector, and the actions its members may
+/// run (name, the switch's index).
+fn profiles_json(p: &Program) -> Vec<Value> {
+    p.profile_names()
+        .iter()
+        .filter_map(|name| {
+            let id = p.profile_id(name)?;
+            let info = p.profile_info(id).ok()?;
+            let actions: Vec<Value> = p
+                .profile_action_names(id)
+                .into_iter()
+                .map(|(a, n)| json!({"name": n, "index": a.0}))
+                .collect();
+            Some(json!({"name": info.name, "index": id.0, "id": info.id,
+                        "max_size": info.max_size, "with_selector": info.with_selector,
+                        "actions": actions}))
+        })
+        .collect()
+}
+
 fn names_json(p: &Program) -> String {
     let n = P4Names::from_program(p);
     let tables: Vec<Value> = n
@@ -152,6 +174,7 @@ fn names_json(p: &Program) -> String {
                     .map(|c| c.name.clone()),
                 "direct_meter": n.direct_meters.iter().find(|c| Some(c.id) == t.direct_meter)
                     .map(|c| c.name.clone()),
+                "profile": p.table_profile(t.table).ok().flatten().map(|x| x.0),
             })
         })
         .collect();
@@ -172,6 +195,7 @@ fn names_json(p: &Program) -> String {
     json!({
         "tables": tables,
         "actions": actions,
+        "profiles": profiles_json(p),
         "counters": externs_json(&n.counters),
         "direct_counters": externs_json(&n.direct_counters),
         "meters": externs_json(&n.meters),
@@ -233,7 +257,7 @@ fn p4rt_reconcile(
     let r = py.allow_threads(|| {
         sw.inner.with(|dp| {
             if let Some(old) = dp.program() {
-                carry_state(old, &mut new)?;
+                new.carry_state_from(old)?;
             }
             dp.set_program(new);
             Ok::<(), String>(())
@@ -242,58 +266,11 @@ fn p4rt_reconcile(
     r.map_err(|e| py_err(INVALID_ARGUMENT, format!("cannot reconcile: {e}")))
 }
 
-fn carry_state(old: &Program, new: &mut Program) -> Result<(), String> {
-    for name in old.table_names() {
-        let to = old.table_id(name).expect("table of the program");
-        let entries = old.entries(to).map_err(|e| e.to_string())?;
-        let Some(tn) = new.table_id(name) else {
-            if entries.is_empty() {
-                continue;
-            }
-            return Err(format!(
-                "table {name} with entries is not in the new program"
-            ));
-        };
-        for e in entries {
-            let a = new
-                .action_id(tn, &e.action_name)
-                .ok_or_else(|| format!("action {} is not in table {name}", e.action_name))?;
-            let h = new
-                .add_entry(tn, e.keys.clone(), a, e.params.clone(), e.priority)
-                .map_err(|x| format!("table {name}: {x}"))?;
-            new.direct_counter_write(tn, h, e.counter)
-                .map_err(|x| x.to_string())?;
-        }
-        if let Ok(Some((a, params))) = old.default_entry(to) {
-            let an = old.action_name(a).unwrap_or_default().to_string();
-            if let Some(na) = new.action_id(tn, &an) {
-                let _ = new.set_default(tn, na, params);
-            }
-        }
-    }
-    let n_old = P4Names::from_program(old);
-    for c in &n_old.counters {
-        if new.extern_size(&c.name).ok() == Some(c.size) {
-            for i in 0..c.size {
-                let v = old.counter_read(&c.name, i).map_err(|e| e.to_string())?;
-                let _ = new.counter_write(&c.name, i, v);
-            }
-        }
-    }
-    for r in &n_old.registers {
-        if new.extern_size(&r.name).ok() == Some(r.size) {
-            for i in 0..r.size {
-                let v = old.register_read(&r.name, i).map_err(|e| e.to_string())?;
-                let _ = new.register_write(&r.name, i, v);
-            }
-        }
-    }
-    Ok(())
-}
-
 /// One table update: (op, table, keys, action, params, priority, hint handle or -1,
-/// counter (packets, bytes) or None, meter rates or None). Ops: 0 insert, 1 modify, 2 delete,
-/// 3 set default action, 4 write direct counter, 5 write direct meter (rates None = reset).
+/// counter (packets, bytes) or None, meter rates or None, target or None). Ops: 0 insert,
+/// 1 modify, 2 delete, 3 set default action, 4 write direct counter, 5 write direct meter
+/// (rates None = reset). In an indirect table the target (is a group, handle) takes the place
+/// of the action; op 3 with no target and action `u32::MAX` resets the default member.
 type PyOp = (
     u8,
     u32,
@@ -304,13 +281,32 @@ type PyOp = (
     i64,
     Option<(u64, u64)>,
     Option<PyRates>,
+    Option<PyTarget>,
 );
+
+/// A member or group of an action profile: (is a group, handle).
+pub(crate) type PyTarget = (bool, u32);
+
+pub(crate) fn target_of(t: PyTarget) -> ProfileRef {
+    match t {
+        (true, h) => ProfileRef::Group(h),
+        (false, h) => ProfileRef::Member(h),
+    }
+}
+
+fn target_out(r: ProfileRef) -> PyTarget {
+    match r {
+        ProfileRef::Group(h) => (true, h),
+        ProfileRef::Member(h) => (false, h),
+    }
+}
 
 /// Result of one update: (status code, entry handle or -1, message).
 type OpResult = (u8, i64, String);
 
 fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
-    let (kind, table, keys, action, params, priority, hint, counter, meter) = op;
+    let (kind, table, keys, action, params, priority, hint, counter, meter, target) = op;
+    let target = target.map(target_of);
     let t = TableId(*table);
     let a = ActionId(*action);
     let params = || params.iter().map(|x| x.to_vec()).collect::<Vec<_>>();
@@ -332,9 +328,11 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
     };
     match kind {
         0 => {
-            let h = p
-                .add_entry(t, keys.clone(), a, params(), *priority)
-                .map_err(e)?;
+            let h = match target {
+                Some(r) => p.add_indirect_entry(t, keys.clone(), r, *priority),
+                None => p.add_entry(t, keys.clone(), a, params(), *priority),
+            }
+            .map_err(e)?;
             if let Some(c) = counter {
                 p.direct_counter_write(t, h, counter_value(c)).map_err(e)?;
             }
@@ -345,7 +343,11 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
         }
         1 => {
             let h = find(p)?;
-            p.modify_entry(t, h, a, params()).map_err(e)?;
+            match target {
+                Some(r) => p.modify_indirect_entry(t, h, r),
+                None => p.modify_entry(t, h, a, params()),
+            }
+            .map_err(e)?;
             if let Some(c) = counter {
                 p.direct_counter_write(t, h, counter_value(c)).map_err(e)?;
             }
@@ -358,6 +360,10 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
             let h = find(p)?;
             p.delete_entry(t, h).map_err(e)?;
             Ok(i64::from(h.0))
+        }
+        3 if target.is_some() || *action == u32::MAX => {
+            p.set_default_target(t, target).map_err(e)?;
+            Ok(-1)
         }
         3 => {
             if p.default_is_const(t).map_err(e)?
@@ -413,7 +419,8 @@ fn p4rt_table_write(
     })
 }
 
-/// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter).
+/// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter,
+/// target of an indirect entry or None).
 pub(crate) type OutEntry = (
     u32,
     Vec<OutKey>,
@@ -422,6 +429,7 @@ pub(crate) type OutEntry = (
     i32,
     (u64, u64),
     Option<PyRates>,
+    Option<PyTarget>,
 );
 
 pub(crate) fn with_program<R: Send>(
@@ -443,21 +451,7 @@ fn p4rt_table_read(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32) -> PyRes
     with_program(py, &sw, |p| {
         let t = TableId(table);
         let entries = p.entries(t)?;
-        entries
-            .into_iter()
-            .map(|e| {
-                let m = p.direct_meter_get(t, e.handle)?;
-                Ok((
-                    e.handle.0,
-                    e.keys.iter().map(from_key).collect(),
-                    e.action.0,
-                    e.params,
-                    e.priority,
-                    (e.counter.packets, e.counter.bytes),
-                    out_rates(m),
-                ))
-            })
-            .collect()
+        entries.into_iter().map(|e| view_out(p, t, e)).collect()
     })
 }
 
@@ -493,16 +487,20 @@ pub(crate) fn entry_out(
     t: TableId,
     h: EntryHandle,
 ) -> Result<OutEntry, lanes_p4::ApiError> {
-    let e = p.entry_view(t, h)?;
-    let m = p.direct_meter_get(t, h)?;
+    view_out(p, t, p.entry_view(t, h)?)
+}
+
+fn view_out(p: &Program, t: TableId, e: EntryView) -> Result<OutEntry, lanes_p4::ApiError> {
+    let m = p.direct_meter_get(t, e.handle)?;
     Ok((
-        h.0,
+        e.handle.0,
         e.keys.iter().map(from_key).collect(),
         e.action.0,
         e.params,
         e.priority,
         (e.counter.packets, e.counter.bytes),
         out_rates(m),
+        e.target.map(target_out),
     ))
 }
 

@@ -64,8 +64,13 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         "mirroring_delete" => mirroring_delete(dp, args),
         "mirroring_get" => mirroring_get(dp, args),
         "mirroring_add_mc" => mirroring_add_mc(dp, args),
-        "help" => Ok(format!("{HELP} | {}", crate::pre_commands::HELP)),
+        "help" => Ok(format!(
+            "{HELP} | {} | {}",
+            crate::pre_commands::HELP,
+            crate::profile_commands::HELP
+        )),
         other => crate::pre_commands::execute(dp, other, args)
+            .or_else(|| crate::profile_commands::execute(dp, other, args))
             .unwrap_or_else(|| Err(format!("unknown command '{other}' (try 'help')"))),
     }
 }
@@ -78,17 +83,17 @@ set_queue_quantum BYTES [PORT [QUEUE]] | \
 set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports | \
 mirroring_add SESSION PORT [TRUNCATE_BYTES] | mirroring_add_mc SESSION MGID | mirroring_delete SESSION | mirroring_get SESSION";
 
-fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
+pub(crate) fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
     dp.program_mut()
         .ok_or_else(|| "no P4 program loaded".to_string())
 }
 
 /// The loaded program's names (built once per program, not per command).
-fn names(dp: &Dataplane) -> Result<Arc<P4Names>, String> {
+pub(crate) fn names(dp: &Dataplane) -> Result<Arc<P4Names>, String> {
     dp.names().ok_or_else(|| "no P4 program loaded".to_string())
 }
 
-fn find_table(names: &P4Names, name: &str) -> Result<TableInfo, String> {
+pub(crate) fn find_table(names: &P4Names, name: &str) -> Result<TableInfo, String> {
     let hits: Vec<&TableInfo> = names
         .tables
         .iter()
@@ -207,6 +212,18 @@ fn action_params(
         .filter(|a| t.action_ids.contains(&a.id))
         .find(|a| a.name == action || a.name.ends_with(&format!(".{action}")))
         .ok_or_else(|| format!("table {} has no action '{action}'", t.name))?;
+    Ok((info.name.clone(), values_for(names, &info.name, values)?))
+}
+
+/// Parameter values of the action with this full name, parsed to its widths.
+pub(crate) fn values_for(
+    names: &P4Names,
+    action: &str,
+    values: &[&str],
+) -> Result<Vec<Vec<u8>>, String> {
+    let info = names
+        .action(action)
+        .ok_or_else(|| format!("no action named '{action}'"))?;
     if values.len() != info.params.len() {
         return Err(format!(
             "action {} takes {} parameter(s), got {}",
@@ -215,26 +232,58 @@ fn action_params(
             values.len()
         ));
     }
-    let params = values
+    values
         .iter()
         .zip(&info.params)
         .map(|(v, p)| parse_value(v, p.bitwidth))
-        .collect::<Result<_, _>>()?;
-    Ok((info.name.clone(), params))
+        .collect()
 }
 
 fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [table, action, rest @ ..] = args else {
+        return Err(TABLE_ADD.into());
+    };
+    let names = names(dp)?;
+    // the key parser sees `TABLE KEY... => ...` without the action
+    let mut without_action = vec![*table];
+    without_action.extend_from_slice(rest);
+    let e = entry_keys(&names, &without_action, TABLE_ADD)?;
+    let (action_name, params) = action_params(&names, &e.table, action, &e.values)?;
+    let p = program(dp)?;
+    let a = p
+        .action_id(e.table.table, &action_name)
+        .ok_or_else(|| format!("no action {action_name}"))?;
+    let h = p
+        .add_entry(e.table.table, e.keys, a, params, e.priority)
+        .map_err(|e| e.to_string())?;
+    Ok(format!("Entry has been added with handle {}", h.0))
+}
+
+const TABLE_ADD: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY]";
+
+/// `TABLE KEY... => VALUE... [PRIORITY]` parsed: the table, its keys, the values after `=>`
+/// and the priority (the last value, for a table with ternary, range or optional keys).
+pub(crate) struct EntryArgs<'a> {
+    pub table: TableInfo,
+    pub keys: Vec<MatchKey>,
+    pub values: Vec<&'a str>,
+    pub priority: i32,
+}
+
+pub(crate) fn entry_keys<'a>(
+    names: &P4Names,
+    args: &[&'a str],
+    usage: &str,
+) -> Result<EntryArgs<'a>, String> {
     let arrow = args
         .iter()
         .position(|&a| a == "=>")
-        .ok_or("table_add needs '=>' before the action parameters")?;
+        .ok_or_else(|| format!("{usage}: '=>' is missing"))?;
     let (head, tail) = (&args[..arrow], &args[arrow + 1..]);
-    let [table, action, keys @ ..] = head else {
-        return Err("table_add TABLE ACTION KEY... => PARAM... [PRIORITY]".into());
+    let [table, keys @ ..] = head else {
+        return Err(usage.into());
     };
-    let names = names(dp)?;
-    let p = program(dp)?;
-    let t = find_table(&names, table)?;
+    let t = find_table(names, table)?;
     if keys.len() != t.keys.len() {
         return Err(format!(
             "table {} has {} key field(s), got {}",
@@ -262,14 +311,12 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
     } else {
         (tail, 0)
     };
-    let (action_name, params) = action_params(&names, &t, action, values)?;
-    let a = p
-        .action_id(t.table, &action_name)
-        .ok_or_else(|| format!("no action {action_name}"))?;
-    let h = p
-        .add_entry(t.table, keys, a, params, priority)
-        .map_err(|e| e.to_string())?;
-    Ok(format!("Entry has been added with handle {}", h.0))
+    Ok(EntryArgs {
+        table: t,
+        keys,
+        values: values.to_vec(),
+        priority,
+    })
 }
 
 /// A priority as simple_switch_CLI takes it (the lowest value wins) as the table's (the highest
@@ -328,7 +375,7 @@ fn table_set_default(dp: &mut Dataplane, args: &[&str]) -> R {
     Ok(String::new())
 }
 
-fn hex(b: &[u8]) -> String {
+pub(crate) fn hex(b: &[u8]) -> String {
     let mut s = String::from("0x");
     for x in b {
         let _ = write!(s, "{x:02x}");
@@ -352,19 +399,29 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
             })
             .collect();
         let params: Vec<String> = e.params.iter().map(|v| hex(v)).collect();
+        let action = match e.target {
+            Some(r) => crate::profile_commands::target_text(r),
+            None => e.action_name,
+        };
         let _ = writeln!(
             out,
             "  {:>4}: {} => {} {} (priority {}, {} pkts, {} bytes)",
             e.handle.0,
             keys.join(" "),
-            e.action_name,
+            action,
             params.join(" "),
             shown_priority(t, e.priority),
             e.counter.packets,
             e.counter.bytes
         );
     }
-    if let Ok(Some((a, params))) = p.default_entry(t.table) {
+    if let Ok(Some(r)) = p.default_target(t.table) {
+        let _ = writeln!(
+            out,
+            "  default: {}",
+            crate::profile_commands::target_text(r)
+        );
+    } else if let Ok(Some((a, params))) = p.default_entry(t.table) {
         let params: Vec<String> = params.iter().map(|v| hex(v)).collect();
         let _ = writeln!(
             out,

@@ -12,6 +12,7 @@ mod extern_commands;
 mod pcap;
 pub mod pre;
 mod pre_commands;
+mod profile_commands;
 mod queue_cfg;
 #[allow(unsafe_code)]
 // the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs

@@ -10,6 +10,7 @@ import grpc
 from lanes import _native
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
+from lanes.p4runtime.profiles import ProfileEntities
 from lanes.p4runtime.reads import EntityReads
 from lanes.p4runtime.values import (
     DEFAULT_ONLY,
@@ -43,7 +44,7 @@ from lanes.p4runtime.values import (
 MAX_CLONE_SESSION = 32767
 
 
-class Entities(EntityReads):
+class Entities(EntityReads, ProfileEntities):
     """Reads and writes of one pipeline's entities on a running switch."""
 
     def __init__(self, sw: Any, pl: Pipeline, digests: Any = None) -> None:
@@ -136,7 +137,7 @@ class Entities(EntityReads):
         if which is None:
             raise invalid(f"table {spec.name}: no action given")
         if which != "action":
-            raise unimplemented(f"{which}: action profiles are not supported")
+            raise invalid(f"table {spec.name} is not indirect: {which} names no action")
         a = ta.action
         aspec = self.pl.actions.get(a.action_id)
         if aspec is None:
@@ -149,6 +150,10 @@ class Entities(EntityReads):
             raise invalid(f"action {aspec.name} may not be the default action of {spec.name} (@tableonly)")
         if not default and scope == DEFAULT_ONLY:
             raise invalid(f"action {aspec.name} may only be the default action of {spec.name} (@defaultonly)")
+        return idx, self._action_params(aspec, a)
+
+    def _action_params(self, aspec: Any, a: Any) -> list[bytes]:
+        """The action's parameters in the program's order, each checked against its width."""
         params: list[bytes | None] = [None] * len(aspec.params)
         for p in a.params:
             pos_bw = aspec.params.get(p.param_id)
@@ -161,7 +166,7 @@ class Entities(EntityReads):
             params[pos] = p.value
         if any(p is None for p in params):
             raise invalid(f"action {aspec.name}: missing parameter(s)")
-        return idx, params  # type: ignore[return-value]
+        return params  # type: ignore[return-value]
 
     # ---- writes ----
 
@@ -186,6 +191,12 @@ class Entities(EntityReads):
                 if which == "digest_entry" and self.digests is not None:
                     self.digests.write(u.type, u.entity.digest_entry)
                     continue
+                if which == "action_profile_member":
+                    self.write_member(u.type, u.entity.action_profile_member)
+                    continue
+                if which == "action_profile_group":
+                    self.write_group(u.type, u.entity.action_profile_group)
+                    continue
                 if u.type != MODIFY:
                     raise invalid(f"{which}: only MODIFY is allowed")
                 self._write_other(which, getattr(u.entity, which))
@@ -205,28 +216,34 @@ class Entities(EntityReads):
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
             if len(te.match) or te.priority:
                 raise invalid(f"table {spec.name}: the default entry has no match and no priority")
+            if spec.profile is not None:
+                target = self.indirect_target(spec, te.action) if te.HasField("action") else None
+                a = 0 if target is not None else 0xFFFFFFFF  # none: back to the JSON default
+                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"")
             if te.HasField("action"):
                 a, params = self.action(spec, te.action, default=True)
             elif spec.default is not None:
                 a, params = spec.default
             else:
                 raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None), (None, typ, b"")
+            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"")
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys, canon = self.match(spec, te)
         prio = self._priority(spec, te)
         ikey = (spec.id, canon, prio)
         hint = self.index.get(ikey, (-1, b""))[0]
-        a, params = 0, []
-        if typ != DELETE:
+        a, params, target = 0, [], None
+        if typ != DELETE and spec.profile is not None:
+            target = self.indirect_target(spec, te.action)
+        elif typ != DELETE:
             a, params = self.action(spec, te.action, default=False)
         counter = None
         if te.HasField("counter_data"):
             counter = counter_pair(te.counter_data)
         meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
         op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
-        return (op, spec.index, keys, a, params, prio, hint, counter, meter), (ikey, typ, te.metadata)
+        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), (ikey, typ, te.metadata)
 
     def _flush(self, batch: list, results: list) -> None:
         if not batch:
@@ -369,12 +386,13 @@ class Entities(EntityReads):
                 hint,
                 counter_pair(e.data),
                 None,
+                None,
             )
         else:
             if spec.direct_meter is None:
                 raise invalid(f"table {spec.name} has no direct meter")
             rates = meter_rates(e.config) if e.HasField("config") else None
-            op = (OP_METER, spec.index, keys, 0, [], prio, hint, None, rates)
+            op = (OP_METER, spec.index, keys, 0, [], prio, hint, None, rates, None)
         code, _, msg = _native.p4rt_table_write(self.sw, [op])[0]
         if code:
             raise P4RTError(code_from_number(code), msg)

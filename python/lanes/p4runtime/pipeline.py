@@ -54,6 +54,22 @@ class TableSpec:
     default: tuple[int, list[bytes]] | None
     direct_counter: str | None
     direct_meter: str | None
+    profile: int | None = None  # P4Info id of the action profile of an indirect table
+    json_profile: int | None = None  # the program's index of that profile
+
+
+@dataclass
+class ProfileSpec:
+    """An action profile (with_selector: an action selector, whose groups tables may name)."""
+
+    id: int
+    name: str
+    index: int  # the program's profile index
+    with_selector: bool
+    size: int
+    max_group_size: int
+    actions: dict[int, int] = field(default_factory=dict)  # p4info action id -> program index
+    action_ids: dict[int, int] = field(default_factory=dict)  # program index -> p4info action id
 
 
 @dataclass
@@ -98,6 +114,7 @@ class Pipeline:
     direct_meters: dict[int, ExternSpec] = field(default_factory=dict)
     registers: dict[int, ExternSpec] = field(default_factory=dict)
     digests: dict[int, DigestSpec] = field(default_factory=dict)
+    profiles: dict[int, ProfileSpec] = field(default_factory=dict)
     packet_in: PacketMeta | None = None
     packet_out: PacketMeta | None = None
     staged: Any = None  # _native.P4rtProgram until committed
@@ -206,8 +223,7 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
             )
         pl.registers[r.preamble.id].bitwidth = jregs[r.preamble.name]["bitwidth"]
     pl.digests = _digests(info, names["learn_lists"])
-    if info.action_profiles:
-        raise invalid("action profiles/selectors are not supported by this switch")
+    pl.profiles = _profiles(pl, info, names.get("profiles", []))
     for m in info.controller_packet_metadata:
         fields = [(f.id, f.name, f.bitwidth) for f in m.metadata]
         if sum(f[2] for f in fields) % 8:
@@ -237,6 +253,35 @@ def _digests(info: Any, learn_lists: list[dict]) -> dict[int, DigestSpec]:
     return out
 
 
+def _profiles(pl: Pipeline, info: Any, jprofiles: list[dict]) -> dict[int, ProfileSpec]:
+    """Each P4Info action profile with the JSON's of the same name; its tables are indirect in
+    both, and its members may run the actions of those tables."""
+    by_name = {p["name"]: p for p in jprofiles}
+    out = {}
+    for ap in info.action_profiles:
+        name = ap.preamble.name
+        jp = by_name.get(name)
+        if jp is None:
+            raise invalid(f"p4info action profile {name} is not in the bmv2 JSON")
+        if bool(ap.with_selector) != bool(jp["with_selector"]):
+            raise invalid(f"action profile {name}: with_selector differs between p4info and JSON")
+        spec = ProfileSpec(ap.preamble.id, name, jp["index"], bool(jp["with_selector"]), int(ap.size),
+                           int(ap.max_group_size))  # fmt: skip
+        for tid in ap.table_ids:
+            t = pl.tables.get(tid)
+            if t is None or t.json_profile != spec.index:
+                raise invalid(f"action profile {name}: table id {tid:#x} is not one of its tables")
+            t.profile = spec.id
+            spec.actions.update(t.actions)
+        spec.action_ids = {v: k for k, v in spec.actions.items()}
+        out[spec.id] = spec
+    _unique([ap.preamble.id for ap in info.action_profiles], "action profile")
+    for t in info.tables:
+        if t.implementation_id and pl.tables[t.preamble.id].profile != t.implementation_id:
+            raise invalid(f"table {t.preamble.name}: implementation_id {t.implementation_id:#x} does not list it")
+    return out
+
+
 def _check_header(name: str, fields: list[tuple[int, str, int]], header_types: dict) -> None:
     """The program must have a header type with these fields (widths in order)."""
     want = [(n, w) for _, n, w in fields]
@@ -252,8 +297,8 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
     jt = jtables.get(name)
     if jt is None:
         raise invalid(f"p4info table {name} is not in the bmv2 JSON")
-    if t.implementation_id:
-        raise invalid(f"table {name}: action profile implementations are not supported")
+    if bool(t.implementation_id) != (jt.get("profile") is not None):
+        raise invalid(f"table {name}: p4info and JSON differ on its action profile implementation")
     jkeys = jt["keys"]
     if len(jkeys) != len(t.match_fields):
         raise invalid(f"table {name}: p4info has {len(t.match_fields)} match fields, JSON {len(jkeys)}")
@@ -302,4 +347,5 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
         default=default,
         direct_counter=jt["direct_counter"],
         direct_meter=jt["direct_meter"],
+        json_profile=jt.get("profile"),
     )

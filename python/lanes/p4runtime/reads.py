@@ -65,6 +65,10 @@ class EntityReads:
                     yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
             elif which == "packet_replication_engine_entry":
                 yield from self._read_pre(entity.packet_replication_engine_entry)
+            elif which == "action_profile_member":
+                yield from self.read_members(entity.action_profile_member)  # type: ignore[attr-defined]
+            elif which == "action_profile_group":
+                yield from self.read_groups(entity.action_profile_group)  # type: ignore[attr-defined]
             elif which == "digest_entry" and getattr(self, "digests", None) is not None:
                 yield from self.digests.read(entity.digest_entry)
             elif which is None:
@@ -112,14 +116,19 @@ class EntityReads:
         with_meter = meters or want.HasField("meter_config")
         for spec in specs:
             if want.is_default_action:
+                target = _native.ap_default_target(self.sw, spec.index) if spec.profile is not None else None
                 d = _native.p4rt_table_default(self.sw, spec.index)
-                if d is not None:
+                if target is not None:
+                    te = p4r.TableEntry(table_id=spec.id, is_default_action=True)
+                    self.target_out(te, target)  # type: ignore[attr-defined]
+                    yield p4r.Entity(table_entry=te) if not (counters or meters) else te
+                elif d is not None:
                     te = p4r.TableEntry(table_id=spec.id, is_default_action=True)
                     self._set_action(te, spec, *d)
                     yield p4r.Entity(table_entry=te) if not (counters or meters) else te
                 continue
             filt = self._filter(spec, want) if want.table_id else {}
-            for h, keys, a, params, prio, (pk, by), rates in _native.p4rt_table_read(self.sw, spec.index):
+            for h, keys, a, params, prio, (pk, by), rates, target in _native.p4rt_table_read(self.sw, spec.index):
                 if want.priority and prio != want.priority:
                     continue
                 canon = tuple(_canon_out(k) for k in keys)
@@ -128,7 +137,10 @@ class EntityReads:
                 te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
                 for k, key in zip(spec.keys, keys, strict=True):
                     _field_out(te, k, key)
-                self._set_action(te, spec, a, params)
+                if target is not None:
+                    self.target_out(te, target)  # type: ignore[attr-defined]
+                else:
+                    self._set_action(te, spec, a, params)
                 meta = self.index.get((spec.id, canon, te.priority))
                 if meta is not None and meta[1]:
                     te.metadata = meta[1]

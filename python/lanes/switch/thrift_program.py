@@ -49,10 +49,19 @@ class TableView:
     direct_counter: str | None
     direct_meter: str | None
     json_default: tuple[int, list[bytes]] | None  # (action index, params) from the JSON
+    profile: str | None = None  # the action profile of an indirect table
 
     @property
     def has_priority(self) -> bool:
         return any(k.match_kind in ("ternary", "range", "optional") for k in self.keys)
+
+
+@dataclass
+class ProfileView:
+    name: str
+    index: int
+    with_selector: bool
+    actions: dict[str, int]  # action name -> the switch's action index
 
 
 @dataclass
@@ -69,9 +78,13 @@ class ProgramView:
     direct_counters: dict[str, str]  # counter name -> table
     direct_meters: dict[str, str]
     ids: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, name) -> JSON id
+    profiles: dict[str, ProfileView] = field(default_factory=dict)
 
     def table(self, name: str) -> TableView | None:
         return self.tables.get(name) or _by_suffix(self.tables, name)
+
+    def profile(self, name: str) -> ProfileView | None:
+        return self.profiles.get(name) or _by_suffix(self.profiles, name)
 
     def extern(self, names: set[str] | dict, name: str) -> str | None:
         if name in names:
@@ -91,6 +104,11 @@ def build(json_text: str, names: dict) -> ProgramView:
     index_of_action_id = {a["id"]: i for i, a in enumerate(j.get("actions", []))}
     json_tables = {t["name"]: t for p in j.get("pipelines", []) for t in p.get("tables", [])}
     action_widths = {a["name"]: [int(q["bitwidth"]) for q in a["params"]] for a in names["actions"]}
+    profiles = {
+        p["name"]: ProfileView(p["name"], p["index"], p["with_selector"], {a["name"]: a["index"] for a in p["actions"]})
+        for p in names.get("profiles", [])
+    }
+    profile_names = {p.index: p.name for p in profiles.values()}
     tables = {}
     for t in names["tables"]:
         de = json_tables.get(t["name"], {}).get("default_entry")
@@ -108,11 +126,16 @@ def build(json_text: str, names: dict) -> ProgramView:
             direct_counter=t["direct_counter"],
             direct_meter=t["direct_meter"],
             json_default=default,
+            profile=profile_names.get(t.get("profile")),
         )
     ids = {}
     for kind, key in (("table", None), ("counter", "counter_arrays"), ("meter", "meter_arrays"),
-                      ("register", "register_arrays"), ("learn", "learn_lists")):  # fmt: skip
-        items = json_tables.values() if key is None else j.get(key, [])
+                      ("register", "register_arrays"), ("learn", "learn_lists"),
+                      ("action_profile", "action_profiles")):  # fmt: skip
+        if key == "action_profiles":
+            items = [a for p in j.get("pipelines", []) for a in p.get("action_profiles", [])]
+        else:
+            items = json_tables.values() if key is None else j.get(key, [])
         for x in items:
             if "id" in x and "name" in x:
                 ids[(kind, x["name"])] = int(x["id"])
@@ -129,6 +152,7 @@ def build(json_text: str, names: dict) -> ProgramView:
         direct_counters={c["name"]: c["table"] for c in names["direct_counters"]},
         direct_meters={m["name"]: m["table"] for m in names["direct_meters"]},
         ids=ids,
+        profiles=profiles,
     )
 
 

@@ -25,12 +25,13 @@ from bm_runtime.standard.ttypes import (
 from lanes import _native
 from lanes.switch.thrift_context import SwitchContext, log, native_code
 from lanes.switch.thrift_externs import ExternsMixin
+from lanes.switch.thrift_profiles import ProfilesMixin
 from lanes.switch.thrift_tables import TablesMixin
 
 S = SwapOperationErrorCode
 
 
-class StandardHandler(TablesMixin, ExternsMixin):
+class StandardHandler(TablesMixin, ProfilesMixin, ExternsMixin):
     def __init__(self, ctx: SwitchContext) -> None:
         self.ctx = ctx
         self._staged: tuple[str, object] | None = None  # (text, compiled program) of a load
@@ -118,6 +119,7 @@ class StandardHandler(TablesMixin, ExternsMixin):
             BmResourceType.METER: "meter",
             BmResourceType.REGISTER: "register",
             BmResourceType.LEARNING_LIST: "learn",
+            BmResourceType.ACTION_PROFILE: "action_profile",
         }.get(resource_type)
         if kind is None:
             raise InvalidIdLookup(code=IdLookupErrorCode.INVALID_RESOURCE_TYPE)

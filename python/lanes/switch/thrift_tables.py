@@ -1,6 +1,6 @@
 """bmv2's Standard service, match tables: add, modify, delete, defaults, reads, direct counters
-and meters, by table name and entry handle. Action profiles (indirect tables) are not in the
-switch (it refuses programs that have them), so their calls answer with bmv2's error code."""
+and meters, by table name and entry handle. Indirect tables and action profiles are in
+thrift_profiles.py."""
 
 from __future__ import annotations
 
@@ -62,6 +62,8 @@ class TablesMixin:
         return v, t
 
     def _action(self, call: str, v: ProgramView, t: TableView, name: str, data: list[bytes]) -> int:
+        if t.profile is not None:
+            raise table_error(call, E.WRONG_TABLE_TYPE, f"{t.name} is indirect: its entries name a member or group")
         a = t.actions.get(name)
         if a is None:
             raise table_error(call, E.INVALID_ACTION_NAME, f"table {t.name} has no action '{name}'")
@@ -120,17 +122,23 @@ class TablesMixin:
         return handle
 
     def _entry_out(self, v: ProgramView, t: TableView, e: tuple) -> BmMtEntry:
-        handle, keys, action, params, priority, _counter, _meter = e
+        handle, keys, action, params, priority, _counter, _meter, target = e
         prio = tp.to_bmv2_priority(priority) if t.has_priority else -1
+        if target is None:
+            act = BmActionEntry(
+                action_type=BmActionEntryType.ACTION_DATA,
+                action_name=v.action_names[action],
+                action_data=[bytes(p) for p in params],
+            )
+        elif target[0]:
+            act = BmActionEntry(action_type=BmActionEntryType.GRP_HANDLE, grp_handle=target[1])
+        else:
+            act = BmActionEntry(action_type=BmActionEntryType.MBR_HANDLE, mbr_handle=target[1])
         return BmMtEntry(
             match_key=[_param_out(kf, k) for kf, k in zip(t.keys, keys, strict=True)],
             options=BmAddEntryOptions(priority=prio),
             entry_handle=handle,
-            action_entry=BmActionEntry(
-                action_type=BmActionEntryType.ACTION_DATA,
-                action_name=v.action_names[action],
-                action_data=[bytes(p) for p in params],
-            ),
+            action_entry=act,
         )
 
     # ---- Standard: match tables ----
@@ -154,13 +162,13 @@ class TablesMixin:
         a = self._action(call, v, t, action_name, action_data)
         keys = self._keys(call, t, match_key)
         prio = self._priority(call, t, options)
-        return self._write(call, (0, t.index, keys, a, action_data, prio, -1, None, None), E.BAD_MATCH_KEY)
+        return self._write(call, (0, t.index, keys, a, action_data, prio, -1, None, None, None), E.BAD_MATCH_KEY)
 
     def bm_mt_set_default_action(self, cxt_id, table_name, action_name, action_data):
         call = "bm_mt_set_default_action"
         v, t = self._table(call, table_name)
         a = self._action(call, v, t, action_name, action_data)
-        self._write(call, (3, t.index, [], a, action_data, 0, -1, None, None), E.BAD_ACTION_DATA)
+        self._write(call, (3, t.index, [], a, action_data, 0, -1, None, None, None), E.BAD_ACTION_DATA)
 
     def bm_mt_reset_default_entry(self, cxt_id, table_name):
         call = "bm_mt_reset_default_entry"
@@ -168,7 +176,7 @@ class TablesMixin:
         if t.json_default is None:
             raise table_error(call, E.NO_DEFAULT_ENTRY, f"table {t.name} has no default entry in its JSON")
         a, params = t.json_default
-        self._write(call, (3, t.index, [], a, params, 0, -1, None, None), E.BAD_ACTION_DATA)
+        self._write(call, (3, t.index, [], a, params, 0, -1, None, None, None), E.BAD_ACTION_DATA)
 
     def bm_mt_delete_entry(self, cxt_id, table_name, entry_handle):
         _, t = self._table("bm_mt_delete_entry", table_name)
@@ -211,6 +219,11 @@ class TablesMixin:
 
     def bm_mt_get_default_entry(self, cxt_id, table_name):
         v, t = self._table("bm_mt_get_default_entry", table_name)
+        if t.profile is not None:
+            target = self._native("bm_mt_get_default_entry", _native.ap_default_target, t.index)
+            if target is not None:
+                kind = BmActionEntryType.GRP_HANDLE if target[0] else BmActionEntryType.MBR_HANDLE
+                return BmActionEntry(action_type=kind, mbr_handle=target[1], grp_handle=target[1])
         d = self._native("bm_mt_get_default_entry", _native.p4rt_table_default, t.index)
         if d is None:
             return BmActionEntry(action_type=BmActionEntryType.NONE)
@@ -258,79 +271,6 @@ class TablesMixin:
         t = self._direct(call, table_name, "meter")
         e = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))
         return meter_rates_out(e[6])
-
-    # ---- action profiles: none in the switch ----
-
-    def _no_act_prof(self, call: str, name: str):
-        raise table_error(
-            call,
-            E.INVALID_ACTION_PROFILE_NAME,
-            f"no action profile '{name}' (the switch has no action profiles)",
-        )
-
-    def _not_indirect(self, call: str, table_name: str):
-        self._table(call, table_name)
-        raise table_error(call, E.WRONG_TABLE_TYPE, f"{table_name} is not an indirect table")
-
-    def bm_mt_act_prof_add_member(self, cxt_id, act_prof_name, action_name, action_data):
-        self._no_act_prof("bm_mt_act_prof_add_member", act_prof_name)
-
-    def bm_mt_act_prof_delete_member(self, cxt_id, act_prof_name, mbr_handle):
-        self._no_act_prof("bm_mt_act_prof_delete_member", act_prof_name)
-
-    def bm_mt_act_prof_modify_member(self, cxt_id, act_prof_name, mbr_handle, action_name, action_data):
-        self._no_act_prof("bm_mt_act_prof_modify_member", act_prof_name)
-
-    def bm_mt_act_prof_create_group(self, cxt_id, act_prof_name):
-        self._no_act_prof("bm_mt_act_prof_create_group", act_prof_name)
-
-    def bm_mt_act_prof_delete_group(self, cxt_id, act_prof_name, grp_handle):
-        self._no_act_prof("bm_mt_act_prof_delete_group", act_prof_name)
-
-    def bm_mt_act_prof_add_member_to_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
-        self._no_act_prof("bm_mt_act_prof_add_member_to_group", act_prof_name)
-
-    def bm_mt_act_prof_remove_member_from_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
-        self._no_act_prof("bm_mt_act_prof_remove_member_from_group", act_prof_name)
-
-    def bm_mt_act_prof_get_members(self, cxt_id, act_prof_name):
-        self._no_act_prof("bm_mt_act_prof_get_members", act_prof_name)
-
-    def bm_mt_act_prof_get_member(self, cxt_id, act_prof_name, mbr_handle):
-        self._no_act_prof("bm_mt_act_prof_get_member", act_prof_name)
-
-    def bm_mt_act_prof_get_groups(self, cxt_id, act_prof_name):
-        self._no_act_prof("bm_mt_act_prof_get_groups", act_prof_name)
-
-    def bm_mt_act_prof_get_group(self, cxt_id, act_prof_name, grp_handle):
-        self._no_act_prof("bm_mt_act_prof_get_group", act_prof_name)
-
-    def bm_mt_indirect_add_entry(self, cxt_id, table_name, match_key, mbr_handle, options):
-        self._not_indirect("bm_mt_indirect_add_entry", table_name)
-
-    def bm_mt_indirect_modify_entry(self, cxt_id, table_name, entry_handle, mbr_handle):
-        self._not_indirect("bm_mt_indirect_modify_entry", table_name)
-
-    def bm_mt_indirect_delete_entry(self, cxt_id, table_name, entry_handle):
-        self._not_indirect("bm_mt_indirect_delete_entry", table_name)
-
-    def bm_mt_indirect_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
-        self._not_indirect("bm_mt_indirect_set_entry_ttl", table_name)
-
-    def bm_mt_indirect_set_default_member(self, cxt_id, table_name, mbr_handle):
-        self._not_indirect("bm_mt_indirect_set_default_member", table_name)
-
-    def bm_mt_indirect_reset_default_entry(self, cxt_id, table_name):
-        self._not_indirect("bm_mt_indirect_reset_default_entry", table_name)
-
-    def bm_mt_indirect_ws_add_entry(self, cxt_id, table_name, match_key, grp_handle, options):
-        self._not_indirect("bm_mt_indirect_ws_add_entry", table_name)
-
-    def bm_mt_indirect_ws_modify_entry(self, cxt_id, table_name, entry_handle, grp_handle):
-        self._not_indirect("bm_mt_indirect_ws_modify_entry", table_name)
-
-    def bm_mt_indirect_ws_set_default_group(self, cxt_id, table_name, grp_handle):
-        self._not_indirect("bm_mt_indirect_ws_set_default_group", table_name)
 
 
 def _handle(h: int) -> int:

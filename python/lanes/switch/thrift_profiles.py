@@ -1,0 +1,250 @@
+"""bmv2's Standard service, action profiles and selectors: members, groups, and the entries of
+indirect tables that name them (simple_switch_CLI's `act_prof_*` and `table_indirect_*`)."""
+
+from __future__ import annotations
+
+from bm_runtime.standard.ttypes import BmMtActProfGroup, BmMtActProfMember
+
+from lanes import _native
+from lanes.switch.thrift_context import (
+    ALREADY_EXISTS,
+    FAILED_PRECONDITION,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    RESOURCE_EXHAUSTED,
+    SwitchContext,
+    native_code,
+)
+from lanes.switch.thrift_program import ProfileView, ProgramView, TableView
+from lanes.switch.thrift_tables import E, _handle, table_error
+
+OP_ADD, OP_MODIFY, OP_DELETE = 0, 1, 2
+GRP_CREATE, GRP_DELETE, GRP_ADD_MEMBER, GRP_REMOVE_MEMBER = 0, 1, 3, 4
+
+
+class ProfilesMixin:
+    ctx: SwitchContext
+
+    def _profile(self, call: str, name: str) -> tuple[ProgramView, ProfileView]:
+        v = self._view(call)  # type: ignore[attr-defined]
+        p = v.profile(name)
+        if p is None:
+            raise table_error(call, E.INVALID_ACTION_PROFILE_NAME, f"no action profile named '{name}'")
+        return v, p
+
+    def _selector(self, call: str, p: ProfileView) -> None:
+        if not p.with_selector:
+            raise table_error(call, E.NO_ACTION_PROFILE_SELECTION, f"action profile {p.name} has no selector")
+
+    def _indirect(self, call: str, name: str, groups: bool) -> tuple[ProgramView, TableView, ProfileView]:
+        v, t = self._table(call, name)  # type: ignore[attr-defined]
+        if t.profile is None:
+            raise table_error(call, E.WRONG_TABLE_TYPE, f"{t.name} is not an indirect table")
+        p = v.profiles[t.profile]
+        if groups:
+            self._selector(call, p)
+        return v, t, p
+
+    def _member_action(self, call: str, v: ProgramView, p: ProfileView, name: str, data: list) -> int:
+        a = p.actions.get(name)
+        if a is None:
+            raise table_error(call, E.INVALID_ACTION_NAME, f"action profile {p.name} has no action '{name}'")
+        widths = v.action_widths.get(name, [])
+        if len(data) != len(widths) or any(
+            int.from_bytes(d, "big") >> w for d, w in zip(data, widths, strict=False)
+        ):
+            raise table_error(
+                call, E.BAD_ACTION_DATA, f"action {name} takes {len(widths)} parameter(s) of {widths} bits"
+            )
+        return a
+
+    def _ap(self, call: str, fn, *args, missing: int = E.INVALID_MBR_HANDLE):
+        """Call the switch; its errors as bmv2's codes (`missing` for an unknown handle)."""
+        try:
+            return fn(self.ctx.sw, *args)
+        except _native.P4rtError as e:
+            code, msg = native_code(e)
+            if code == FAILED_PRECONDITION:
+                mapped = E.GRP_STILL_USED if msg.startswith("group") else E.MBR_STILL_USED
+            elif code == INVALID_ARGUMENT and "already in group" in msg:
+                mapped = E.MBR_ALREADY_IN_GRP
+            elif code == NOT_FOUND and "is not in group" in msg:
+                mapped = E.MBR_NOT_IN_GRP
+            elif code == NOT_FOUND and "has no group" in msg:
+                mapped = E.INVALID_GRP_HANDLE
+            else:
+                mapped = {
+                    NOT_FOUND: missing,
+                    INVALID_ARGUMENT: E.BAD_ACTION_DATA,
+                    ALREADY_EXISTS: E.DUPLICATE_ENTRY,
+                    RESOURCE_EXHAUSTED: E.TABLE_FULL,
+                }.get(code, E.ERROR)
+            raise table_error(call, mapped, msg) from None
+
+    # ---- members ----
+
+    def bm_mt_act_prof_add_member(self, cxt_id, act_prof_name, action_name, action_data):
+        call = "bm_mt_act_prof_add_member"
+        v, p = self._profile(call, act_prof_name)
+        a = self._member_action(call, v, p, action_name, action_data)
+        return self._ap(call, _native.ap_member_write, p.index, OP_ADD, None, a, action_data)
+
+    def bm_mt_act_prof_modify_member(self, cxt_id, act_prof_name, mbr_handle, action_name, action_data):
+        call = "bm_mt_act_prof_modify_member"
+        v, p = self._profile(call, act_prof_name)
+        a = self._member_action(call, v, p, action_name, action_data)
+        self._ap(call, _native.ap_member_write, p.index, OP_MODIFY, _handle(mbr_handle), a, action_data)
+
+    def bm_mt_act_prof_delete_member(self, cxt_id, act_prof_name, mbr_handle):
+        call = "bm_mt_act_prof_delete_member"
+        _, p = self._profile(call, act_prof_name)
+        self._ap(call, _native.ap_member_write, p.index, OP_DELETE, _handle(mbr_handle))
+
+    def bm_mt_act_prof_get_members(self, cxt_id, act_prof_name):
+        call = "bm_mt_act_prof_get_members"
+        v, p = self._profile(call, act_prof_name)
+        return [_member_out(v, m) for m in self._ap(call, _native.ap_members, p.index)]
+
+    def bm_mt_act_prof_get_member(self, cxt_id, act_prof_name, mbr_handle):
+        call = "bm_mt_act_prof_get_member"
+        v, p = self._profile(call, act_prof_name)
+        for m in self._ap(call, _native.ap_members, p.index):
+            if m[0] == mbr_handle:
+                return _member_out(v, m)
+        raise table_error(call, E.INVALID_MBR_HANDLE, f"action profile {p.name} has no member {mbr_handle}")
+
+    # ---- groups ----
+
+    def bm_mt_act_prof_create_group(self, cxt_id, act_prof_name):
+        call = "bm_mt_act_prof_create_group"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        return self._ap(call, _native.ap_group_write, p.index, GRP_CREATE, None)
+
+    def bm_mt_act_prof_delete_group(self, cxt_id, act_prof_name, grp_handle):
+        call = "bm_mt_act_prof_delete_group"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        self._ap(
+            call,
+            _native.ap_group_write,
+            p.index,
+            GRP_DELETE,
+            _handle(grp_handle),
+            missing=E.INVALID_GRP_HANDLE,
+        )
+
+    def bm_mt_act_prof_add_member_to_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
+        call = "bm_mt_act_prof_add_member_to_group"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        members = [(_handle(mbr_handle), 1)]
+        self._ap(call, _native.ap_group_write, p.index, GRP_ADD_MEMBER, _handle(grp_handle), members)
+
+    def bm_mt_act_prof_remove_member_from_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
+        call = "bm_mt_act_prof_remove_member_from_group"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        members = [(_handle(mbr_handle), 1)]
+        self._ap(call, _native.ap_group_write, p.index, GRP_REMOVE_MEMBER, _handle(grp_handle), members)
+
+    def bm_mt_act_prof_get_groups(self, cxt_id, act_prof_name):
+        call = "bm_mt_act_prof_get_groups"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        return [_group_out(g) for g in self._ap(call, _native.ap_groups, p.index)]
+
+    def bm_mt_act_prof_get_group(self, cxt_id, act_prof_name, grp_handle):
+        call = "bm_mt_act_prof_get_group"
+        _, p = self._profile(call, act_prof_name)
+        self._selector(call, p)
+        for g in self._ap(call, _native.ap_groups, p.index):
+            if g[0] == grp_handle:
+                return _group_out(g)
+        raise table_error(call, E.INVALID_GRP_HANDLE, f"action profile {p.name} has no group {grp_handle}")
+
+    # ---- entries of indirect tables ----
+
+    def _indirect_write(self, call: str, op: tuple, missing: int) -> int:
+        [(code, handle, msg)] = self._native(call, _native.p4rt_table_write, [op])  # type: ignore[attr-defined]
+        if code != 0:
+            mapped = {
+                NOT_FOUND: missing,
+                INVALID_ARGUMENT: E.BAD_MATCH_KEY,
+                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
+                RESOURCE_EXHAUSTED: E.TABLE_FULL,
+            }.get(code, E.ERROR)
+            raise table_error(call, mapped, msg)
+        return handle
+
+    def _indirect_add(self, call: str, table_name: str, match_key, target: tuple, options) -> int:
+        _, t, _ = self._indirect(call, table_name, groups=target[0])
+        keys = self._keys(call, t, match_key)  # type: ignore[attr-defined]
+        prio = self._priority(call, t, options)  # type: ignore[attr-defined]
+        missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
+        return self._indirect_write(call, (0, t.index, keys, 0, [], prio, -1, None, None, target), missing)
+
+    def _indirect_modify(self, call: str, table_name: str, entry_handle, target: tuple) -> None:
+        _, t, _ = self._indirect(call, table_name, groups=target[0])
+        entry = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))  # type: ignore[attr-defined]
+        prio = entry[4]
+        missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
+        op = (1, t.index, list(entry[1]), 0, [], prio, entry[0], None, None, target)
+        self._indirect_write(call, op, missing)
+
+    def _indirect_default(self, call: str, table_name: str, target: tuple | None) -> None:
+        _, t, _ = self._indirect(call, table_name, groups=bool(target and target[0]))
+        missing = E.INVALID_GRP_HANDLE if target and target[0] else E.INVALID_MBR_HANDLE
+        op = (3, t.index, [], 0xFFFFFFFF if target is None else 0, [], 0, -1, None, None, target)
+        self._indirect_write(call, op, missing)
+
+    def bm_mt_indirect_add_entry(self, cxt_id, table_name, match_key, mbr_handle, options):
+        return self._indirect_add(
+            "bm_mt_indirect_add_entry", table_name, match_key, (False, _handle(mbr_handle)), options
+        )
+
+    def bm_mt_indirect_ws_add_entry(self, cxt_id, table_name, match_key, grp_handle, options):
+        return self._indirect_add(
+            "bm_mt_indirect_ws_add_entry", table_name, match_key, (True, _handle(grp_handle)), options
+        )
+
+    def bm_mt_indirect_modify_entry(self, cxt_id, table_name, entry_handle, mbr_handle):
+        self._indirect_modify(
+            "bm_mt_indirect_modify_entry", table_name, entry_handle, (False, _handle(mbr_handle))
+        )
+
+    def bm_mt_indirect_ws_modify_entry(self, cxt_id, table_name, entry_handle, grp_handle):
+        self._indirect_modify(
+            "bm_mt_indirect_ws_modify_entry", table_name, entry_handle, (True, _handle(grp_handle))
+        )
+
+    def bm_mt_indirect_delete_entry(self, cxt_id, table_name, entry_handle):
+        call = "bm_mt_indirect_delete_entry"
+        _, t, _ = self._indirect(call, table_name, groups=False)
+        self._native(call, _native.bm_entry_delete, t.index, _handle(entry_handle))  # type: ignore[attr-defined]
+
+    def bm_mt_indirect_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
+        call = "bm_mt_indirect_set_entry_ttl"
+        self._indirect(call, table_name, groups=False)
+        raise table_error(call, E.AGEING_DISABLED, "entry timeouts are not supported")
+
+    def bm_mt_indirect_set_default_member(self, cxt_id, table_name, mbr_handle):
+        self._indirect_default("bm_mt_indirect_set_default_member", table_name, (False, _handle(mbr_handle)))
+
+    def bm_mt_indirect_ws_set_default_group(self, cxt_id, table_name, grp_handle):
+        self._indirect_default("bm_mt_indirect_ws_set_default_group", table_name, (True, _handle(grp_handle)))
+
+    def bm_mt_indirect_reset_default_entry(self, cxt_id, table_name):
+        self._indirect_default("bm_mt_indirect_reset_default_entry", table_name, None)
+
+
+def _member_out(v: ProgramView, m: tuple) -> BmMtActProfMember:
+    handle, action, params = m
+    return BmMtActProfMember(
+        mbr_handle=handle, action_name=v.action_names[action], action_data=[bytes(p) for p in params]
+    )
+
+
+def _group_out(g: tuple) -> BmMtActProfGroup:
+    handle, members, _max = g
+    return BmMtActProfGroup(grp_handle=handle, mbr_handles=[m for m, _w in members])
