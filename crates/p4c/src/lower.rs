@@ -114,6 +114,8 @@ pub struct Lowerer<'e> {
     pub profiles: Vec<crate::lower_profile::ProfileInfo>,
     /// The pipeline being lowered: "ingress", "egress", or empty.
     pub pipeline: String,
+    /// Names of the profiles written in a table's `implementation`, by (control, table).
+    pub anonymous_profiles: HashMap<(String, String), String>,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -162,6 +164,7 @@ impl<'e> Lowerer<'e> {
             action_profiles: Vec::new(),
             profiles: Vec::new(),
             pipeline: String::new(),
+            anonymous_profiles: HashMap::new(),
         }
     }
 

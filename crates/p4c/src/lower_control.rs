@@ -102,7 +102,10 @@ impl Lowerer<'_> {
                     &a.name,
                     Binding::Action(qualified(&c.name, &a.name, &a.annotations)),
                 ),
-                Local::Table(t) => sc.bind(&t.name, Binding::Table(t.name.clone())),
+                Local::Table(t) => {
+                    self.name_anonymous_profile(&c.name, t);
+                    sc.bind(&t.name, Binding::Table(t.name.clone()))
+                }
                 Local::Instance(i) => self.instance(&mut sc, i, Some(&c.name))?,
                 Local::Var {
                     ty,
@@ -157,6 +160,7 @@ impl Lowerer<'_> {
         self.pipeline = pname.to_string();
         let init = self.seq(&mut sc, c, &body, None)?;
         self.pipeline.clear();
+        self.order_profiles();
         Ok(json!({
             "name": pname, "id": id, "source_info": self.source_info(c.loc, &c.name),
             "init_table": init, "tables": std::mem::take(&mut self.tables),

@@ -22,6 +22,8 @@ pub struct ProfileInfo {
     pub annotations: Vec<Annotation>,
     /// Hash algorithm (selectors).
     pub algo: Option<String>,
+    /// Where it is declared (the pipeline lists profiles in source order).
+    pub loc: Loc,
     /// The JSON entry was written (for the pipeline being lowered).
     pub emitted_in: Option<String>,
 }
@@ -39,6 +41,50 @@ const SELECTOR_ALGOS: &[&str] = &[
 ];
 
 impl Lowerer<'_> {
+    /// Names the profile table `t` of `control` writes in its `implementation`, if any: its
+    /// `@name`, else `action_profile_N` in declaration order (before the graph is built).
+    pub fn name_anonymous_profile(&mut self, control: &str, t: &TableDecl) {
+        let anonymous = t
+            .props
+            .iter()
+            .any(|(p, e, _)| p == "implementation" && matches!(e, Expr::Call { .. }));
+        if !anonymous {
+            return;
+        }
+        let name = match annotation(&t.impl_annotations, "name") {
+            Some(a) => a.body.trim_matches('"').trim_start_matches('.').to_string(),
+            None => {
+                if !self.used_names.contains_key("action_profile") {
+                    self.fresh("action_profile");
+                }
+                self.fresh("action_profile")
+            }
+        };
+        self.anonymous_profiles
+            .insert((control.to_string(), t.name.clone()), name);
+    }
+
+    /// The pipeline's profiles in source order, numbered from the pipeline's first id.
+    pub fn order_profiles(&mut self) {
+        let loc_of = |l: &Lowerer, j: &Value| {
+            l.profiles
+                .iter()
+                .find(|p| j["name"] == p.name.as_str())
+                .map(|p| (p.loc.file, p.loc.line, p.loc.col))
+        };
+        let mut ps = std::mem::take(&mut self.action_profiles);
+        let first = ps
+            .iter()
+            .filter_map(|j| j["id"].as_u64())
+            .min()
+            .unwrap_or(0);
+        ps.sort_by_key(|j| loc_of(self, j));
+        for (i, j) in ps.iter_mut().enumerate() {
+            j["id"] = json!(first + i as u64);
+        }
+        self.action_profiles = ps;
+    }
+
     /// Records `action_profile(size)` / `action_selector(algo, size, width)` named `name`.
     pub fn declare_profile(
         &mut self,
@@ -96,6 +142,7 @@ impl Lowerer<'_> {
             annotations: annotations.to_vec(),
             algo,
             emitted_in: None,
+            loc,
         });
         Ok(())
     }
@@ -121,14 +168,9 @@ impl Lowerer<'_> {
                         )
                     }
                 };
-                let name = match annotation(&t.impl_annotations, "name") {
-                    Some(a) => a.body.trim_matches('"').trim_start_matches('.').to_string(),
-                    None => {
-                        if !self.used_names.contains_key("action_profile") {
-                            self.fresh("action_profile");
-                        }
-                        self.fresh("action_profile")
-                    }
+                let key = (sc.block.clone(), t.name.clone());
+                let Some(name) = self.anonymous_profiles.get(&key).cloned() else {
+                    return fail(e.loc(), "internal: the profile was not named");
                 };
                 if !self.profiles.iter().any(|p| p.name == name) {
                     self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
