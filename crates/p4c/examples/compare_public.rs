@@ -88,7 +88,28 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
         }
     };
     match name {
-        "basic" | "ecn" | "qos" | "mri" | "load_balance" | "firewall" | "multicast" => {
+        "mri" => {
+            fwd(p);
+            let t = p.table_id("MyEgress.swtrace").unwrap();
+            let a = p.action_id(t, "MyEgress.add_swtrace").unwrap();
+            p.set_default(t, a, vec![vec![0, 0, 0, 7]]).unwrap();
+            ipv4_mix(&mut frames);
+            // IPv4 with the MRI option (31) and 0-3 switch traces, and another option
+            for (option, hops) in [(31u8, 0u8), (31, 1), (31, 3), (7, 0)] {
+                let mut ipo = ip([10, 0, 1, 1], [10, 0, 2, 2], 17, 0, 64);
+                let words = 1 + 2 * hops;
+                ipo[0] = 0x45 + words;
+                let mut f = eth(0x0800);
+                f.extend(ipo);
+                f.extend_from_slice(&[option, 4 + 8 * hops, 0, hops]);
+                for h in 0..hops {
+                    f.extend_from_slice(&[0, 0, 0, h + 1, 0, 0, 0, 9]);
+                }
+                f.extend(udp_payload());
+                frames.push(f);
+            }
+        }
+        "basic" | "ecn" | "qos" | "load_balance" | "firewall" | "multicast" => {
             fwd(p);
             ipv4_mix(&mut frames);
         }
