@@ -88,6 +88,32 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
         }
     };
     match name {
+        "label_routing" => {
+            // label 1 -> port 2, label 2 popped to port 3, others dropped
+            let t = "MyIngress.label_exact";
+            entry(
+                p,
+                t,
+                vec![MatchKey::Exact(vec![0, 1])],
+                "MyIngress.label_output",
+                vec![vec![0, 2]],
+            );
+            entry(
+                p,
+                t,
+                vec![MatchKey::Exact(vec![0, 2])],
+                "MyIngress.pop_label_output",
+                vec![vec![0, 3]],
+            );
+            ipv4_mix(&mut frames);
+            for (label, bos) in [(1u16, 1u16), (2, 1), (3, 0), (0x7fff, 1)] {
+                let mut f = eth(0x1234);
+                f.extend_from_slice(&((label << 1) | bos).to_be_bytes());
+                f.extend(ip([10, 0, 1, 1], [10, 0, 2, 2], 17, 0, 64));
+                f.extend(udp_payload());
+                frames.push(f);
+            }
+        }
         "mri" => {
             fwd(p);
             let t = p.table_id("MyEgress.swtrace").unwrap();
