@@ -114,6 +114,19 @@ fn scenario(name: &str, p: &mut Program) -> Vec<Vec<u8>> {
                 frames.push(f);
             }
         }
+        "qos_priority" => {
+            // EF (0xb8) and TOS 1 are high priority, the rest low
+            for tos in [0xb8u8, 1] {
+                entry(
+                    p,
+                    "MyIngress.qos_classify",
+                    vec![MatchKey::Exact(vec![tos])],
+                    "MyIngress.set_high_priority",
+                    vec![],
+                );
+            }
+            ipv4_mix(&mut frames);
+        }
         "mri" => {
             fwd(p);
             let t = p.table_id("MyEgress.swtrace").unwrap();
