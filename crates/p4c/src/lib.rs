@@ -12,8 +12,10 @@
 //! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
 //! counters and meters), actions (calls between actions are inlined), `apply` with
 //! `hit` / `miss` / `action_run`, `if`, `exit`; the v1model externs the switch runs (counter,
-//! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone,
-//! truncate). Anything else is refused with a diagnostic naming the construct.
+//! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
+//! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
+//! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
+//! Anything else is refused with a diagnostic naming the construct.
 //!
 //! ```no_run
 //! let out = lanes_p4c::compile_file(std::path::Path::new("p4/tm_basic.p4"),
