@@ -267,6 +267,8 @@ pub enum Stmt {
 pub struct SwitchCase {
     /// Action names (or `default`), several labels falling through to one body.
     pub labels: Vec<(String, Loc)>,
+    /// The labels as values (`switch` on a value); None for `default`.
+    pub values: Vec<Option<Expr>>,
     pub body: Option<Vec<Stmt>>,
 }
 

@@ -299,6 +299,18 @@ impl Lowerer<'_> {
         stmts: &[Stmt],
         next: Option<String>,
     ) -> Res<Option<String>> {
+        // a switch on a value is the if-else chain p4c makes of it
+        let stmts = &stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Switch(e, cases, loc)
+                    if !matches!(e, Expr::Member(_, m, _) if m == "action_run") =>
+                {
+                    switch_as_ifs(e, cases, *loc)
+                }
+                s => Ok(s.clone()),
+            })
+            .collect::<Res<Vec<Stmt>>>()?;
         let mut next = next;
         let mut i = stmts.len();
         while i > 0 {
@@ -369,13 +381,11 @@ impl Lowerer<'_> {
                     }
                 }
                 Stmt::Switch(e, cases, loc) => {
-                    let Expr::Member(x, m, _) = e else {
-                        return fail(*loc, "switch is only supported on t.apply().action_run");
+                    let table = match e {
+                        Expr::Member(x, m, _) if m == "action_run" => self.applied_table(sc, c, x),
+                        _ => None,
                     };
-                    let Some(table) = (m == "action_run")
-                        .then(|| self.applied_table(sc, c, x))
-                        .flatten()
-                    else {
+                    let Some(table) = table else {
                         return fail(*loc, "switch is only supported on t.apply().action_run");
                     };
                     let mut per = Vec::new();
@@ -408,6 +418,63 @@ impl Lowerer<'_> {
             };
         }
         Ok(next)
+    }
+}
+
+/// `switch (e) { a: b: {..} c: {..} default: {..} }` as `if (e == a || e == b) {..} else if
+/// (e == c) {..} else {..}`; `e` is read once per label, so it may not call anything.
+fn switch_as_ifs(e: &Expr, cases: &[SwitchCase], loc: Loc) -> Res<Stmt> {
+    if contains_call(e) {
+        return fail(
+            loc,
+            "switch on an expression with a call: assign it to a variable first",
+        );
+    }
+    let mut groups: Vec<(Option<Expr>, Vec<Stmt>)> = Vec::new();
+    let mut pending: Vec<Option<Expr>> = Vec::new();
+    let mut default: Vec<Stmt> = Vec::new();
+    for case in cases {
+        pending.extend(case.values.iter().cloned());
+        let Some(body) = &case.body else { continue };
+        let mut cond: Option<Expr> = None;
+        for v in pending.drain(..) {
+            let Some(v) = v else {
+                default = body.clone();
+                continue;
+            };
+            let l = v.loc();
+            let eq = Expr::Binary("==", Box::new(e.clone()), Box::new(v), l);
+            cond = Some(match cond {
+                None => eq,
+                Some(c) => Expr::Binary("||", Box::new(c), Box::new(eq), l),
+            });
+        }
+        if cond.is_some() {
+            groups.push((cond, body.clone()));
+        }
+    }
+    let mut stmt = Stmt::Block(default);
+    for (cond, body) in groups.into_iter().rev() {
+        if let Some(c) = cond {
+            stmt = Stmt::If(c, body, vec![stmt], loc);
+        }
+    }
+    Ok(stmt)
+}
+
+fn contains_call(e: &Expr) -> bool {
+    match e {
+        Expr::Call { .. } => true,
+        Expr::Member(b, _, _) | Expr::Unary(_, b, _) | Expr::Cast(_, b, _) => contains_call(b),
+        Expr::Index(a, b, _)
+        | Expr::Binary(_, a, b, _)
+        | Expr::Mask(a, b, _)
+        | Expr::Range(a, b, _) => contains_call(a) || contains_call(b),
+        Expr::Slice(a, b, c, _) | Expr::Mux(a, b, c, _) => {
+            contains_call(a) || contains_call(b) || contains_call(c)
+        }
+        Expr::List(xs, _) => xs.iter().any(contains_call),
+        _ => false,
     }
 }
 

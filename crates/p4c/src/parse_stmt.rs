@@ -71,10 +71,12 @@ impl Parser {
             let mut cases = Vec::new();
             while !self.eat("}") {
                 let lloc = self.loc();
-                let label = if self.eat_kw("default") {
-                    "default".to_string()
+                let (label, value) = if self.eat_kw("default") {
+                    ("default".to_string(), None)
                 } else {
-                    self.ident()?.0
+                    // an action name (action_run) or a value
+                    let v = self.expr()?;
+                    (v.path().unwrap_or_default(), Some(v))
                 };
                 self.expect(":")?;
                 let body = if self.is("{") {
@@ -84,6 +86,7 @@ impl Parser {
                 };
                 cases.push(SwitchCase {
                     labels: vec![(label, lloc)],
+                    values: vec![value],
                     body,
                 });
             }

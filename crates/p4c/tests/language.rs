@@ -379,3 +379,57 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     let r = p.ingress(&mut st, &f, 1, 0);
     assert_eq!((r.drop, r.egress_spec), (None, 2));
 }
+
+/// `switch` on a value in an apply block: labels falling through, default, and a switch on
+/// action_run next to it.
+#[test]
+fn switch_on_a_value() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header h_t { bit<8> a; bit<8> b; }
+struct headers { ethernet_t eth; h_t h; }
+struct metadata { }
+const bit<8> SEVEN = 7;
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action mark(bit<8> v) { hdr.h.b = v; }
+    table t { key = { hdr.h.a: exact; } actions = { mark; NoAction; } default_action = NoAction(); }
+    apply {
+        switch (hdr.h.a) {
+            1: { sm.egress_spec = 1; }
+            2:
+            SEVEN: { sm.egress_spec = 2; }
+            default: { sm.egress_spec = 3; }
+        }
+        switch (t.apply().action_run) {
+            mark: { sm.egress_spec = sm.egress_spec + 4; }
+        }
+    }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("switch-value", src).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load(&out.json);
+    let t = p.table_id("I.t").unwrap();
+    let a = p.action_id(t, "I.mark").unwrap();
+    p.add_entry(t, vec![MatchKey::Exact(vec![7])], a, vec![vec![9]], 0)
+        .unwrap();
+    let mut st = p.new_state();
+    for (a, want) in [(1u8, 1u32), (2, 2), (7, 6), (3, 3), (0, 3)] {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x88, 0xb5, a, 0]);
+        let r = p.ingress(&mut st, &f, 1, 0);
+        assert_eq!((r.drop, r.egress_spec), (None, want), "a = {a}");
+    }
+    let bad = src.replace("switch (hdr.h.a)", "switch (t.apply().hit)");
+    let e = compile_src("switch-call", &bad).unwrap_err();
+    assert!(e.contains("switch on an expression with a call"), "{e}");
+}
