@@ -43,6 +43,7 @@ mod p4info;
 mod parse;
 mod parse_expr;
 mod parse_stmt;
+mod parser_ifs;
 mod preproc;
 
 pub use diag::Diag;

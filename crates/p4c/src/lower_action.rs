@@ -122,7 +122,7 @@ impl Lowerer<'_> {
                     if parser {
                         return fail(
                             *loc,
-                            "if statements in parser states are not supported: use select",
+                            "an if inside a block of a parser state is not supported: write it at the state's top level",
                         );
                     }
                     let (cv, ct) = self.rvalue(sc, c)?;

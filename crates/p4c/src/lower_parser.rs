@@ -57,10 +57,12 @@ impl Lowerer<'_> {
                 Local::Table(t) => return fail(t.loc, "tables cannot be declared in a parser"),
             }
         }
-        if !p.states.iter().any(|s| s.name == "start") {
+        let all_states = crate::parser_ifs::split_ifs(&p.states);
+        let p_states = &all_states;
+        if !p_states.iter().any(|s| s.name == "start") {
             return fail(p.loc, format!("parser {} has no 'start' state", p.name));
         }
-        let names: Vec<&str> = p.states.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = p_states.iter().map(|s| s.name.as_str()).collect();
         let target = |n: &str, loc| -> Res<Value> {
             match n {
                 "accept" => Ok(Value::Null),
@@ -72,13 +74,13 @@ impl Lowerer<'_> {
                 ),
             }
         };
-        for (i, s) in p.states.iter().enumerate() {
-            if p.states[..i].iter().any(|o| o.name == s.name) {
+        for (i, s) in p_states.iter().enumerate() {
+            if p_states[..i].iter().any(|o| o.name == s.name) {
                 return fail(s.loc, format!("state '{}' is declared twice", s.name));
             }
         }
         let mut states = Vec::new();
-        for (id, s) in p.states.iter().enumerate() {
+        for (id, s) in p_states.iter().enumerate() {
             let mut ops = Vec::new();
             if s.name == "start" {
                 self.parser_stmts(&mut sc, &init_ops, &mut ops)?;
@@ -197,7 +199,7 @@ impl Lowerer<'_> {
                 }
                 Stmt::If(_, _, _, loc) => return fail(
                     *loc,
-                    "if statements in parser states are not supported: use select and more states",
+                    "an if inside a block of a parser state is not supported: write it at the state's top level",
                 ),
                 other => {
                     let loc = match other {
