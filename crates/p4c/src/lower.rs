@@ -28,6 +28,10 @@ pub enum Binding {
     Action(String),
     /// A directly used value (a table-less action's argument bound at call time).
     Value(Value, Ty),
+    /// A header-typed local variable: its header instance and type.
+    HeaderVar(String, String),
+    /// A struct-typed local variable: the prefix of its fields' names and the struct type.
+    StructVar(String, String),
 }
 
 #[derive(Default, Clone)]
@@ -207,7 +211,7 @@ impl<'e> Lowerer<'e> {
         self.struct_layout(m, "userMetadata.", true, loc)
     }
 
-    fn struct_layout(&mut self, s: &str, prefix: &str, meta: bool, loc: Loc) -> Res<()> {
+    pub fn struct_layout(&mut self, s: &str, prefix: &str, meta: bool, loc: Loc) -> Res<()> {
         let Some(fields) = self.env.structs.get(s).cloned() else {
             return fail(loc, format!("'{s}' must be a struct"));
         };
@@ -240,6 +244,42 @@ impl<'e> Lowerer<'e> {
                         self.scalar_types.insert(s, n.clone());
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares a local variable `name` (`full`: its qualified name): a scalar; a header
+    /// instance for a header type; the fields (scalars, headers) of a struct type, as p4c does.
+    pub fn declare_var(
+        &mut self,
+        sc: &mut Scope,
+        full: &str,
+        name: &str,
+        ty: &Type,
+        loc: Loc,
+    ) -> Res<()> {
+        let t = self.env.resolve(ty)?;
+        match &t {
+            Ty::Header(h) => {
+                let inst = self.fresh(full);
+                self.header_insts.push(HeaderInst {
+                    name: inst.clone(),
+                    htype: h.clone(),
+                });
+                sc.bind(name, Binding::HeaderVar(inst, h.clone()));
+            }
+            Ty::Struct(s) => {
+                let prefix = format!("{}.", self.fresh(full));
+                self.struct_layout(s, &prefix, true, loc)?;
+                sc.bind(name, Binding::StructVar(prefix, s.clone()));
+            }
+            _ => {
+                let f = self.add_scalar(full, &t, loc)?;
+                if let Some(n) = self.env.new_type_name(ty) {
+                    self.scalar_types.insert(f.clone(), n);
+                }
+                sc.bind(name, Binding::Scalar(f, t));
             }
         }
         Ok(())

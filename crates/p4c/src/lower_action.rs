@@ -86,9 +86,8 @@ impl Lowerer<'_> {
                     init,
                     loc,
                 } => {
-                    let t = self.env.resolve(ty)?;
-                    let f = self.add_scalar(&format!("{}.{name}", sc.block), &t, *loc)?;
-                    sc.bind(name, Binding::Scalar(f, t));
+                    let full = format!("{}.{name}", sc.block);
+                    self.declare_var(sc, &full, name, ty, *loc)?;
                     if let Some(i) = init {
                         out.extend(self.assign(
                             sc,
@@ -188,6 +187,27 @@ impl Lowerer<'_> {
             return Ok(vec![prim(set, vec![dst, merged])]);
         }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
+            if let Ref::Struct { sname, .. } = self.resolve(sc, l)? {
+                // a struct is copied field by field (headers as headers)
+                let Ok(Ref::Struct { sname: rs, .. }) = self.resolve(sc, r) else {
+                    return fail(
+                        r.loc(),
+                        format!("a struct of type {sname} must be assigned a struct"),
+                    );
+                };
+                if rs != sname {
+                    return fail(
+                        loc,
+                        format!("struct type mismatch: {rs} assigned to {sname}"),
+                    );
+                }
+                let mut out = Vec::new();
+                for f in self.env.structs.get(&sname).cloned().unwrap_or_default() {
+                    let member = |e: &Expr| Expr::Member(Box::new(e.clone()), f.name.clone(), loc);
+                    out.extend(self.assign(sc, &member(l), &member(r), loc, parser)?);
+                }
+                return Ok(out);
+            }
             if let Ref::Header { inst, htype } = self.resolve(sc, l)? {
                 let Ref::Header {
                     inst: src,

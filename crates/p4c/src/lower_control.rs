@@ -113,12 +113,7 @@ impl Lowerer<'_> {
                     init: i,
                     loc,
                 } => {
-                    let t = self.env.resolve(ty)?;
-                    let f = self.add_scalar(&format!("{}.{name}", c.name), &t, *loc)?;
-                    if let Some(n) = self.env.new_type_name(ty) {
-                        self.scalar_types.insert(f.clone(), n);
-                    }
-                    sc.bind(name, Binding::Scalar(f, t));
+                    self.declare_var(&mut sc, &format!("{}.{name}", c.name), name, ty, *loc)?;
                     if let Some(e) = i {
                         init.push(Stmt::Assign(
                             Expr::Name(name.clone(), *loc),
@@ -174,12 +169,8 @@ impl Lowerer<'_> {
         for s in stmts {
             match s {
                 Stmt::Var { ty, name, loc, .. } => {
-                    let t = self.env.resolve(ty)?;
-                    let f = self.add_scalar(&format!("{}.{name}", sc.block), &t, *loc)?;
-                    if let Some(n) = self.env.new_type_name(ty) {
-                        self.scalar_types.insert(f.clone(), n);
-                    }
-                    sc.bind(name, Binding::Scalar(f, t));
+                    let full = format!("{}.{name}", sc.block);
+                    self.declare_var(sc, &full, name, ty, *loc)?;
                 }
                 Stmt::Const {
                     ty,

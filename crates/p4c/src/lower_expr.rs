@@ -125,6 +125,12 @@ impl Lowerer<'_> {
                 Binding::Table(t) => Ref::Table(t),
                 Binding::Action(a) => Ref::Action(a),
                 Binding::Value(v, t) => Ref::Value(v, t),
+                Binding::HeaderVar(inst, htype) => Ref::Header { inst, htype },
+                Binding::StructVar(prefix, sname) => Ref::Struct {
+                    prefix,
+                    sname,
+                    meta: true,
+                },
             });
         }
         if self.env.enums.contains_key(n) {

@@ -28,9 +28,7 @@ impl Lowerer<'_> {
                     init,
                     loc,
                 } => {
-                    let t = self.env.resolve(ty)?;
-                    let f = self.add_scalar(&format!("{}.{name}", p.name), &t, *loc)?;
-                    sc.bind(name, Binding::Scalar(f, t));
+                    self.declare_var(&mut sc, &format!("{}.{name}", p.name), name, ty, *loc)?;
                     if let Some(e) = init {
                         init_ops.push(Stmt::Assign(
                             Expr::Name(name.clone(), *loc),

@@ -492,3 +492,55 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
         assert_eq!(o[15], if a == 1 { 0 } else { 0xee });
     }
 }
+
+/// Header- and struct-typed local variables (a header instance of their own; a struct's fields
+/// as scalars), whole-header and whole-struct copies.
+#[test]
+fn header_and_struct_locals() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+struct pair_t { bit<8> x; bit<8> y; }
+struct metadata { pair_t p; }
+struct headers { ethernet_t eth; }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action swap() {
+        pair_t q;
+        q.x = meta.p.y;
+        q.y = meta.p.x;
+        meta.p = q;
+    }
+    apply {
+        ethernet_t saved = hdr.eth;
+        meta.p.x = 1;
+        meta.p.y = 2;
+        swap();
+        hdr.eth.dst = hdr.eth.src;
+        hdr.eth.src = saved.dst;
+        hdr.eth.etherType = (bit<16>) (meta.p.x ++ meta.p.y);
+        headers copy = hdr;
+        if (copy.eth.isValid() && saved.isValid()) { sm.egress_spec = 3; } else { sm.egress_spec = 4; }
+    }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("locals", src).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load(&out.json);
+    let mut st = p.new_state();
+    let mut f = vec![0, 0, 0, 0, 0, 0xd, 0, 0, 0, 0, 0, 0x5, 0x08, 0x00];
+    f.extend_from_slice(&[1, 2, 3]);
+    let mut o = Vec::new();
+    let (ig, eg) = p.process(&mut st, &f, 1, 0, &mut o);
+    assert_eq!((ig.egress_spec, eg.drop), (3, None));
+    // dst <- old src, src <- the saved dst, etherType <- x ++ y after the swap (2, 1)
+    assert_eq!(&o[..14], &[0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0xd, 2, 1]);
+    assert_eq!(&o[14..], &[1, 2, 3]);
+}
