@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod consolidate_bindings;
 mod fabric_bindings;
+mod idle_bindings;
 mod p4c_bindings;
 mod p4rt_bindings;
 mod pre_bindings;
@@ -19,6 +20,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
+    idle_bindings::register(m)?;
     p4rt_bindings::register(m)?;
     pre_bindings::register(m)?;
     profile_bindings::register(m)?;

@@ -175,6 +175,7 @@ fn names_json(p: &Program) -> String {
                 "direct_meter": n.direct_meters.iter().find(|c| Some(c.id) == t.direct_meter)
                     .map(|c| c.name.clone()),
                 "profile": p.table_profile(t.table).ok().flatten().map(|x| x.0),
+                "support_timeout": p.supports_timeout(t.table).unwrap_or(false),
             })
         })
         .collect();

@@ -209,8 +209,12 @@ class Entities(EntityReads, ProfileEntities):
         spec = self.pl.tables.get(te.table_id)
         if spec is None:
             raise not_found(f"no table with id {te.table_id}")
-        if te.HasField("time_since_last_hit") or te.idle_timeout_ns:
+        if te.HasField("time_since_last_hit"):
+            raise invalid(f"table {spec.name}: time_since_last_hit is read-only")
+        if te.idle_timeout_ns and not spec.idle_notify:
             raise invalid(f"table {spec.name} does not support idle timeouts")
+        if te.idle_timeout_ns < 0:
+            raise invalid(f"table {spec.name}: negative idle_timeout_ns")
         if te.is_default_action:
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
@@ -219,14 +223,14 @@ class Entities(EntityReads, ProfileEntities):
             if spec.profile is not None:
                 target = self.indirect_target(spec, te.action) if te.HasField("action") else None
                 a = 0 if target is not None else 0xFFFFFFFF  # none: back to the JSON default
-                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"")
+                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"", False)
             if te.HasField("action"):
                 a, params = self.action(spec, te.action, default=True)
             elif spec.default is not None:
                 a, params = spec.default
             else:
                 raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"")
+            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"", False)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys, canon = self.match(spec, te)
@@ -243,7 +247,11 @@ class Entities(EntityReads, ProfileEntities):
             counter = counter_pair(te.counter_data)
         meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
         op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
-        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), (ikey, typ, te.metadata)
+        ttl: int | None | bool = False  # False: no idle timeout to set after the write
+        if spec.idle_notify and typ != DELETE:
+            ttl = te.idle_timeout_ns or None  # 0: the entry never ages
+        done = (ikey, typ, te.metadata, ttl)
+        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), done
 
     def _flush(self, batch: list, results: list) -> None:
         if not batch:
@@ -256,10 +264,17 @@ class Entities(EntityReads, ProfileEntities):
                 results[i] = (err.code, err.message)
             batch.clear()
             return
-        for (i, _, (ikey, typ, meta)), (code, handle, msg) in zip(batch, out, strict=True):
+        for (i, op, (ikey, typ, meta, ttl)), (code, handle, msg) in zip(batch, out, strict=True):
             if code:
                 results[i] = (code_from_number(code), msg)
-            elif ikey is not None:
+                continue
+            if ttl is not False:  # a table with idle timeouts: set (or clear) the entry's
+                try:
+                    _native.p4rt_entry_ttl(self.sw, op[1], handle, ttl)
+                except _native.P4rtError as e:
+                    err = native_error(e)
+                    results[i] = (err.code, err.message)
+            if ikey is not None:
                 if typ == DELETE:
                     self.index.pop(ikey, None)
                 elif typ == INSERT or ikey in self.index or meta:

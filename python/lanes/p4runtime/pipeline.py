@@ -54,6 +54,7 @@ class TableSpec:
     default: tuple[int, list[bytes]] | None
     direct_counter: str | None
     direct_meter: str | None
+    idle_notify: bool = False  # entries may have idle timeouts (P4Info NOTIFY_CONTROL)
     profile: int | None = None  # P4Info id of the action profile of an indirect table
     json_profile: int | None = None  # the program's index of that profile
 
@@ -297,6 +298,9 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
     jt = jtables.get(name)
     if jt is None:
         raise invalid(f"p4info table {name} is not in the bmv2 JSON")
+    idle = t.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL
+    if idle and not jt.get("support_timeout"):
+        raise invalid(f"table {name}: p4info asks for idle notifications, the JSON table has no support_timeout")
     if bool(t.implementation_id) != (jt.get("profile") is not None):
         raise invalid(f"table {name}: p4info and JSON differ on its action profile implementation")
     jkeys = jt["keys"]
@@ -348,4 +352,5 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
         direct_counter=jt["direct_counter"],
         direct_meter=jt["direct_meter"],
         json_profile=jt.get("profile"),
+        idle_notify=idle,
     )

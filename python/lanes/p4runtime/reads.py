@@ -134,22 +134,36 @@ class EntityReads:
                 canon = tuple(_canon_out(k) for k in keys)
                 if any(canon[pos] != c for pos, c in filt.items()):
                     continue
-                te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
-                for k, key in zip(spec.keys, keys, strict=True):
-                    _field_out(te, k, key)
-                if target is not None:
-                    self.target_out(te, target)  # type: ignore[attr-defined]
-                else:
-                    self._set_action(te, spec, a, params)
-                meta = self.index.get((spec.id, canon, te.priority))
-                if meta is not None and meta[1]:
-                    te.metadata = meta[1]
+                te = self.entry_message(spec, (h, keys, a, params, prio, None, None, target))
+                if spec.idle_notify:
+                    life = _native.p4rt_entry_life(self.sw, spec.index, h)
+                    if life is not None:
+                        te.idle_timeout_ns = life[1] or 0
+                        if want.HasField("time_since_last_hit"):
+                            te.time_since_last_hit.elapsed_ns = life[0]
                 if with_counter:
                     te.counter_data.packet_count = int64(pk)
                     te.counter_data.byte_count = int64(by)
                 if with_meter:
                     te.meter_config.CopyFrom(config_out(rates))
                 yield te if (counters or meters) else p4r.Entity(table_entry=te)
+
+    def entry_message(self, spec: TableSpec, e: tuple) -> Any:
+        """A TableEntry from an entry as the switch reads it: match, action or member/group,
+        priority and the controller's metadata."""
+        _h, keys, a, params, prio, _counter, _meter, target = e
+        te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
+        for k, key in zip(spec.keys, keys, strict=True):
+            _field_out(te, k, key)
+        if target is not None:
+            self.target_out(te, target)  # type: ignore[attr-defined]
+        else:
+            self._set_action(te, spec, a, params)
+        canon = tuple(_canon_out(k) for k in keys)
+        meta = self.index.get((spec.id, canon, te.priority))
+        if meta is not None and meta[1]:
+            te.metadata = meta[1]
+        return te
 
     def _filter(self, spec: TableSpec, want: Any) -> dict[int, tuple]:
         """Positions and canonical values of the match fields a read names."""
