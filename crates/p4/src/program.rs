@@ -515,7 +515,8 @@ impl Program {
         };
         for c in self.checksums.iter().filter(|c| c.verify) {
             if c.applies(st) {
-                let v = self.calcs[c.calc as usize].compute(st, x.scratch);
+                let calc = &self.calcs[c.calc as usize];
+                let v = checksum::calc_value(calc, st, pkt, &self.deparse, &self.codecs, x.scratch);
                 if v & crate::bits::mask(c.target.width) != st.get(c.target) {
                     x.stats.checksum_errors += 1;
                     put(st, x.std.checksum_error, 1);
@@ -599,7 +600,15 @@ impl Program {
         }
         for c in self.checksums.iter().filter(|c| c.update) {
             if c.applies(st) {
-                let v = self.calcs[c.calc as usize].compute(st, &mut self.scratch);
+                let calc = &self.calcs[c.calc as usize];
+                let v = checksum::calc_value(
+                    calc,
+                    st,
+                    pkt,
+                    &self.deparse,
+                    &self.codecs,
+                    &mut self.scratch,
+                );
                 st.set(c.target, v);
             }
         }
