@@ -95,6 +95,8 @@ mod state;
 mod table;
 #[doc(hidden)]
 pub mod testprog;
+mod vset;
+mod vset_api;
 
 pub use checksum::{crc16_arc, crc32, csum16};
 pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
