@@ -18,6 +18,7 @@ pub mod engines;
 pub mod error;
 pub mod eval;
 pub mod fail;
+pub mod failsub;
 pub mod fill;
 pub mod ftree;
 pub mod gen;

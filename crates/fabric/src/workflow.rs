@@ -8,6 +8,7 @@ use crate::api::{load_lfts, load_with_lids, write_dump_file, write_text};
 use crate::bail;
 use crate::error::{err, Result};
 use crate::fail::{self, Failures};
+use crate::failsub;
 use crate::lft::Lfts;
 use crate::model::Fabric;
 use crate::topo::Topo;
@@ -38,13 +39,13 @@ fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftre
         "slimupdate" => slimupdate::route(g, t, Some(old)),
         "ftree" | "mfattree" => engines::run(g, t, engine, &json!({})),
         _ => bail!(
-            "re-routing after failures works with ftree, slimupdate or mfattree, not {engine}"
+            "re-routing after failures works with ftree, slimupdate, mfattree or subtree, not {engine}"
         ),
     }
 }
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
-/// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree", "old": dump, "lids_from": dump,
+/// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree"|"subtree", "old": dump, "lids_from": dump,
 /// "out": dump, "out_net": netlist}.
 pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
@@ -75,7 +76,16 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let t = Topo::new(&g).map_err(|e| err(format!("the degraded fabric: {e}")))?;
     let kept = fail::surviving(&old, &g);
     let before = check::check(&g, &t, &kept)?;
-    let (routed, seconds) = fail::timed(|| reroute(&g, &t, engine, &kept));
+    let mut subtree_report = None;
+    let (routed, seconds) = fail::timed(|| {
+        if engine == "subtree" {
+            let (l, s, r) = failsub::reroute(&f, &g, &t, &kept, &fl, &applied.failed_links)?;
+            subtree_report = Some(r);
+            Ok((l, s))
+        } else {
+            reroute(&g, &t, engine, &kept)
+        }
+    });
     let (lfts, stats) = routed?;
     let after = check::check(&g, &t, &lfts)?;
     let transition = check::transition(&g, &t, &kept, &lfts)?;
@@ -99,6 +109,9 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
         "balance": to_value(&bal)?,
         "without_reroute": to_value(&before)?,
     });
+    if let Some(r) = subtree_report {
+        v["subtree"] = to_value(&r)?;
+    }
     if let Some(p) = o.get("out").and_then(Value::as_str) {
         write_dump_file(p, &g, &lfts)?;
         v["out"] = json!(p);

@@ -52,6 +52,15 @@ def cmd_fail(args: argparse.Namespace) -> int:
             f"{r['switches_updated']} switches (full reconfiguration {r['full_reconfiguration_smps']})"
         ),
         f"after: {_verdict(c)}; most destinations on one port {worst}",
+        *(
+            [
+                f"sub-tree: {st['subtree_switches']} switches, {st['subtree_nodes']} nodes; "
+                f"{st['rerouted_switches']} switches re-routed after {st['attempts']} attempt(s)"
+                + ("; fell back to a full ftree re-route" if st["fell_back_to_full"] else "")
+            ]
+            if (st := r.get("subtree"))
+            else []
+        ),
         (
             f"transition: old+new acyclic {tr['union_acyclic']}, {tr['changed_entries']} entries change, "
             f"update order: {tr['advice']}"
@@ -161,7 +170,12 @@ def register(sub: Any) -> None:
     f.add_argument("--node", action="append", help="a compute node name (repeatable)")
     f.add_argument("--random-links", type=float, default=0.0, help="percent of switch links failed at random")
     f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--engine", choices=["ftree", "slimupdate", "mfattree"], default="slimupdate")
+    f.add_argument(
+        "--engine",
+        choices=["ftree", "slimupdate", "mfattree", "subtree"],
+        default="slimupdate",
+        help="subtree: re-route the failure's sub-tree only, widened until every node is reachable",
+    )
     f.add_argument(
         "--old", help="tables in place (opensm-lfts.dump); default lanes's ftree of the intact fabric"
     )
