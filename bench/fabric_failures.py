@@ -107,7 +107,7 @@ def main() -> int:
     print(f"bench: {s['topology']}: {s['nodes']} nodes, {s['switches']} switches", file=sys.stderr)
     named = {"links": args.link or [], "switches": args.switch or [], "nodes": args.node or []}
     cases: list[tuple[str, dict[str, Any]]] = (
-        [(",".join(sum(named.values(), [])), named)]
+        [(",".join(x for v in named.values() for x in v), named)]
         if any(named.values())
         else [
             (f"{p} %", {"random_link_percent": float(p), "seed": args.seed}) for p in args.percent.split(",")
