@@ -30,6 +30,7 @@ pub mod netlist;
 pub mod nodeorder;
 pub mod order;
 pub mod patterns;
+pub mod phases;
 pub mod sacache;
 pub mod slimupdate;
 pub mod subtree;

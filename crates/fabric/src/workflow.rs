@@ -46,7 +46,7 @@ fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftre
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
 /// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree"|"subtree", "old": dump, "lids_from": dump,
-/// "out": dump, "out_net": netlist}.
+/// "out": dump, "out_net": netlist, "phases": dir (two drop-first phases as dumps)}.
 pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
     let lids_from = o.get("lids_from").and_then(Value::as_str);
@@ -112,6 +112,9 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     if let Some(r) = subtree_report {
         v["subtree"] = to_value(&r)?;
     }
+    if let Some(dir) = o.get("phases").and_then(Value::as_str) {
+        v["phases"] = write_phases(&g, &t, &kept, &lfts, dir)?;
+    }
     if let Some(p) = o.get("out").and_then(Value::as_str) {
         write_dump_file(p, &g, &lfts)?;
         v["out"] = json!(p);
@@ -121,6 +124,28 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
         v["out_net"] = json!(p);
     }
     Ok(v.to_string())
+}
+
+/// Plans the two drop-first phases from `old` to `new` and writes them as OpenSM dumps
+/// (`DIR/phase1.dump`, `DIR/phase2.dump`, each loadable by `opensm -R file -U`).
+fn write_phases(g: &Fabric, t: &Topo, old: &Lfts, new: &Lfts, dir: &str) -> Result<Value> {
+    let (phase1, r) = crate::phases::plan(g, t, old, new)?;
+    let path = |name: &str| format!("{}/{name}", dir.trim_end_matches('/'));
+    write_dump_file(&path("phase1.dump"), g, &phase1)?;
+    write_dump_file(&path("phase2.dump"), g, new)?;
+    let mut v = to_value(&r)?;
+    v["phase1"] = json!(path("phase1.dump"));
+    v["phase2"] = json!(path("phase2.dump"));
+    Ok(v)
+}
+
+/// The drop-first phases between two dumps of one fabric (`net`, LIDs from the new dump).
+pub fn phases_files(net: &str, old: &str, new: &str, dir: &str) -> Result<String> {
+    let f = load_with_lids(net, Some(new))?;
+    let t = Topo::new(&f)?;
+    let a = load_lfts(old)?.lfts;
+    let b = load_lfts(new)?.lfts;
+    Ok(write_phases(&f, &t, &a, &b, dir)?.to_string())
 }
 
 /// Writes the GUID files OpenSM's ftree takes (root_guid_file -a, cn_guid_file -u, io_guid_file

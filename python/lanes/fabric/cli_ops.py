@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from lanes.fabric import native
@@ -34,7 +35,7 @@ def cmd_fail(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "engine": args.engine,
     }
-    for key in ("old", "out", "out_net"):
+    for key in ("old", "out", "out_net", "phases"):
         if getattr(args, key):
             opts[key] = getattr(args, key)
     print(f"fabric: failing and re-routing {args.net} with {args.engine} ...", file=sys.stderr)
@@ -66,8 +67,42 @@ def cmd_fail(args: argparse.Namespace) -> int:
             f"update order: {tr['advice']}"
         ),
     ]
+    if "phases" in r:
+        lines.append(_phase_line(r["phases"]))
     _emit(r, args.json, lines)
     return 0 if c["deadlock_free"] and c["unreachable"] == 0 else 1
+
+
+def _phase_line(p: dict[str, Any]) -> str:
+    return (
+        f"drop-first phases: {p['dropped_entries']} of {p['changed_entries']} changed entries dropped first; "
+        f"phase 1 {p['phase1_smps']} SMPs to {p['phase1_switches']} switches ({p['phase1']}), "
+        f"phase 2 {p['phase2_smps']} SMPs to {p['phase2_switches']} ({p['phase2']}); "
+        f"old->1 acyclic {p['old_to_phase1_acyclic']}, 1->new acyclic {p['phase1_to_new_acyclic']}"
+    )
+
+
+def cmd_phases(args: argparse.Namespace) -> int:
+    r = native.phases(args.net, args.old, args.new, args.out)
+    lines = [
+        f"old acyclic {r['old_acyclic']}, new acyclic {r['new_acyclic']}, any update order safe {r['any_order']}",
+        _phase_line(r),
+    ]
+    if args.live:
+        from lanes.fabric import phaselive
+
+        r["live"] = phaselive.apply(
+            args.net, [args.old, r["phase1"], r["phase2"]], str(Path(args.out) / "live")
+        )
+        for row in r["live"][1:]:
+            c = row["check"]
+            lines.append(
+                f"OpenSM {row['phase']}: {row['lft_blocks_written']} LFT blocks written, "
+                f"{row['entries_differing']} entries differ from the phase, deadlock free {c['deadlock_free']}, "
+                f"{c['unreachable']} (leaf, node) pairs dropped"
+            )
+    _emit(r, args.json, lines)
+    return 0 if r["old_to_phase1_acyclic"] and r["phase1_to_new_acyclic"] else 1
 
 
 def cmd_guid_files(args: argparse.Namespace) -> int:
@@ -181,8 +216,22 @@ def register(sub: Any) -> None:
     )
     f.add_argument("--out", help="write the new tables (opensm-lfts.dump)")
     f.add_argument("--out-net", help="write the degraded netlist")
+    f.add_argument("--phases", help="directory for the two drop-first phases (phase1.dump, phase2.dump)")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=cmd_fail)
+
+    ph = sub.add_parser("phases", help="two-phase drop-first update from OLD to NEW tables, as OpenSM dumps")
+    ph.add_argument("net")
+    ph.add_argument("old", help="tables in place (opensm-lfts.dump)")
+    ph.add_argument("new", help="tables to go to (opensm-lfts.dump)")
+    ph.add_argument("--out", required=True, help="directory for phase1.dump and phase2.dump")
+    ph.add_argument(
+        "--live",
+        action="store_true",
+        help="apply old, phase 1, phase 2 with OpenSM on ibsim (-R file -U, SIGHUP)",
+    )
+    ph.add_argument("--json", action="store_true")
+    ph.set_defaults(func=cmd_phases)
 
     lv = sub.add_parser("live", help="OpenSM daemon on ibsim routing with a lanes engine; link/switch events")
     lv.add_argument("net")

@@ -63,6 +63,10 @@ def fail(net: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_fail", net, json.dumps(opts))
 
 
+def phases(net: str, old: str, new: str, out_dir: str) -> dict[str, Any]:
+    return _call("fabric_phases", net, old, new, out_dir)
+
+
 def guid_files(net: str, out_dir: str, io: list[str]) -> dict[str, Any]:
     return _call("fabric_guid_files", net, out_dir, io)
 
