@@ -245,31 +245,58 @@ pub fn slurm_files(net: &str, topology: Option<&str>, order: Option<&str>) -> Re
     Ok(v.to_string())
 }
 
-/// The SL/VL-aware deadlock check of a dump: path SLs from `path_sl` (saquery -p output or
-/// "SLID DLID SL" lines), `sl2vl` 16 VLs (identity when empty).
-pub fn check_vl_files(net: &str, dump: &str, path_sl: &str, sl2vl: &[u8]) -> Result<String> {
+/// The SL/VL-aware deadlock check of a dump on any topology: path SLs from `path_sl` (saquery -p
+/// output or "SLID DLID SL" lines), `sl2vl` 16 VLs (identity when empty) or `sl2vl_dump`
+/// (OpenSM's opensm-sl2vl.dump, per switch and port pair). Beside it the VL-blind check of the
+/// same tables (one VL for every hop), and on fat trees lanes's usual check.
+pub fn check_vl_files(
+    net: &str,
+    dump: &str,
+    path_sl: &str,
+    sl2vl: &[u8],
+    sl2vl_dump: Option<&str>,
+) -> Result<String> {
+    use crate::vlcheck::{read_path_sls, read_sl2vl_dump, Sl2Vl};
     let d = load_lfts(dump)?;
     let mut f = crate::api::load_fabric(net)?;
     f.set_lids_from_guids(&d.lids)
         .map_err(|e| err(format!("{dump}: {e}")))?;
-    let t = Topo::new(&f)?;
-    let sls = crate::vlcheck::read_path_sls(&crate::api::read_text(path_sl)?)
+    let sls = read_path_sls(&crate::api::read_text(path_sl)?)
         .map_err(|e| err(format!("{path_sl}: {e}")))?;
-    let mut map: [u8; 16] = std::array::from_fn(|i| i as u8);
-    if !sl2vl.is_empty() {
-        if sl2vl.len() != 16 || sl2vl.iter().any(|&v| v > 15) {
-            bail!("sl2vl: expected 16 VLs (0..15), one per SL");
+    let map = match sl2vl_dump {
+        Some(p) => {
+            if !sl2vl.is_empty() {
+                bail!("give either --sl2vl or --sl2vl-dump");
+            }
+            read_sl2vl_dump(&crate::api::read_text(p)?).map_err(|e| err(format!("{p}: {e}")))?
         }
-        map.copy_from_slice(sl2vl);
-    }
-    let r = crate::vlcheck::check(&f, &t, &d.lfts, &sls, &map)?;
-    let single = check::check(&f, &t, &d.lfts)?;
-    Ok(json!({
+        None => {
+            let mut m: [u8; 16] = std::array::from_fn(|i| i as u8);
+            if !sl2vl.is_empty() {
+                if sl2vl.len() != 16 || sl2vl.iter().any(|&v| v > 15) {
+                    bail!("sl2vl: expected 16 VLs (0..15), one per SL");
+                }
+                m.copy_from_slice(sl2vl);
+            }
+            Sl2Vl::Uniform(m)
+        }
+    };
+    let r = crate::vlcheck::check(&f, &d.lfts, &sls, &map, false)?;
+    let blind = crate::vlcheck::check(&f, &d.lfts, &sls, &map, true)?;
+    let mut used: Vec<u8> = sls.values().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut v = json!({
         "vl": to_value(&r)?,
-        "single_vl": to_value(&single)?,
+        "vl_blind": to_value(&blind)?,
         "path_sls": sls.len(),
-    })
-    .to_string())
+        "sls_used": used,
+    });
+    match Topo::new(&f) {
+        Ok(t) => v["single_vl"] = to_value(&check::check(&f, &t, &d.lfts)?)?,
+        Err(e) => v["not_a_fat_tree"] = json!(e.0),
+    }
+    Ok(v.to_string())
 }
 
 /// The SA storm model for every event, with and without the path-record cache. `opts`:

@@ -121,15 +121,19 @@ fn fabric_sa_storm(opts: &str) -> PyResult<String> {
 }
 
 #[pyfunction]
+#[pyo3(signature = (net, dump, path_sl, sl2vl, sl2vl_dump=None))]
 fn fabric_check_vl(
     py: Python<'_>,
     net: &str,
     dump: &str,
     path_sl: &str,
     sl2vl: Vec<u8>,
+    sl2vl_dump: Option<&str>,
 ) -> PyResult<String> {
-    py.allow_threads(|| lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl))
-        .map_err(py_err)
+    py.allow_threads(|| {
+        lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl, sl2vl_dump)
+    })
+    .map_err(py_err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

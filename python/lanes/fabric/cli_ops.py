@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lanes.errors import LanesError
 from lanes.fabric import native
 
 
@@ -103,6 +104,31 @@ def cmd_phases(args: argparse.Namespace) -> int:
             )
     _emit(r, args.json, lines)
     return 0 if r["old_to_phase1_acyclic"] and r["phase1_to_new_acyclic"] else 1
+
+
+def cmd_opensm_sl(args: argparse.Namespace) -> int:
+    from lanes.fabric import slroutes
+
+    net = args.net
+    if args.torus:
+        n, _, m = args.torus.partition("x")
+        if not (n.isdigit() and m.isdigit()):
+            raise LanesError(f"--torus {args.torus!r}: expected NxM, e.g. 4x4")
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        net = str(Path(args.out) / "torus.net")
+        Path(net).write_text(slroutes.torus_netlist(int(n), int(m), args.hosts))
+    elif net is None:
+        raise LanesError("give a netlist or --torus NxM")
+    r = slroutes.run(net, args.engine, args.out)
+    vl, blind = r["vl"], r["vl_blind"]
+    lines = [
+        f"OpenSM {r['engine']}: {r['opensm_lanes_line']}; {r['pairs']} path SLs from the SA, SLs used {r['sls_used']}",
+        f"per VL (opensm-sl2vl.dump): deadlock free {vl['deadlock_free']}, "
+        + ", ".join(f"VL {v}: {d} deps {'acyclic' if ok else 'CYCLIC'}" for v, d, ok in vl["vls"]),
+        f"VL-blind (every hop on one VL): deadlock free {blind['deadlock_free']}",
+    ]
+    _emit(r, args.json, lines)
+    return 0 if vl["deadlock_free"] and vl["unreachable"] == 0 else 1
 
 
 def cmd_guid_files(args: argparse.Namespace) -> int:
@@ -232,6 +258,17 @@ def register(sub: Any) -> None:
     )
     ph.add_argument("--json", action="store_true")
     ph.set_defaults(func=cmd_phases)
+
+    sl = sub.add_parser(
+        "opensm-sl", help="OpenSM's LASH/DFSSSP on ibsim: LFTs, path SLs (SA), SL2VL, checked per VL"
+    )
+    sl.add_argument("net", nargs="?", help="netlist (or --torus)")
+    sl.add_argument("--torus", help="route an NxM 2-D torus instead of a netlist, e.g. 4x4")
+    sl.add_argument("--hosts", type=int, default=1, help="compute nodes per torus switch")
+    sl.add_argument("--engine", choices=["lash", "dfsssp"], default="lash")
+    sl.add_argument("--out", required=True, help="directory for dumps, path-sl.txt and logs")
+    sl.add_argument("--json", action="store_true")
+    sl.set_defaults(func=cmd_opensm_sl)
 
     lv = sub.add_parser("live", help="OpenSM daemon on ibsim routing with a lanes engine; link/switch events")
     lv.add_argument("net")
