@@ -25,6 +25,7 @@ pub mod gen;
 pub mod lft;
 pub mod metabase;
 pub mod migrate;
+pub mod minrc;
 pub mod model;
 pub mod netlist;
 pub mod nodeorder;

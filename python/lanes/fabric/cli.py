@@ -379,7 +379,7 @@ def register(subparsers: Any) -> None:
     m.add_argument("dump", help="current LFTs (opensm-lfts.dump)")
     m.add_argument("--vm", required=True, help="VM node name")
     m.add_argument("--to", required=True, help="swap: an idle VF node name; copy: a hypervisor switch name")
-    m.add_argument("--mode", choices=["swap", "copy"], default="swap")
+    m.add_argument("--mode", choices=["swap", "copy", "min-copy"], default="swap")
     m.add_argument("--out-net", help="netlist with the VM moved")
     m.add_argument("--out", help="new LFTs")
     m.add_argument("--no-compare", action="store_true", help="skip counting a full vswitch-ftree re-route")
