@@ -119,3 +119,19 @@ def test_a_fabric_beyond_the_lid_space_is_refused(capsys) -> None:
     assert main(["fabric", "gen", "kary", "--k", "48", "--n", "3"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "49151 unicast LIDs" in err and "limit is 768" in err
+
+
+def test_min_copy_moves_a_vm_within_its_leaf_with_one_smp(tmp_path: Path, capsys) -> None:
+    """FTreeMinRC: an intra-leaf move updates only the leaf; a plain LID copy sends 4 SMPs here."""
+    net, dump = str(tmp_path / "v.net"), str(tmp_path / "v.dump")
+    gen = ["fabric", "gen", "kary", "--k", "4", "--n", "2", "--vfs", "3", "--vms", "2,1", "--out", net]
+    assert main(gen) == 0
+    assert main(["fabric", "route", net, "--engine", "vswitch-ftree", "--out", dump]) == 0
+    capsys.readouterr()
+    smps = {}
+    for mode in ("copy", "min-copy"):
+        argv = ["fabric", "migrate", net, dump, "--vm", "hv-0-vm-1", "--to", "hv-1", "--mode", mode]
+        rc, r = run_json(capsys, *argv, "--no-compare")
+        assert rc == 0 and r["check"]["deadlock_free"] and r["check"]["unreachable"] == 0
+        smps[mode] = (r["smps"], r["switches_updated"])
+    assert smps == {"copy": (4, 4), "min-copy": (1, 1)}
