@@ -257,8 +257,8 @@ pub fn reroute(
     let mut nodes = 0;
     for &s in &first {
         let sn = &f.nodes[tf.sw_node[s as usize] as usize];
-        if alive.contains(&sn.guid) {
-            dests.insert(g.nodes[g.find(&sn.name).unwrap_or(0) as usize].lid);
+        if let Some(x) = g.find(&sn.name).filter(|_| alive.contains(&sn.guid)) {
+            dests.insert(g.nodes[x as usize].lid);
         }
         for &(_, h) in &tf.hcas[s as usize] {
             let hn = &f.nodes[h as usize];
