@@ -7,6 +7,9 @@
 //! - [`ftree`]: OpenSM-style fat-tree routing.
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
 //! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy.
+//! - [`fail`], [`failsub`]: failures re-routed (the failure's sub-tree only with `failsub`);
+//!   [`phases`]: drop-first updates in two phases; [`minrc`]: minimal reconfiguration after a move.
+//! - [`vlcheck`]: deadlock freedom per VL (path SLs, SL-to-VL tables) on any topology.
 
 #![forbid(unsafe_code)]
 

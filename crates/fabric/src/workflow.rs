@@ -263,6 +263,9 @@ pub fn check_vl_files(
         .map_err(|e| err(format!("{dump}: {e}")))?;
     let sls = read_path_sls(&crate::api::read_text(path_sl)?)
         .map_err(|e| err(format!("{path_sl}: {e}")))?;
+    if sls.is_empty() {
+        bail!("{path_sl}: no path SLs (expected saquery -p output or SLID DLID SL lines)");
+    }
     let map = match sl2vl_dump {
         Some(p) => {
             if !sl2vl.is_empty() {
