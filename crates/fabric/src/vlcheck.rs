@@ -366,6 +366,27 @@ mod tests {
     }
 
     #[test]
+    fn reads_opensm_sl2vl_dumps() {
+        let text = "Switch 0x0000000000001000, base LID 1, \"t0-0\"\n\
+                    #in out : 0  1  2  3  4  5  6  7  8  9  10 11 12 13 14 15\n\
+                    #--------------------------------------------------------\n\
+                    5   1   : 0  1  2  3  4  5  6  7  0  1  2  3  4  5  6  7 \n\
+                    Channel Adapter 0x0000000000100000, port 1\n\
+                    1   0   : 7  7  7  7  7  7  7  7  7  7  7  7  7  7  7  7 \n";
+        let m = read_sl2vl_dump(text).unwrap();
+        assert_eq!(m.vl(0x1000, 5, 1, 9), 1);
+        assert_eq!(m.vl(0x1000, 5, 1, 3), 3);
+        // A pair the dump does not list keeps the SL; rows under a CA header are not read.
+        assert_eq!(m.vl(0x1000, 2, 3, 12), 12);
+        let Sl2Vl::PerPort(t) = &m else { panic!() };
+        assert_eq!(t.len(), 1);
+        assert!(read_sl2vl_dump("Switch 0x10, x\n1 2 : 0 1\n")
+            .unwrap_err()
+            .0
+            .contains("16 VLs"));
+    }
+
+    #[test]
     fn reads_saquery_path_records() {
         let text = "PathRecord dump:\n\t\tservice_id..............0x0\n\t\tdlid....................0x0009\n\
                     \t\tslid....................0x000E\n\t\tsl......................0x2\n";
