@@ -13,6 +13,7 @@ mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod thrift_bindings;
+mod vset_bindings;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -26,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
+    vset_bindings::register(m)?;
     p4c_bindings::register(m)?;
     Ok(())
 }

@@ -197,6 +197,10 @@ fn names_json(p: &Program) -> String {
         "tables": tables,
         "actions": actions,
         "profiles": profiles_json(p),
+        "value_sets": p.value_set_names().iter().filter_map(|n| {
+            let (width, max_size) = p.value_set_info(n).ok()?;
+            Some(json!({"name": n, "width": width, "max_size": max_size}))
+        }).collect::<Vec<_>>(),
         "counters": externs_json(&n.counters),
         "direct_counters": externs_json(&n.direct_counters),
         "meters": externs_json(&n.meters),

@@ -8,6 +8,7 @@ from typing import Any
 import grpc
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
 from lanes.p4runtime.profiles import ProfileEntities
@@ -190,6 +191,9 @@ class Entities(EntityReads, ProfileEntities):
                     continue
                 if which == "digest_entry" and self.digests is not None:
                     self.digests.write(u.type, u.entity.digest_entry)
+                    continue
+                if which == "value_set_entry":
+                    valuesets.write(self.sw, self.pl.value_sets, u.type, u.entity.value_set_entry)
                     continue
                 if which == "action_profile_member":
                     self.write_member(u.type, u.entity.action_profile_member)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.devconfig import bmv2_json
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid
 from lanes.p4runtime.proto import p4i
@@ -116,6 +117,7 @@ class Pipeline:
     registers: dict[int, ExternSpec] = field(default_factory=dict)
     digests: dict[int, DigestSpec] = field(default_factory=dict)
     profiles: dict[int, ProfileSpec] = field(default_factory=dict)
+    value_sets: dict[int, Any] = field(default_factory=dict)  # id -> valuesets.ValueSetSpec
     packet_in: PacketMeta | None = None
     packet_out: PacketMeta | None = None
     staged: Any = None  # _native.P4rtProgram until committed
@@ -225,6 +227,7 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
         pl.registers[r.preamble.id].bitwidth = jregs[r.preamble.name]["bitwidth"]
     pl.digests = _digests(info, names["learn_lists"])
     pl.profiles = _profiles(pl, info, names.get("profiles", []))
+    pl.value_sets = valuesets.resolve(info, names.get("value_sets", []))
     for m in info.controller_packet_metadata:
         fields = [(f.id, f.name, f.bitwidth) for f in m.metadata]
         if sum(f[2] for f in fields) % 8:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.errors import P4RTError, invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
 from lanes.p4runtime.proto import p4r
@@ -65,6 +66,8 @@ class EntityReads:
                     yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
             elif which == "packet_replication_engine_entry":
                 yield from self._read_pre(entity.packet_replication_engine_entry)
+            elif which == "value_set_entry":
+                yield from valuesets.read(self.sw, self.pl.value_sets, entity.value_set_entry)
             elif which == "action_profile_member":
                 yield from self.read_members(entity.action_profile_member)  # type: ignore[attr-defined]
             elif which == "action_profile_group":
