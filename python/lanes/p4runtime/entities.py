@@ -54,6 +54,8 @@ class Entities(EntityReads, ProfileEntities):
         self.digests = digests  # DigestEngine: DigestEntry configs
         # (table id, canonical match, priority) -> (entry handle, metadata)
         self.index: dict[tuple[int, Canon, int], tuple[int, bytes]] = {}
+        self.oneshots = {}
+        self.next_hidden = 0
 
     # ---- match keys ----
 
@@ -225,25 +227,25 @@ class Entities(EntityReads, ProfileEntities):
             if len(te.match) or te.priority:
                 raise invalid(f"table {spec.name}: the default entry has no match and no priority")
             if spec.profile is not None:
-                target = self.indirect_target(spec, te.action) if te.HasField("action") else None
+                target = self._named_target(spec, te.action) if te.HasField("action") else None
                 a = 0 if target is not None else 0xFFFFFFFF  # none: back to the JSON default
-                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"", False)
+                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"", False, None)
             if te.HasField("action"):
                 a, params = self.action(spec, te.action, default=True)
             elif spec.default is not None:
                 a, params = spec.default
             else:
                 raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"", False)
+            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"", False, None)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys, canon = self.match(spec, te)
         prio = self._priority(spec, te)
         ikey = (spec.id, canon, prio)
         hint = self.index.get(ikey, (-1, b""))[0]
-        a, params, target = 0, [], None
+        a, params, target, hidden = 0, [], None, None
         if typ != DELETE and spec.profile is not None:
-            target = self.indirect_target(spec, te.action)
+            target, hidden = self.indirect_target(spec, te.action)
         elif typ != DELETE:
             a, params = self.action(spec, te.action, default=False)
         counter = None
@@ -254,7 +256,7 @@ class Entities(EntityReads, ProfileEntities):
         ttl: int | None | bool = False  # False: no idle timeout to set after the write
         if spec.idle_notify and typ != DELETE:
             ttl = te.idle_timeout_ns or None  # 0: the entry never ages
-        done = (ikey, typ, te.metadata, ttl)
+        done = (ikey, typ, te.metadata, ttl, hidden)
         return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), done
 
     def _flush(self, batch: list, results: list) -> None:
@@ -264,14 +266,20 @@ class Entities(EntityReads, ProfileEntities):
             out = _native.p4rt_table_write(self.sw, [b[1] for b in batch])
         except _native.P4rtError as e:
             err = native_error(e)
-            for i, *_ in batch:
+            for i, _op, done in batch:
                 results[i] = (err.code, err.message)
+                self.drop_hidden(done[4])
             batch.clear()
             return
-        for (i, op, (ikey, typ, meta, ttl)), (code, handle, msg) in zip(batch, out, strict=True):
+        for (i, op, (ikey, typ, meta, ttl, hidden)), (code, handle, msg) in zip(batch, out, strict=True):
             if code:
                 results[i] = (code_from_number(code), msg)
+                self.drop_hidden(hidden)
                 continue
+            if typ != INSERT:  # the entry's earlier one-shot set is no longer named
+                self.drop_hidden(self.oneshots.pop(ikey, None))
+            if hidden is not None:
+                self.oneshots[ikey] = hidden
             if ttl is not False:  # a table with idle timeouts: set (or clear) the entry's
                 try:
                     _native.p4rt_entry_ttl(self.sw, op[1], handle, ttl)
