@@ -42,17 +42,17 @@ def p4info() -> p4i.P4Info:
     info = p4i.P4Info()
     info.pkg_info.arch = "v1model"
     t = info.tables.add()
-    t.preamble.id, t.preamble.name = TABLE, "ingress.ecmp"
+    t.preamble.id, t.preamble.name, t.preamble.alias = TABLE, "ingress.ecmp", "ecmp"
     t.match_fields.add(id=1, name="hdr.ethernet.etherType", bitwidth=16, match_type=p4i.MatchField.EXACT)
     t.action_refs.add(id=SET_PORT)
     t.action_refs.add(id=16777218)
     t.idle_timeout_behavior = p4i.Table.NOTIFY_CONTROL
     t.size = 16
     a = info.actions.add()
-    a.preamble.id, a.preamble.name = SET_PORT, "ingress.set_port"
+    a.preamble.id, a.preamble.name, a.preamble.alias = SET_PORT, "ingress.set_port", "set_port"
     a.params.add(id=1, name="port", bitwidth=9)
     d = info.actions.add()
-    d.preamble.id, d.preamble.name = 16777218, "ingress.drop"
+    d.preamble.id, d.preamble.name, d.preamble.alias = 16777218, "ingress.drop", "drop"
     return info
 
 

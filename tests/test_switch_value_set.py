@@ -61,7 +61,7 @@ def p4info() -> p4i.P4Info:
     info = p4i.P4Info()
     info.pkg_info.arch = "v1model"
     vs = info.value_sets.add()
-    vs.preamble.id, vs.preamble.name = VSET_ID, "ParserImpl.pvs"
+    vs.preamble.id, vs.preamble.name, vs.preamble.alias = VSET_ID, "ParserImpl.pvs", "pvs"
     vs.match.add(id=1, name="etherType", bitwidth=16, match_type=p4i.MatchField.EXACT)
     vs.size = 4
     return info
