@@ -85,6 +85,7 @@ mod fxhash;
 mod idle_api;
 mod json;
 mod layout;
+pub mod names;
 pub mod p4info;
 mod parser;
 mod pipeline;

@@ -14,25 +14,15 @@ impl Program {
         self.vsets.iter().map(|v| v.name.as_str()).collect()
     }
 
-    /// (width, max_size) of a value set, by full name or unique last component.
+    /// (width, max_size) of a value set, by full name or unique suffix.
     pub fn value_set_info(&self, name: &str) -> Result<(u32, u64), ApiError> {
         let v = &self.vsets[self.vset_index(name)?];
         Ok((v.width, v.max_size))
     }
 
     fn vset_index(&self, name: &str) -> Result<usize, ApiError> {
-        if let Some(i) = self.vsets.iter().position(|v| v.name == name) {
-            return Ok(i);
-        }
-        let mut short = self
-            .vsets
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.name.rsplit('.').next() == Some(name));
-        match (short.next(), short.next()) {
-            (Some((i, _)), None) => Ok(i),
-            _ => Err(ApiError::NotFound(format!("no value set named '{name}'"))),
-        }
+        crate::names::resolve(self.vsets.iter().map(|v| v.name.as_str()), name)
+            .ok_or_else(|| ApiError::NotFound(format!("no value set named '{name}'")))
     }
 
     fn vset_mut(&mut self, name: &str) -> Result<&mut ValueSet, ApiError> {
