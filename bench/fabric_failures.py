@@ -1,10 +1,10 @@
 """Failures on a fat tree, lanes against OpenSM: a share of the switch-to-switch links fails at
 random; lanes re-routes the degraded tree (ftree from scratch, SlimUpdate from the tables in place)
-and OpenSM 3.3.23 on ibsim routes the same degraded netlist with its ftree (which engine it ends up
+or the failure's sub-tree alone, widened until the check passes) and OpenSM 3.3.23 on ibsim routes the same degraded netlist with its ftree (which engine it ends up
 using, and what lanes's check says of the tables it sent). One Markdown row per case.
 
     python bench/fabric_failures.py [--tree named:18-3-1-full] [--percent 1,2,5] [--seed 1]
-        [--link s1-0[17]] [--no-opensm] [--out DIR]
+        [--link s1-0[17]] [--switch NAME] [--node NAME] [--no-opensm] [--out DIR]
 
 The 11,664-node tree takes OpenSM several minutes per run here (discovery on ibsim included).
 """
@@ -39,13 +39,22 @@ def verdict(c: dict[str, Any]) -> str:
 
 def lanes_rows(net: str, case: dict[str, Any], d: Path) -> tuple[list[str], str]:
     rows, degraded = [], str(d / "degraded.net")
-    for engine in ("ftree", "slimupdate"):
+    for engine in ("ftree", "slimupdate", "subtree"):
+        print(f"bench: lanes {engine} ...", file=sys.stderr)
         r = native.fail(net, {**case, "engine": engine, "out_net": degraded})
         worst = max(lv["max"] for lv in r["balance"]["levels"])
+        note = r["transition"]["advice"]
+        if "subtree" in r:
+            st = r["subtree"]
+            note += (
+                f"; sub-tree {st['subtree_switches']} switches / {st['subtree_nodes']} nodes, "
+                f"{st['attempts']} attempt(s), {st['rerouted_switches']} switches re-routed"
+                + (", fell back to full ftree" if st["fell_back_to_full"] else "")
+            )
         rows.append(
             f"lanes {engine} | {r['failures']['links_failed']} | {r['seconds']:.2f} | {r['smps']} of "
             f"{r['full_reconfiguration_smps']} | {verdict(r['without_reroute'])} | {verdict(r['check'])} | "
-            f"{worst} | {r['transition']['advice']}"
+            f"{worst} | {note}"
         )
     return rows, degraded
 
@@ -84,6 +93,8 @@ def main() -> int:
     ap.add_argument("--tree", default="named:18-3-1-full")
     ap.add_argument("--percent", default="1,2,5", help="comma-separated percentages of switch links")
     ap.add_argument("--link", action="append", help="fail this link (NODE[PORT]) instead of a share")
+    ap.add_argument("--switch", action="append", help="fail this switch instead of a share")
+    ap.add_argument("--node", action="append", help="fail this compute node instead of a share")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-opensm", action="store_true")
     ap.add_argument("--roots", action="store_true", help="also run OpenSM's ftree with root/CN GUID files")
@@ -94,9 +105,10 @@ def main() -> int:
     net = str(work / "f.net")
     s = native.gen(spec_of(args.tree), net)
     print(f"bench: {s['topology']}: {s['nodes']} nodes, {s['switches']} switches", file=sys.stderr)
+    named = {"links": args.link or [], "switches": args.switch or [], "nodes": args.node or []}
     cases: list[tuple[str, dict[str, Any]]] = (
-        [(",".join(args.link), {"links": args.link})]
-        if args.link
+        [(",".join(x for v in named.values() for x in v), named)]
+        if any(named.values())
         else [
             (f"{p} %", {"random_link_percent": float(p), "seed": args.seed}) for p in args.percent.split(",")
         ]

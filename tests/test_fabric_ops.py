@@ -23,7 +23,7 @@ def net(tmp_path: Path, capsys) -> str:
     return p
 
 
-@pytest.mark.parametrize("engine", ["ftree", "slimupdate", "mfattree"])
+@pytest.mark.parametrize("engine", ["ftree", "slimupdate", "mfattree", "subtree"])
 def test_fail_a_leaf_link_and_reroute(net: str, tmp_path: Path, capsys, engine: str) -> None:
     out, degraded = str(tmp_path / "new.dump"), str(tmp_path / "d.net")
     argv = [
@@ -58,6 +58,25 @@ def test_fail_a_switch_and_random_links(net: str, capsys) -> None:
     assert rc == 0 and r["failures"]["links_failed"] == 4 and r["check"]["unreachable"] == 0
     assert main(["fabric", "fail", net, "--switch", "h-1"]) == 2
     assert "h-1 is not a switch" in capsys.readouterr().err
+
+
+def test_subtree_engine_keeps_every_table_when_a_node_fails(tmp_path: Path, capsys) -> None:
+    """A failed compute node: full ftree re-balances around the gap, the sub-tree engine (its leaf)
+    sends nothing and every node left stays reachable; a link inside a pod widens to the roots."""
+    p = str(tmp_path / "k43.net")
+    assert main(["fabric", "gen", "kary", "--k", "4", "--n", "3", "--out", p]) == 0
+    capsys.readouterr()
+    smps = {}
+    for engine in ("ftree", "subtree"):
+        rc, r = run_json(capsys, "fabric", "fail", p, "--node", "h-3", "--engine", engine)
+        assert rc == 0 and r["check"]["unreachable"] == 0 and r["check"]["deadlock_free"]
+        smps[engine] = r["smps"]
+    assert smps == {"ftree": 48, "subtree": 0}
+    assert r["subtree"]["subtree_switches"] == 1 and r["subtree"]["attempts"] == 1
+    rc, r = run_json(capsys, "fabric", "fail", p, "--link", "s1-0[5]", "--engine", "subtree")
+    assert rc == 0 and r["smps"] == 49 and r["check"]["unreachable"] == 0 and r["check"]["updown"]
+    st = r["subtree"]
+    assert (st["subtree_switches"], st["rerouted_switches"], st["attempts"]) == (8, 48, 2)
 
 
 def test_path_sl_check_on_one_vl(net: str, tmp_path: Path, capsys) -> None:
@@ -100,3 +119,19 @@ def test_a_fabric_beyond_the_lid_space_is_refused(capsys) -> None:
     assert main(["fabric", "gen", "kary", "--k", "48", "--n", "3"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "49151 unicast LIDs" in err and "limit is 768" in err
+
+
+def test_min_copy_moves_a_vm_within_its_leaf_with_one_smp(tmp_path: Path, capsys) -> None:
+    """FTreeMinRC: an intra-leaf move updates only the leaf; a plain LID copy sends 4 SMPs here."""
+    net, dump = str(tmp_path / "v.net"), str(tmp_path / "v.dump")
+    gen = ["fabric", "gen", "kary", "--k", "4", "--n", "2", "--vfs", "3", "--vms", "2,1", "--out", net]
+    assert main(gen) == 0
+    assert main(["fabric", "route", net, "--engine", "vswitch-ftree", "--out", dump]) == 0
+    capsys.readouterr()
+    smps = {}
+    for mode in ("copy", "min-copy"):
+        argv = ["fabric", "migrate", net, dump, "--vm", "hv-0-vm-1", "--to", "hv-1", "--mode", mode]
+        rc, r = run_json(capsys, *argv, "--no-compare")
+        assert rc == 0 and r["check"]["deadlock_free"] and r["check"]["unreachable"] == 0
+        smps[mode] = (r["smps"], r["switches_updated"])
+    assert smps == {"copy": (4, 4), "min-copy": (1, 1)}

@@ -60,15 +60,15 @@ def shell(star: Star, tmp_path: Path, step: str) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def spread(star: Star, slots: list[int]) -> dict[int, int]:
+def spread(star: Star, slots: list[int], ethertype: int = ETHERTYPE) -> dict[int, int]:
     """Send two frames of each of 24 flows from h1; the tx counts of ports 2-4 the slots predict
-    (slot i holds a member id, member m forwards to port m + 1), and those measured."""
+    (slot i holds a port minus one: member m forwards to port m + 1), and those measured."""
     before = {p: tx_pkts(star.ctl("show_ports"), p) for p in (2, 3, 4)}
     want = dict.fromkeys((2, 3, 4), 0)
     for i in range(24):
         src = f"02:00:00:00:00:{i:02x}"
         want[slots[crc16(bytes.fromhex(src.replace(":", ""))) % len(slots)] + 1] += 2
-        star.host(1, *FRAMES, "send", "eth0", "ff:ff:ff:ff:ff:ff", src, hex(ETHERTYPE), "2")
+        star.host(1, *FRAMES, "send", "eth0", "ff:ff:ff:ff:ff:ff", src, hex(ethertype), "2")
     got: dict[int, int] = {}
     for _ in range(50):
         shown = star.ctl("show_ports")
@@ -104,3 +104,10 @@ def test_p4runtime_shell_selector_spreads_frames_and_refuses_as_the_spec_says(
         "unknown_group": [not_found],
         "group_in_use": [failed_precondition],
     }
+    # a one-shot action set: hidden members and group, read back as the set it was written as
+    out = shell(star, tmp_path, "oneshot")
+    assert out["entries"] == [["88b5", []], ["88b6", [[2, 1], [4, 2]]]]
+    assert (out["members"], out["groups"]) == ([1, 2, 3], [7])
+    got = spread(star, [1, 3, 3], ethertype=0x88B6)  # port 2 once, port 4 twice
+    assert got[3] == 0 and got[2] > 0 and got[4] > 0
+    assert shell(star, tmp_path, "unshot") == {"entries": 1}

@@ -5,6 +5,9 @@ with .venv-p4rt-shell's python. One step per call; prints one JSON object.
                                                  group 7 of all three, the entry naming group 7
     shell_selector.py ADDR P4INFO JSON reweigh   group 7 becomes member 1 (weight 2) and 3
     shell_selector.py ADDR P4INFO JSON errors    writes the spec refuses, with their codes
+    shell_selector.py ADDR P4INFO JSON oneshot   an entry for 0x88b6 with a one-shot set: port 2
+                                                 (weight 1) and port 4 (weight 2)
+    shell_selector.py ADDR P4INFO JSON unshot    delete that entry
 """
 
 from __future__ import annotations
@@ -79,6 +82,31 @@ def main() -> int:
             te.match["hdr.ethernet.etherType"] = "0x0800"
             out["unknown_group"] = codes(te.insert)
             out["group_in_use"] = codes(lambda: sh.ActionProfileGroup(PROFILE)(group_id=7).delete())
+        elif step == "oneshot":
+            o = sh.Oneshot("ingress.ecmp")
+            for port, weight in ((2, 1), (4, 2)):
+                a = sh.Action("ingress.set_port")
+                a["port"] = str(port)
+                o.add(a, weight=weight)
+            te = sh.TableEntry("ingress.ecmp")
+            te.match["hdr.ethernet.etherType"] = "0x88b6"
+            te.oneshot = o
+            te.insert()
+            out["entries"] = sorted(
+                [
+                    e.msg().match[0].exact.value.hex(),
+                    [(int.from_bytes(x.action.params[0].value, "big"), x.weight)
+                     for x in e.msg().action.action_profile_action_set.action_profile_actions],
+                ]
+                for e in sh.TableEntry("ingress.ecmp").read()
+            )  # fmt: skip
+            out["members"] = sorted(m.member_id for m in sh.ActionProfileMember(PROFILE).read())
+            out["groups"] = sorted(g.group_id for g in sh.ActionProfileGroup(PROFILE).read())
+        elif step == "unshot":
+            te = sh.TableEntry("ingress.ecmp")
+            te.match["hdr.ethernet.etherType"] = "0x88b6"
+            te.delete()
+            out["entries"] = len(list(sh.TableEntry("ingress.ecmp").read()))
         print(json.dumps(out, default=str), flush=True)
     finally:
         sh.teardown()

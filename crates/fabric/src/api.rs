@@ -287,7 +287,8 @@ pub fn migrate_files(net: &str, dump: &str, opts: &str) -> Result<String> {
     let mode = match o.get("mode").and_then(Value::as_str).unwrap_or("swap") {
         "swap" => migrate::Mode::Swap,
         "copy" => migrate::Mode::Copy,
-        m => bail!("unknown mode {m:?} (swap, copy)"),
+        "min-copy" => migrate::Mode::MinCopy,
+        m => bail!("unknown mode {m:?} (swap, copy, min-copy)"),
     };
     let (g, new, m) = migrate::migrate(&f, &old, opt_str(&o, "vm")?, opt_str(&o, "to")?, mode)?;
     let mut v = serde_json::to_value(&m).map_err(|e| err(e.to_string()))?;

@@ -32,7 +32,7 @@ pub struct CheckReport {
 }
 
 /// A re-route's transition: while switches hold a mix of old and new tables, the dependencies
-/// in use are at most those of both. Acyclic union: any order of updates is safe. With drop-first
+/// in use are those of every mix (an old entry here, a new one at the next switch). Acyclic: any order of updates is safe. With drop-first
 /// (every changed entry is first set to port 255, drop, then to its new port) each moment uses
 /// only old or only new dependencies, at the price of the packets sent to a dropped entry.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -193,7 +193,7 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
     Ok(rep)
 }
 
-fn all_dests(f: &Fabric, t: &Topo) -> Vec<u16> {
+pub(crate) fn all_dests(f: &Fabric, t: &Topo) -> Vec<u16> {
     let mut dests = hca_lids(f, t);
     dests.extend(t.sw_node.iter().map(|&n| f.nodes[n as usize].lid));
     dests
@@ -206,7 +206,8 @@ pub fn transition(f: &Fabric, t: &Topo, old: &Lfts, new: &Lfts) -> Result<Transi
     let dests = all_dests(f, t);
     let ea = cdg_edges(t, &a, &dests);
     let eb = cdg_edges(t, &b, &dests);
-    let union: Vec<u64> = ea.iter().zip(&eb).map(|(x, y)| x | y).collect();
+    // Not only old and new dependencies: an old entry followed by a new one forms pairs of its own.
+    let union = mixed_edges(t, &[&a, &b], &dests);
     let (_, _, old_acyclic) = acyclic(t, &ea);
     let (_, _, new_acyclic) = acyclic(t, &eb);
     let (_, union_deps, union_acyclic) = acyclic(t, &union);
@@ -238,10 +239,19 @@ pub fn transition(f: &Fabric, t: &Topo, old: &Lfts, new: &Lfts) -> Result<Transi
 
 /// The channel dependency graph over switch-to-switch channels: per channel, a bitset of the out
 /// ports taken at its far switch.
-fn cdg_edges(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> Vec<u64> {
+pub(crate) fn cdg_edges(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> Vec<u64> {
+    mixed_edges(t, &[tables], dests)
+}
+
+/// The dependencies of every mix of the table sets `sets` (each switch may hold any one set's
+/// entry while updates are on their way): for each destination, a hop by one set's entry at a
+/// switch followed by a hop by any set's entry at the next switch. With one set, its CDG.
+pub(crate) fn mixed_edges(t: &Topo, sets: &[&[&SwitchLft]], dests: &[u16]) -> Vec<u64> {
     let st = t.stride;
     let words = st.div_ceil(64);
     let nch = t.num_switches() * st;
+    let live =
+        |s: usize, p: usize| p != 0 && p < st && matches!(t.dir[s * st + p], Dir::Up | Dir::Down);
     // succ[ch] = bitset of out ports at the channel's far switch.
     let parts = par_fold(
         dests.len(),
@@ -249,16 +259,19 @@ fn cdg_edges(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> Vec<u64> {
         |succ, i| {
             let lid = dests[i];
             for s in 0..t.num_switches() {
-                let p = tables[s].port(lid) as usize;
-                if p == 0 || p >= st || !matches!(t.dir[s * st + p], Dir::Up | Dir::Down) {
-                    continue;
+                for a in sets {
+                    let p = a[s].port(lid) as usize;
+                    if !live(s, p) {
+                        continue;
+                    }
+                    let r = t.remote_sw[s * st + p] as usize;
+                    for b in sets {
+                        let p2 = b[r].port(lid) as usize;
+                        if live(r, p2) {
+                            succ[(s * st + p) * words + p2 / 64] |= 1 << (p2 % 64);
+                        }
+                    }
                 }
-                let r = t.remote_sw[s * st + p] as usize;
-                let p2 = tables[r].port(lid) as usize;
-                if p2 == 0 || p2 >= st || !matches!(t.dir[r * st + p2], Dir::Up | Dir::Down) {
-                    continue;
-                }
-                succ[(s * st + p) * words + p2 / 64] |= 1 << (p2 % 64);
             }
         },
     );
@@ -272,7 +285,7 @@ fn cdg_edges(t: &Topo, tables: &[&SwitchLft], dests: &[u16]) -> Vec<u64> {
 }
 
 /// (channels, dependencies, acyclic) of a dependency graph from `cdg_edges`.
-fn acyclic(t: &Topo, succ: &[u64]) -> (usize, usize, bool) {
+pub(crate) fn acyclic(t: &Topo, succ: &[u64]) -> (usize, usize, bool) {
     let st = t.stride;
     let words = st.div_ceil(64);
     let nch = t.num_switches() * st;

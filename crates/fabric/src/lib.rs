@@ -7,6 +7,9 @@
 //! - [`ftree`]: OpenSM-style fat-tree routing.
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
 //! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy.
+//! - [`fail`], [`failsub`]: failures re-routed (the failure's sub-tree only with `failsub`);
+//!   [`phases`]: drop-first updates in two phases; [`minrc`]: minimal reconfiguration after a move.
+//! - [`vlcheck`]: deadlock freedom per VL (path SLs, SL-to-VL tables) on any topology.
 
 #![forbid(unsafe_code)]
 
@@ -18,17 +21,20 @@ pub mod engines;
 pub mod error;
 pub mod eval;
 pub mod fail;
+pub mod failsub;
 pub mod fill;
 pub mod ftree;
 pub mod gen;
 pub mod lft;
 pub mod metabase;
 pub mod migrate;
+pub mod minrc;
 pub mod model;
 pub mod netlist;
 pub mod nodeorder;
 pub mod order;
 pub mod patterns;
+pub mod phases;
 pub mod sacache;
 pub mod slimupdate;
 pub mod subtree;

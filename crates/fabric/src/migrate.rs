@@ -25,9 +25,13 @@ use crate::vswitch::{FIRST_VF, PF_PORT};
 pub enum Mode {
     Swap,
     Copy,
+    /// LID copy with minimal reconfiguration (FTreeMinRC): a switch keeps its entry for the VM's
+    /// LID when the route from it still reaches the VM up*/down*; only the others take the
+    /// destination PF's entry. An intra-leaf move changes one physical switch, the leaf.
+    MinCopy,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Migration {
     pub mode: &'static str,
     pub vm: String,
@@ -46,6 +50,8 @@ pub struct Migration {
     pub max_smps: usize,
     /// A full reconfiguration: every block of every physical switch.
     pub full_reconfiguration_smps: usize,
+    /// Time to find the switches to update (min-copy; near zero for the others).
+    pub marking_seconds: f64,
 }
 
 fn hypervisor_of(f: &Fabric, node: u32, what: &str) -> Result<PortRef> {
@@ -111,7 +117,7 @@ pub fn migrate(
             g.connect(target, pt, src.node, src.port)?;
             (dst.node, f.nodes[target as usize].lid)
         }
-        Mode::Copy => {
+        Mode::Copy | Mode::MinCopy => {
             let hv = &f.nodes[target as usize];
             if !hv.is_switch() {
                 bail!(
@@ -147,8 +153,20 @@ pub fn migrate(
         f.nodes[dest_hv as usize].guid,
     ];
     let (a, b) = (vm_lid as usize, other_lid as usize);
+    // Minimal copy: the entries that must change, found on the new fabric (timed: the marking).
+    let marking = std::time::Instant::now();
+    let keep = if mode == Mode::MinCopy {
+        Some(crate::minrc::entries_to_keep(&g, lfts, v, other_lid)?)
+    } else {
+        None
+    };
+    let marking_seconds = marking.elapsed().as_secs_f64();
     let mut m = Migration {
-        mode: if mode == Mode::Swap { "swap" } else { "copy" },
+        mode: match mode {
+            Mode::Swap => "swap",
+            Mode::Copy => "copy",
+            Mode::MinCopy => "min-copy",
+        },
         vm: vm.to_string(),
         from_hypervisor: f.nodes[src.node as usize].name.clone(),
         to_hypervisor: f.nodes[dest_hv as usize].name.clone(),
@@ -160,6 +178,7 @@ pub fn migrate(
         vswitch_smps: 0,
         max_smps: 0,
         full_reconfiguration_smps: 0,
+        marking_seconds,
     };
     let dest_guid = f.nodes[dest_hv as usize].guid;
     let dest_vf = g.nodes[v as usize]
@@ -196,8 +215,14 @@ pub fn migrate(
                     2
                 }
             }
-            Mode::Copy => {
-                let want = if s.guid == dest_guid { dest_vf } else { pb };
+            Mode::Copy | Mode::MinCopy => {
+                let want = if s.guid == dest_guid {
+                    dest_vf
+                } else if keep.as_ref().is_some_and(|k| k.contains(&s.guid)) {
+                    pa
+                } else {
+                    pb
+                };
                 s.ports[a] = want;
                 usize::from(pa != want)
             }
@@ -213,7 +238,7 @@ pub fn migrate(
     }
     m.max_smps = match mode {
         Mode::Swap => 2 * m.physical_switches,
-        Mode::Copy => m.physical_switches,
+        Mode::Copy | Mode::MinCopy => m.physical_switches,
     };
     m.full_reconfiguration_smps =
         m.physical_switches * crate::lft::blocks_for(f.max_lid() as usize);

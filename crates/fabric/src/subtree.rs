@@ -61,7 +61,7 @@ pub fn select(t: &Topo, leaves: &[u32]) -> Vec<u32> {
 }
 
 /// The sub-fabric of `switches` (Topo numbering) with their compute nodes, same names, GUIDs, LIDs.
-fn extract(f: &Fabric, t: &Topo, switches: &[u32]) -> Result<Fabric> {
+pub(crate) fn extract(f: &Fabric, t: &Topo, switches: &[u32]) -> Result<Fabric> {
     let mut g = Fabric::default();
     let mut idx = vec![u32::MAX; f.nodes.len()];
     let mut add = |g: &mut Fabric, n: u32| {

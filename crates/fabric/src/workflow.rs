@@ -8,6 +8,7 @@ use crate::api::{load_lfts, load_with_lids, write_dump_file, write_text};
 use crate::bail;
 use crate::error::{err, Result};
 use crate::fail::{self, Failures};
+use crate::failsub;
 use crate::lft::Lfts;
 use crate::model::Fabric;
 use crate::topo::Topo;
@@ -38,14 +39,14 @@ fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftre
         "slimupdate" => slimupdate::route(g, t, Some(old)),
         "ftree" | "mfattree" => engines::run(g, t, engine, &json!({})),
         _ => bail!(
-            "re-routing after failures works with ftree, slimupdate or mfattree, not {engine}"
+            "re-routing after failures works with ftree, slimupdate, mfattree or subtree, not {engine}"
         ),
     }
 }
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
-/// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree", "old": dump, "lids_from": dump,
-/// "out": dump, "out_net": netlist}.
+/// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree"|"subtree", "old": dump, "lids_from": dump,
+/// "out": dump, "out_net": netlist, "phases": dir (two drop-first phases as dumps)}.
 pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
     let lids_from = o.get("lids_from").and_then(Value::as_str);
@@ -75,7 +76,16 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let t = Topo::new(&g).map_err(|e| err(format!("the degraded fabric: {e}")))?;
     let kept = fail::surviving(&old, &g);
     let before = check::check(&g, &t, &kept)?;
-    let (routed, seconds) = fail::timed(|| reroute(&g, &t, engine, &kept));
+    let mut subtree_report = None;
+    let (routed, seconds) = fail::timed(|| {
+        if engine == "subtree" {
+            let (l, s, r) = failsub::reroute(&f, &g, &t, &kept, &fl, &applied.failed_links)?;
+            subtree_report = Some(r);
+            Ok((l, s))
+        } else {
+            reroute(&g, &t, engine, &kept)
+        }
+    });
     let (lfts, stats) = routed?;
     let after = check::check(&g, &t, &lfts)?;
     let transition = check::transition(&g, &t, &kept, &lfts)?;
@@ -99,6 +109,12 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
         "balance": to_value(&bal)?,
         "without_reroute": to_value(&before)?,
     });
+    if let Some(r) = subtree_report {
+        v["subtree"] = to_value(&r)?;
+    }
+    if let Some(dir) = o.get("phases").and_then(Value::as_str) {
+        v["phases"] = write_phases(&g, &t, &kept, &lfts, dir)?;
+    }
     if let Some(p) = o.get("out").and_then(Value::as_str) {
         write_dump_file(p, &g, &lfts)?;
         v["out"] = json!(p);
@@ -108,6 +124,28 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
         v["out_net"] = json!(p);
     }
     Ok(v.to_string())
+}
+
+/// Plans the two drop-first phases from `old` to `new` and writes them as OpenSM dumps
+/// (`DIR/phase1.dump`, `DIR/phase2.dump`, each loadable by `opensm -R file -U`).
+fn write_phases(g: &Fabric, t: &Topo, old: &Lfts, new: &Lfts, dir: &str) -> Result<Value> {
+    let (phase1, r) = crate::phases::plan(g, t, old, new)?;
+    let path = |name: &str| format!("{}/{name}", dir.trim_end_matches('/'));
+    write_dump_file(&path("phase1.dump"), g, &phase1)?;
+    write_dump_file(&path("phase2.dump"), g, new)?;
+    let mut v = to_value(&r)?;
+    v["phase1"] = json!(path("phase1.dump"));
+    v["phase2"] = json!(path("phase2.dump"));
+    Ok(v)
+}
+
+/// The drop-first phases between two dumps of one fabric (`net`, LIDs from the new dump).
+pub fn phases_files(net: &str, old: &str, new: &str, dir: &str) -> Result<String> {
+    let f = load_with_lids(net, Some(new))?;
+    let t = Topo::new(&f)?;
+    let a = load_lfts(old)?.lfts;
+    let b = load_lfts(new)?.lfts;
+    Ok(write_phases(&f, &t, &a, &b, dir)?.to_string())
 }
 
 /// Writes the GUID files OpenSM's ftree takes (root_guid_file -a, cn_guid_file -u, io_guid_file
@@ -207,31 +245,61 @@ pub fn slurm_files(net: &str, topology: Option<&str>, order: Option<&str>) -> Re
     Ok(v.to_string())
 }
 
-/// The SL/VL-aware deadlock check of a dump: path SLs from `path_sl` (saquery -p output or
-/// "SLID DLID SL" lines), `sl2vl` 16 VLs (identity when empty).
-pub fn check_vl_files(net: &str, dump: &str, path_sl: &str, sl2vl: &[u8]) -> Result<String> {
+/// The SL/VL-aware deadlock check of a dump on any topology: path SLs from `path_sl` (saquery -p
+/// output or "SLID DLID SL" lines), `sl2vl` 16 VLs (identity when empty) or `sl2vl_dump`
+/// (OpenSM's opensm-sl2vl.dump, per switch and port pair). Beside it the VL-blind check of the
+/// same tables (one VL for every hop), and on fat trees lanes's usual check.
+pub fn check_vl_files(
+    net: &str,
+    dump: &str,
+    path_sl: &str,
+    sl2vl: &[u8],
+    sl2vl_dump: Option<&str>,
+) -> Result<String> {
+    use crate::vlcheck::{read_path_sls, read_sl2vl_dump, Sl2Vl};
     let d = load_lfts(dump)?;
     let mut f = crate::api::load_fabric(net)?;
     f.set_lids_from_guids(&d.lids)
         .map_err(|e| err(format!("{dump}: {e}")))?;
-    let t = Topo::new(&f)?;
-    let sls = crate::vlcheck::read_path_sls(&crate::api::read_text(path_sl)?)
+    let sls = read_path_sls(&crate::api::read_text(path_sl)?)
         .map_err(|e| err(format!("{path_sl}: {e}")))?;
-    let mut map: [u8; 16] = std::array::from_fn(|i| i as u8);
-    if !sl2vl.is_empty() {
-        if sl2vl.len() != 16 || sl2vl.iter().any(|&v| v > 15) {
-            bail!("sl2vl: expected 16 VLs (0..15), one per SL");
-        }
-        map.copy_from_slice(sl2vl);
+    if sls.is_empty() {
+        bail!("{path_sl}: no path SLs (expected saquery -p output or SLID DLID SL lines)");
     }
-    let r = crate::vlcheck::check(&f, &t, &d.lfts, &sls, &map)?;
-    let single = check::check(&f, &t, &d.lfts)?;
-    Ok(json!({
+    let map = match sl2vl_dump {
+        Some(p) => {
+            if !sl2vl.is_empty() {
+                bail!("give either --sl2vl or --sl2vl-dump");
+            }
+            read_sl2vl_dump(&crate::api::read_text(p)?).map_err(|e| err(format!("{p}: {e}")))?
+        }
+        None => {
+            let mut m: [u8; 16] = std::array::from_fn(|i| i as u8);
+            if !sl2vl.is_empty() {
+                if sl2vl.len() != 16 || sl2vl.iter().any(|&v| v > 15) {
+                    bail!("sl2vl: expected 16 VLs (0..15), one per SL");
+                }
+                m.copy_from_slice(sl2vl);
+            }
+            Sl2Vl::Uniform(m)
+        }
+    };
+    let r = crate::vlcheck::check(&f, &d.lfts, &sls, &map, false)?;
+    let blind = crate::vlcheck::check(&f, &d.lfts, &sls, &map, true)?;
+    let mut used: Vec<u8> = sls.values().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut v = json!({
         "vl": to_value(&r)?,
-        "single_vl": to_value(&single)?,
+        "vl_blind": to_value(&blind)?,
         "path_sls": sls.len(),
-    })
-    .to_string())
+        "sls_used": used,
+    });
+    match Topo::new(&f) {
+        Ok(t) => v["single_vl"] = to_value(&check::check(&f, &t, &d.lfts)?)?,
+        Err(e) => v["not_a_fat_tree"] = json!(e.0),
+    }
+    Ok(v.to_string())
 }
 
 /// The SA storm model for every event, with and without the path-record cache. `opts`:

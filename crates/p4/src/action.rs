@@ -137,6 +137,8 @@ pub struct Names<'a> {
     pub field_lists: &'a HashMap<u64, u32>,
     /// Learn list ids of the JSON `learn_lists` -> index + 1 in the program's list.
     pub learn_lists: &'a HashMap<u64, u32>,
+    /// Parser value sets by name -> (index, width).
+    pub vsets: &'a HashMap<String, (u32, u32)>,
 }
 
 /// Everything an op may touch besides the packet state.

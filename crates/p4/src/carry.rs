@@ -1,6 +1,6 @@
 //! Carrying run-time state from one program to its successor (P4Runtime's
 //! RECONCILE_AND_COMMIT): table entries and defaults, action profile members and groups,
-//! counters and registers, matched by name.
+//! value set members, counters and registers, matched by name.
 
 use crate::control::TableId;
 use crate::p4info::P4Names;
@@ -18,6 +18,13 @@ impl Program {
         for name in old.table_names() {
             let to = old.table_id(name).expect("table of the program");
             self.carry_table(old, to, name)?;
+        }
+        for name in old.value_set_names() {
+            let members = old.value_set_members(name).map_err(|e| e.to_string())?;
+            for (v, m) in members {
+                self.value_set_add(name, &v, Some(&m))
+                    .map_err(|e| format!("value set {name}: {e}"))?;
+            }
         }
         let n_old = P4Names::from_program(old);
         for c in &n_old.counters {

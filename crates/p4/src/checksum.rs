@@ -2,6 +2,7 @@
 //! checksum verify/update units built on them.
 
 use crate::bits::{mask, write_bits};
+use crate::codec::HeaderCodec;
 use crate::expr::{self, Env, Expr, Scope};
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldRef, Layout};
@@ -41,6 +42,10 @@ pub struct Calculation {
     pub algo: Algo,
     pieces: Vec<Piece>,
     pub bits: u32,
+    /// A `payload` input (`*_with_payload` checksums): the header of the last field before
+    /// it; the valid headers deparsed after that one and the packet's payload follow the
+    /// fields in the input.
+    pub payload_after: Option<u32>,
 }
 
 /// Packed inputs up to this many bytes are built on the stack.
@@ -77,21 +82,22 @@ impl Calculation {
             algo,
             pieces,
             bits: off,
+            payload_after: None,
         }
     }
 
-    /// Packs the inputs MSB-first (zero-padded to a byte) and applies the algorithm; `buf` is
-    /// used only for inputs longer than `STACK_BYTES`.
-    pub fn compute(&self, st: &PacketState, buf: &mut Vec<u8>) -> u64 {
+    /// As [`Calculation::compute`], with `tail` (the headers after the last field's and the
+    /// payload) appended to the packed fields.
+    pub fn compute_with_tail(&self, st: &PacketState, buf: &mut Vec<u8>, tail: &[u8]) -> u64 {
         let n = self.bits.div_ceil(8) as usize;
-        let mut small = [0u8; STACK_BYTES];
-        let data: &mut [u8] = if n <= STACK_BYTES {
-            &mut small[..n]
-        } else {
-            buf.clear();
-            buf.resize(n, 0);
-            buf
-        };
+        buf.clear();
+        buf.resize(n, 0);
+        self.pack(st, buf);
+        buf.extend_from_slice(tail);
+        run_algo(self.algo, buf)
+    }
+
+    fn pack(&self, st: &PacketState, data: &mut [u8]) {
         for p in &self.pieces {
             let v = if p.word == u32::MAX {
                 p.value
@@ -108,8 +114,51 @@ impl Calculation {
                 write_bits(data, p.bit_off as usize, p.width, v);
             }
         }
+    }
+
+    /// Packs the inputs MSB-first (zero-padded to a byte) and applies the algorithm; `buf` is
+    /// used only for inputs longer than `STACK_BYTES`.
+    pub fn compute(&self, st: &PacketState, buf: &mut Vec<u8>) -> u64 {
+        let n = self.bits.div_ceil(8) as usize;
+        let mut small = [0u8; STACK_BYTES];
+        let data: &mut [u8] = if n <= STACK_BYTES {
+            &mut small[..n]
+        } else {
+            buf.clear();
+            buf.resize(n, 0);
+            buf
+        };
+        self.pack(st, data);
         run_algo(self.algo, data)
     }
+}
+
+/// The value of `calc` for this packet; for a payload input, the valid headers deparsed after
+/// the last field's header and the packet's payload (from `pkt`, the bytes ingress parsed)
+/// follow the fields, as bmv2 computes TCP and UDP checksums.
+#[inline]
+pub fn calc_value(
+    calc: &Calculation,
+    st: &PacketState,
+    pkt: &[u8],
+    deparse: &[u32],
+    codecs: &[HeaderCodec],
+    scratch: &mut Vec<u8>,
+) -> u64 {
+    let Some(after) = calc.payload_after else {
+        return calc.compute(st, scratch);
+    };
+    let mut tail = Vec::new();
+    if let Some(pos) = deparse.iter().position(|h| *h == after) {
+        for h in &deparse[pos + 1..] {
+            if st.valid[*h as usize] {
+                codecs[*h as usize].emit(&st.w, &mut tail);
+            }
+        }
+    }
+    let off = (st.payload_off as usize).min(pkt.len());
+    tail.extend_from_slice(&pkt[off..]);
+    calc.compute_with_tail(st, scratch, &tail)
 }
 
 pub fn run_algo(algo: Algo, data: &[u8]) -> u64 {
@@ -206,9 +255,26 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
         a => return err(ctx, format!("algorithm \"{a}\" not supported")),
     };
     let mut inputs = Vec::new();
-    for inp in json::arr(c, "input", ctx)? {
+    let mut payload_after = None;
+    let list = json::arr(c, "input", ctx)?;
+    for (i, inp) in list.iter().enumerate() {
+        let ty = json::str_(inp, "type", ctx)?;
+        if ty == "payload" {
+            let last = inputs.iter().rev().find_map(|x| match x {
+                Input::Field(f) => Some(f.header),
+                Input::Const { .. } => None,
+            });
+            if i + 1 != list.len() {
+                return err(ctx, "a payload input must come last");
+            }
+            let Some(h) = last else {
+                return err(ctx, "a payload input needs a header field before it");
+            };
+            payload_after = Some(h);
+            continue;
+        }
         let val = json::get(inp, "value", ctx)?;
-        match json::str_(inp, "type", ctx)? {
+        match ty {
             "field" => inputs.push(Input::Field(layout.resolve_field(val, ctx)?)),
             "hexstr" => {
                 let width = json::u64_(inp, "bitwidth", ctx)?;
@@ -244,7 +310,9 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
     if bits > 1 << 20 {
         return err(ctx, format!("input of {bits} bits is too long"));
     }
-    Ok(Calculation::new(algo, &inputs))
+    let mut calc = Calculation::new(algo, &inputs);
+    calc.payload_after = payload_after;
+    Ok(calc)
 }
 
 /// A `verify_checksum` / `update_checksum` call of the program.

@@ -47,15 +47,8 @@ impl Program {
         if let Some(t) = self.table_by_name.get(name) {
             return Some(TableId(*t));
         }
-        let mut found = self
-            .tables
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.name.rsplit('.').next() == Some(name));
-        match (found.next(), found.next()) {
-            (Some((i, _)), None) => Some(TableId(i as u32)),
-            _ => None,
-        }
+        crate::names::resolve(self.tables.iter().map(|t| t.name.as_str()), name)
+            .map(|i| TableId(i as u32))
     }
 
     pub fn table_names(&self) -> Vec<&str> {
@@ -65,21 +58,11 @@ impl Program {
     /// Finds an action of a table by full or unique short name.
     pub fn action_id(&self, table: TableId, name: &str) -> Option<ActionId> {
         let t = self.tables.get(table.0 as usize)?;
-        let full = t
+        let names = t
             .actions
             .iter()
-            .find(|a| self.actions[**a as usize].name == name);
-        let short = || {
-            let mut it = t
-                .actions
-                .iter()
-                .filter(|a| self.actions[**a as usize].name.rsplit('.').next() == Some(name));
-            match (it.next(), it.next()) {
-                (Some(a), None) => Some(a),
-                _ => None,
-            }
-        };
-        full.or_else(short).map(|a| ActionId(*a))
+            .map(|a| self.actions[*a as usize].name.as_str());
+        crate::names::resolve(names, name).map(|i| ActionId(t.actions[i]))
     }
 
     pub fn action_name(&self, a: ActionId) -> Option<&str> {

@@ -64,6 +64,9 @@ pub enum Expr {
     Not(Box<Expr>),
     BitNot(Box<Expr>),
     D2b(Box<Expr>),
+    /// Unsigned saturating cast to a width (p4c's `|+|` and `|-|`): the value of a `+` or `-`
+    /// of at most 64-bit operands, a negative result (wrapped past 2^127) clamped to 0.
+    USat(Box<Expr>, u32),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
@@ -214,6 +217,13 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
         "not" => Ok(Expr::Not(operand(v, "right", s, ctx)?)),
         "~" => Ok(Expr::BitNot(operand(v, "right", s, ctx)?)),
         "d2b" => Ok(Expr::D2b(operand(v, "right", s, ctx)?)),
+        "usat_cast" => {
+            let width = match *operand(v, "right", s, ctx)? {
+                Expr::Const(w) if (1..=64).contains(&w) => w as u32,
+                _ => return err(ctx, "usat_cast needs a constant width of 1 to 64 bits"),
+            };
+            Ok(Expr::USat(operand(v, "left", s, ctx)?, width))
+        }
         "b2d" => Ok(*operand(v, "right", s, ctx)?),
         "?" => Ok(Expr::Cond(
             operand(v, "cond", s, ctx)?,
@@ -288,6 +298,14 @@ impl Expr {
             Expr::Not(a) => u128::from(a.eval128(e) == 0),
             Expr::BitNot(a) => !a.eval128(e),
             Expr::D2b(a) => u128::from(a.eval128(e) != 0),
+            Expr::USat(a, width) => {
+                let v = a.eval128(e);
+                if v >> 127 != 0 {
+                    0
+                } else {
+                    v.min(u128::from(crate::bits::mask(*width)))
+                }
+            }
             Expr::Cond(c, a, b) => {
                 if c.eval128(e) != 0 {
                     a.eval128(e)
@@ -342,7 +360,7 @@ impl Expr {
     pub fn lookahead_bits(&self) -> u32 {
         match self {
             Expr::Lookahead { bit_off, width } => bit_off + width,
-            Expr::Not(a) | Expr::BitNot(a) | Expr::D2b(a) => a.lookahead_bits(),
+            Expr::Not(a) | Expr::BitNot(a) | Expr::D2b(a) | Expr::USat(a, _) => a.lookahead_bits(),
             Expr::Bin(_, a, b) => a.lookahead_bits().max(b.lookahead_bits()),
             Expr::Cond(c, a, b) => c
                 .lookahead_bits()
@@ -413,6 +431,23 @@ mod tests {
             "right": {"type": "bool", "value": false}}});
         assert_eq!(run(&l, e.clone(), &[0, 0x11, 0, 0]), 1);
         assert_eq!(run(&l, e, &[0, 0x10, 0, 0]), 0);
+    }
+
+    #[test]
+    fn saturating_add_and_sub_as_p4c_emits_them() {
+        // `h.a |+| 0xf0` and `h.a |-| 0x20` on bit<8>: usat_cast(left op right, 8)
+        let l = layout();
+        let sat = |op: &str, k: u64| {
+            json!({"type": "expression", "value": {"op": "usat_cast",
+                "left": {"type": "expression", "value": {"op": op,
+                    "left": {"type": "field", "value": ["h", "a"]},
+                    "right": {"type": "hexstr", "value": format!("{k:#x}")}}},
+                "right": {"type": "hexstr", "value": "0x8"}}})
+        };
+        assert_eq!(run(&l, sat("+", 0xf0), &[0x0a, 0, 0, 0]), 0xfa);
+        assert_eq!(run(&l, sat("+", 0xf0), &[0x20, 0, 0, 0]), 0xff);
+        assert_eq!(run(&l, sat("-", 0x20), &[0x30, 0, 0, 0]), 0x10);
+        assert_eq!(run(&l, sat("-", 0x20), &[0x10, 0, 0, 0]), 0);
     }
 
     #[test]

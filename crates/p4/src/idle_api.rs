@@ -8,6 +8,11 @@ use crate::error::ApiError;
 use crate::program::Program;
 
 impl Program {
+    /// Whether the table keeps hit times (`support_timeout`), so its entries may age.
+    pub fn supports_timeout(&self, t: TableId) -> Result<bool, ApiError> {
+        Ok(self.table(t)?.support_timeout)
+    }
+
     /// Sets (Some) or clears (None) an entry's idle timeout; its idle time starts at `now`.
     pub fn set_entry_ttl(
         &mut self,

@@ -85,6 +85,7 @@ mod fxhash;
 mod idle_api;
 mod json;
 mod layout;
+pub mod names;
 pub mod p4info;
 mod parser;
 mod pipeline;
@@ -95,6 +96,8 @@ mod state;
 mod table;
 #[doc(hidden)]
 pub mod testprog;
+mod vset;
+mod vset_api;
 
 pub use checksum::{crc16_arc, crc32, csum16};
 pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};

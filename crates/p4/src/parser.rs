@@ -7,6 +7,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::json::{self, err, R};
 use crate::layout::FieldLoc;
 use crate::state::PacketState;
+use crate::vset::ValueSet;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -92,11 +93,20 @@ enum Next {
     State(u32),
 }
 
+/// A select case: a constant (value, mask) or a value set (index, mask).
+#[derive(Debug, Clone, Copy)]
+enum Case {
+    Const(u128, u128, Next),
+    Set(u32, u128, Next),
+}
+
 #[derive(Debug, Clone)]
 struct ParseState {
     ops: Vec<POp>,
     key: Vec<KeyPart>,
     cases: Vec<(u128, u128, Next)>,
+    /// The cases in order when some are value sets (then `cases` is unused).
+    set_cases: Option<Vec<Case>>,
     default: Option<Next>,
     /// Bits past the cursor the key and set ops read by lookahead.
     look_bits: u32,
@@ -121,6 +131,15 @@ fn next_of(v: Option<&Value>, ids: &HashMap<&str, u32>, ctx: &str) -> R<Next> {
         },
         Some(_) => err(ctx, "next_state must be a string or null"),
     }
+}
+
+/// The first case matching key `k`, value sets looked up as they are now.
+#[inline(never)]
+fn select_with_sets(all: &[Case], k: u128, vsets: &[ValueSet]) -> Option<Next> {
+    all.iter().find_map(|c| match *c {
+        Case::Const(v, m, n) => (k & m == v).then_some(n),
+        Case::Set(i, m, n) => vsets[i as usize].contains(k & m).then_some(n),
+    })
 }
 
 fn hex_u128(s: &str, ctx: &str) -> R<u128> {
@@ -272,6 +291,7 @@ impl Parser {
                 return err(&ctx, "transition key wider than 128 bits not supported");
             }
             let mut cases = Vec::new();
+            let mut all = Vec::new();
             let mut default = None;
             for t in json::arr(s, "transitions", &ctx)? {
                 let next = next_of(t.get("next_state"), &ids, &ctx)?;
@@ -296,15 +316,39 @@ impl Parser {
                         // cases after a default can never be taken
                         if default.is_none() {
                             cases.push((v & m, m, next));
+                            all.push(Case::Const(v & m, m, next));
+                        }
+                    }
+                    "parse_vset" => {
+                        let name = json::str_(t, "value", &ctx)?;
+                        let Some(&(set, width)) = names.vsets.get(name) else {
+                            return err(&ctx, format!("unknown value set \"{name}\""));
+                        };
+                        // the key packs each field into whole bytes; a value set's values are
+                        // the fields' bits back to back, the same only without padding
+                        if key.len() > 1 && width != key_bytes * 8 {
+                            return err(
+                                &ctx,
+                                "a value set on a key of several fields not all whole bytes not supported",
+                            );
+                        }
+                        let m = match json::opt_str(t, "mask", &ctx)? {
+                            Some(m) => hex_u128(m, &ctx)?,
+                            None => u128::MAX,
+                        };
+                        if default.is_none() {
+                            all.push(Case::Set(set, m, next));
                         }
                     }
                     ty => return err(&ctx, format!("transition of type \"{ty}\" not supported")),
                 }
             }
+            let has_sets = all.iter().any(|c| matches!(c, Case::Set(..)));
             out.push(ParseState {
                 ops,
                 key,
                 cases,
+                set_cases: has_sets.then_some(all),
                 default,
                 look_bits,
             });
@@ -315,6 +359,7 @@ impl Parser {
 
     /// Parses `pkt` into `st`. Returns the parser error code on failure (headers extracted so
     /// far stay valid, as in bmv2). Sets `st.payload_off`.
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         pkt: &[u8],
@@ -322,6 +367,7 @@ impl Parser {
         codecs: &[HeaderCodec],
         stacks: &[Vec<u32>],
         codes: &ErrorCodes,
+        vsets: &[ValueSet],
         x: &mut Exec,
     ) -> Result<(), u32> {
         let mut cur = 0usize;
@@ -368,8 +414,12 @@ impl Parser {
                     }
                 }
             }
-            next = match s.cases.iter().find(|(v, m, _)| k & m == *v) {
-                Some(c) => c.2,
+            let found = match &s.set_cases {
+                None => s.cases.iter().find(|(v, m, _)| k & m == *v).map(|c| c.2),
+                Some(all) => select_with_sets(all, k, vsets),
+            };
+            next = match found {
+                Some(n) => n,
                 None => match s.default {
                     Some(d) => d,
                     None => break Err(codes.no_match),

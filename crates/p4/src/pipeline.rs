@@ -5,7 +5,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, Layout};
-use crate::profile::ActionProfile;
+use crate::profile::{ActionProfile, Member};
 use crate::state::{take, PacketState};
 use crate::table::{KeyField, KeySrc, MatchKey, MatchKind, Table};
 use serde_json::Value;
@@ -488,22 +488,9 @@ impl Control {
                     let t = &mut tables[tn.table as usize];
                     t.build_key(st, key);
                     let mut found = t.lookup(key, tmp);
-                    // an indirect entry runs its member's action, or a member its group's
-                    // selector picks; an empty group is a miss (bmv2 finds no action either)
                     let mut picked = None;
                     if let Some(p) = t.profile {
-                        let prof = &profiles[p as usize];
-                        let target = found.and_then(|h| t.entry(h)).and_then(|e| e.target);
-                        picked = target.and_then(|r| prof.resolve(r, st, x.scratch));
-                        if picked.is_none() {
-                            if found.is_some() {
-                                x.stats.empty_group_misses += 1;
-                            }
-                            found = None;
-                            picked = t
-                                .default_target
-                                .and_then(|r| prof.resolve(r, st, x.scratch));
-                        }
+                        (found, picked) = indirect(t, &profiles[p as usize], found, st, x);
                     }
                     let len = take(st, x.std.packet_length).unwrap_or(0);
                     let (with_counters, meter) = (t.with_counters, t.direct_meter);
@@ -525,14 +512,13 @@ impl Control {
                         }
                     }
                     let t = &tables[tn.table as usize];
-                    let (a, data): (Option<u32>, &[u64]) = match (picked, found) {
-                        (Some(m), _) => (Some(m.action), &m.data),
-                        (None, Some(h)) if t.profile.is_none() => match t.entry(h) {
-                            Some(e) => (Some(e.action), &e.data),
-                            None => (t.default_action, &t.default_data),
-                        },
-                        _ => (t.default_action, &t.default_data),
-                    };
+                    // in an indirect table `found` is None unless a member was picked
+                    let (a, data): (Option<u32>, &[u64]) =
+                        match (picked, found.and_then(|h| t.entry(h))) {
+                            (Some(m), _) => (Some(m.action), &m.data),
+                            (None, Some(e)) => (Some(e.action), &e.data),
+                            (None, None) => (t.default_action, &t.default_data),
+                        };
                     if let Some(a) = a {
                         action::run(&actions[a as usize].ops, data, &[], st, x);
                     }
@@ -552,6 +538,30 @@ impl Control {
             };
         }
     }
+}
+
+/// An indirect table's lookup result as (entry, member to run): the member the entry names or
+/// its group's selector picks, else the default member or group with no entry (an empty group
+/// is a miss, as bmv2 finds no action either). Kept out of line: direct tables never call it.
+#[inline(never)]
+fn indirect<'p>(
+    t: &Table,
+    prof: &'p ActionProfile,
+    found: Option<u32>,
+    st: &PacketState,
+    x: &mut Exec,
+) -> (Option<u32>, Option<&'p Member>) {
+    let target = found.and_then(|h| t.entry(h)).and_then(|e| e.target);
+    if let Some(m) = target.and_then(|r| prof.resolve(r, st, x.scratch)) {
+        return (found, Some(m));
+    }
+    if found.is_some() {
+        x.stats.empty_group_misses += 1;
+    }
+    let default = t
+        .default_target
+        .and_then(|r| prof.resolve(r, st, x.scratch));
+    (None, default)
 }
 
 #[cfg(test)]

@@ -41,17 +41,10 @@ pub struct ProfileInfo {
 }
 
 impl Program {
-    /// Finds an action profile by full name or unique last component.
+    /// Finds an action profile by full name or unique suffix ([`crate::names::resolve`]).
     pub fn profile_id(&self, name: &str) -> Option<ProfileId> {
-        let it = self.profiles.iter().enumerate();
-        if let Some((i, _)) = it.clone().find(|(_, p)| p.name == name) {
-            return Some(ProfileId(i as u32));
-        }
-        let mut short = it.filter(|(_, p)| p.name.rsplit('.').next() == Some(name));
-        match (short.next(), short.next()) {
-            (Some((i, _)), None) => Some(ProfileId(i as u32)),
-            _ => None,
-        }
+        crate::names::resolve(self.profiles.iter().map(|p| p.name.as_str()), name)
+            .map(|i| ProfileId(i as u32))
     }
 
     pub fn profile_names(&self) -> Vec<&str> {
@@ -76,22 +69,11 @@ impl Program {
     /// An action a member of the profile may run, by full or unique short name.
     pub fn profile_action_id(&self, p: ProfileId, name: &str) -> Option<ActionId> {
         let prof = self.profiles.get(p.0 as usize)?;
-        let named = |a: &&u32, full: bool| {
-            let n = &self.actions[**a as usize].name;
-            if full {
-                n == name
-            } else {
-                n.rsplit('.').next() == Some(name)
-            }
-        };
-        if let Some(a) = prof.actions.iter().find(|a| named(a, true)) {
-            return Some(ActionId(*a));
-        }
-        let mut short = prof.actions.iter().filter(|a| named(a, false));
-        match (short.next(), short.next()) {
-            (Some(a), None) => Some(ActionId(*a)),
-            _ => None,
-        }
+        let names = prof
+            .actions
+            .iter()
+            .map(|a| self.actions[*a as usize].name.as_str());
+        crate::names::resolve(names, name).map(|i| ActionId(prof.actions[i]))
     }
 
     /// The actions a member of the profile may run, with their names.

@@ -14,6 +14,7 @@ use crate::pipeline::{Control, Ctx};
 use crate::profile::ActionProfile;
 use crate::state::{put, take, PacketState, Reentry, StdFields};
 use crate::table::Table;
+use crate::vset::ValueSet;
 use crate::Stats;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -146,6 +147,7 @@ pub struct Program {
     pub(crate) tables: Vec<Table>,
     pub(crate) table_by_name: HashMap<String, u32>,
     pub(crate) profiles: Vec<ActionProfile>,
+    pub(crate) vsets: Vec<ValueSet>,
     ingress: Control,
     egress: Control,
     deparse: Vec<u32>,
@@ -224,7 +226,6 @@ impl Program {
         if !root.is_object() {
             return err("top level", "expected a JSON object");
         }
-        refuse_nonempty(root, "parse_vsets", "parser value sets")?;
         refuse_nonempty(root, "extern_instances", "extern instances")?;
         let layout = Layout::load(root)?;
         let std = StdFields::resolve(&layout);
@@ -241,6 +242,7 @@ impl Program {
         let (field_lists, field_list_ids) = load_field_lists(root, &layout, "field_lists")?;
         let field_lists: Vec<Vec<FieldRef>> = field_lists.into_iter().map(|l| l.1).collect();
         let (learn_lists, learn_list_ids) = load_field_lists(root, &layout, "learn_lists")?;
+        let (vsets, vset_ids) = crate::vset::load(root)?;
         let names = Names {
             layout: &layout,
             externs: &ext,
@@ -248,6 +250,7 @@ impl Program {
             std: &std,
             field_lists: &field_list_ids,
             learn_lists: &learn_list_ids,
+            vsets: &vset_ids,
         };
         let actions = action::load_actions(root, &names)?;
         let mut action_by_id = HashMap::new();
@@ -355,6 +358,7 @@ impl Program {
             tables,
             table_by_name,
             profiles,
+            vsets,
             ingress,
             egress,
             deparse,
@@ -451,9 +455,15 @@ impl Program {
             now,
             stats: &mut self.stats,
         };
-        let parsed = self
-            .parser
-            .run(pkt, st, &self.codecs, &self.stacks, &self.codes, &mut x);
+        let parsed = self.parser.run(
+            pkt,
+            st,
+            &self.codecs,
+            &self.stacks,
+            &self.codes,
+            &self.vsets,
+            &mut x,
+        );
         // as bmv2: parser_error holds the program's NoError unless the parser failed
         let code = match parsed {
             Ok(()) => self.codes.no_error,
@@ -515,7 +525,8 @@ impl Program {
         };
         for c in self.checksums.iter().filter(|c| c.verify) {
             if c.applies(st) {
-                let v = self.calcs[c.calc as usize].compute(st, x.scratch);
+                let calc = &self.calcs[c.calc as usize];
+                let v = checksum::calc_value(calc, st, pkt, &self.deparse, &self.codecs, x.scratch);
                 if v & crate::bits::mask(c.target.width) != st.get(c.target) {
                     x.stats.checksum_errors += 1;
                     put(st, x.std.checksum_error, 1);
@@ -599,7 +610,15 @@ impl Program {
         }
         for c in self.checksums.iter().filter(|c| c.update) {
             if c.applies(st) {
-                let v = self.calcs[c.calc as usize].compute(st, &mut self.scratch);
+                let calc = &self.calcs[c.calc as usize];
+                let v = checksum::calc_value(
+                    calc,
+                    st,
+                    pkt,
+                    &self.deparse,
+                    &self.codecs,
+                    &mut self.scratch,
+                );
                 st.set(c.target, v);
             }
         }

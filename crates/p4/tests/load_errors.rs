@@ -49,10 +49,10 @@ fn unknown_primitive_and_operator() {
         "actions[5] \"MyIngress.set_priority\" primitive 1 \"bit_xor_magic\": primitive \"bit_xor_magic\" not supported"
     );
     let mut v = base();
-    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("usat_cast");
+    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("sat_cast");
     assert_eq!(
         refuse(&v),
-        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"usat_cast\" not supported"
+        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"sat_cast\" not supported"
     );
 }
 
@@ -98,8 +98,11 @@ fn unsupported_constructs() {
         "header_types[3] \"ipv4_t\": varbit field \"options\" not supported"
     );
     let mut v = base();
-    v["parse_vsets"] = json!([{"name": "pvs", "id": 0, "compressed_bitwidth": 16, "max_size": 4}]);
-    assert_eq!(refuse(&v), "parse_vsets: parser value sets not supported");
+    v["parse_vsets"] = json!([{"name": "pvs", "id": 0, "compressed_bitwidth": 0, "max_size": 4}]);
+    assert_eq!(
+        refuse(&v),
+        "parse_vsets[0] \"pvs\": a value set of 0 bits not supported"
+    );
     let mut v = base();
     v["header_types"][3]["fields"][11] = json!(["dstAddr", 32, true]);
     assert!(refuse(&v).contains("signed field \"dstAddr\""));

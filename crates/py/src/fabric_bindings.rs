@@ -92,6 +92,12 @@ fn fabric_fail(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
 }
 
 #[pyfunction]
+fn fabric_phases(py: Python<'_>, net: &str, old: &str, new: &str, dir: &str) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::phases_files(net, old, new, dir))
+        .map_err(py_err)
+}
+
+#[pyfunction]
 fn fabric_guid_files(py: Python<'_>, net: &str, dir: &str, io: Vec<String>) -> PyResult<String> {
     py.allow_threads(|| lanes_fabric::workflow::guid_files(net, dir, &io))
         .map_err(py_err)
@@ -115,21 +121,26 @@ fn fabric_sa_storm(opts: &str) -> PyResult<String> {
 }
 
 #[pyfunction]
+#[pyo3(signature = (net, dump, path_sl, sl2vl, sl2vl_dump=None))]
 fn fabric_check_vl(
     py: Python<'_>,
     net: &str,
     dump: &str,
     path_sl: &str,
     sl2vl: Vec<u8>,
+    sl2vl_dump: Option<&str>,
 ) -> PyResult<String> {
-    py.allow_threads(|| lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl))
-        .map_err(py_err)
+    py.allow_threads(|| {
+        lanes_fabric::workflow::check_vl_files(net, dump, path_sl, &sl2vl, sl2vl_dump)
+    })
+    .map_err(py_err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_check_vl, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_sa_storm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_fail, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_phases, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_guid_files, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_slurm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_gen, m)?)?;

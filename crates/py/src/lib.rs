@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod consolidate_bindings;
 mod fabric_bindings;
+mod idle_bindings;
 mod p4c_bindings;
 mod p4rt_bindings;
 mod pre_bindings;
@@ -12,6 +13,7 @@ mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod thrift_bindings;
+mod vset_bindings;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -19,11 +21,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;
+    idle_bindings::register(m)?;
     p4rt_bindings::register(m)?;
     pre_bindings::register(m)?;
     profile_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
+    vset_bindings::register(m)?;
     p4c_bindings::register(m)?;
     Ok(())
 }

@@ -175,6 +175,7 @@ fn names_json(p: &Program) -> String {
                 "direct_meter": n.direct_meters.iter().find(|c| Some(c.id) == t.direct_meter)
                     .map(|c| c.name.clone()),
                 "profile": p.table_profile(t.table).ok().flatten().map(|x| x.0),
+                "support_timeout": p.supports_timeout(t.table).unwrap_or(false),
             })
         })
         .collect();
@@ -196,6 +197,10 @@ fn names_json(p: &Program) -> String {
         "tables": tables,
         "actions": actions,
         "profiles": profiles_json(p),
+        "value_sets": p.value_set_names().iter().filter_map(|n| {
+            let (width, max_size) = p.value_set_info(n).ok()?;
+            Some(json!({"name": n, "width": width, "max_size": max_size}))
+        }).collect::<Vec<_>>(),
         "counters": externs_json(&n.counters),
         "direct_counters": externs_json(&n.direct_counters),
         "meters": externs_json(&n.meters),

@@ -94,16 +94,9 @@ pub(crate) fn names(dp: &Dataplane) -> Result<Arc<P4Names>, String> {
 }
 
 pub(crate) fn find_table(names: &P4Names, name: &str) -> Result<TableInfo, String> {
-    let hits: Vec<&TableInfo> = names
-        .tables
-        .iter()
-        .filter(|t| t.name == name || t.name.ends_with(&format!(".{name}")))
-        .collect();
-    match hits.as_slice() {
-        [t] => Ok((*t).clone()),
-        [] => Err(format!("no table named '{name}'")),
-        _ => Err(format!("table name '{name}' is ambiguous")),
-    }
+    lanes_p4::names::resolve(names.tables.iter().map(|t| t.name.as_str()), name)
+        .map(|i| names.tables[i].clone())
+        .ok_or_else(|| format!("no table named '{name}' (or the name is ambiguous)"))
 }
 
 fn with_table(
@@ -206,11 +199,13 @@ fn action_params(
     action: &str,
     values: &[&str],
 ) -> Result<(String, Vec<Vec<u8>>), String> {
-    let info = names
+    let mine: Vec<_> = names
         .actions
         .iter()
         .filter(|a| t.action_ids.contains(&a.id))
-        .find(|a| a.name == action || a.name.ends_with(&format!(".{action}")))
+        .collect();
+    let info = lanes_p4::names::resolve(mine.iter().map(|a| a.name.as_str()), action)
+        .map(|i| mine[i])
         .ok_or_else(|| format!("table {} has no action '{action}'", t.name))?;
     Ok((info.name.clone(), values_for(names, &info.name, values)?))
 }
@@ -440,18 +435,14 @@ pub(crate) fn extern_name(p: &Program, name: &str) -> Result<String, String> {
         return Ok(name.to_string());
     }
     let n = P4Names::from_program(p);
-    let suffix = format!(".{name}");
-    let hits: Vec<&str> = [&n.counters, &n.registers, &n.meters]
+    let all: Vec<&str> = [&n.counters, &n.registers, &n.meters]
         .into_iter()
         .flatten()
         .map(|x| x.name.as_str())
-        .filter(|x| x.ends_with(&suffix))
         .collect();
-    match hits.as_slice() {
-        [one] => Ok(one.to_string()),
-        [] => Err(format!("no counter, register or meter named '{name}'")),
-        _ => Err(format!("name '{name}' is ambiguous")),
-    }
+    lanes_p4::names::resolve(all.iter().copied(), name)
+        .map(|i| all[i].to_string())
+        .ok_or_else(|| format!("no counter, register or meter named '{name}' (or it is ambiguous)"))
 }
 
 pub(crate) fn counter_read_indexed(dp: &mut Dataplane, args: &[&str]) -> R {

@@ -131,13 +131,14 @@ def cmd_route(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     if args.path_sl:
-        v = native.check_vl(args.net, args.dump, args.path_sl, args.sl2vl or [])
+        v = native.check_vl(args.net, args.dump, args.path_sl, args.sl2vl or [], args.sl2vl_dump)
         vls = ", ".join(
             f"VL {vl}: {deps} deps {'acyclic' if ok else 'CYCLIC'}" for vl, deps, ok in v["vl"]["vls"]
         )
         lines = [
             f"deadlock free with SLs/VLs: {v['vl']['deadlock_free']} ({v['vl']['paths']} paths; {vls})",
-            f"on one VL the channel dependency graph is acyclic: {v['single_vl']['cdg_acyclic']}",
+            f"on one VL (every hop on VL 0) deadlock free: {v['vl_blind']['deadlock_free']}",
+            f"paths unreachable {v['vl']['unreachable']}, looping {v['vl']['loops']}; SLs used {v['sls_used']}",
         ]
         _emit(v, args.json, lines)
         return 0 if v["vl"]["deadlock_free"] else 1
@@ -326,6 +327,7 @@ def register(subparsers: Any) -> None:
     c.add_argument("dump")
     c.add_argument("--path-sl", help="path SLs (saquery -p output or SLID DLID SL lines): check per VL")
     c.add_argument("--sl2vl", type=_ints, help="16 comma-separated VLs, one per SL (default identity)")
+    c.add_argument("--sl2vl-dump", help="OpenSM's opensm-sl2vl.dump: SL-to-VL per switch and port pair")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_check)
 
@@ -377,7 +379,7 @@ def register(subparsers: Any) -> None:
     m.add_argument("dump", help="current LFTs (opensm-lfts.dump)")
     m.add_argument("--vm", required=True, help="VM node name")
     m.add_argument("--to", required=True, help="swap: an idle VF node name; copy: a hypervisor switch name")
-    m.add_argument("--mode", choices=["swap", "copy"], default="swap")
+    m.add_argument("--mode", choices=["swap", "copy", "min-copy"], default="swap")
     m.add_argument("--out-net", help="netlist with the VM moved")
     m.add_argument("--out", help="new LFTs")
     m.add_argument("--no-compare", action="store_true", help="skip counting a full vswitch-ftree re-route")

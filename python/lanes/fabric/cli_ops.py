@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from lanes.errors import LanesError
 from lanes.fabric import native
 
 
@@ -34,7 +36,7 @@ def cmd_fail(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "engine": args.engine,
     }
-    for key in ("old", "out", "out_net"):
+    for key in ("old", "out", "out_net", "phases"):
         if getattr(args, key):
             opts[key] = getattr(args, key)
     print(f"fabric: failing and re-routing {args.net} with {args.engine} ...", file=sys.stderr)
@@ -52,13 +54,81 @@ def cmd_fail(args: argparse.Namespace) -> int:
             f"{r['switches_updated']} switches (full reconfiguration {r['full_reconfiguration_smps']})"
         ),
         f"after: {_verdict(c)}; most destinations on one port {worst}",
+        *(
+            [
+                f"sub-tree: {st['subtree_switches']} switches, {st['subtree_nodes']} nodes; "
+                f"{st['rerouted_switches']} switches re-routed after {st['attempts']} attempt(s)"
+                + ("; fell back to a full ftree re-route" if st["fell_back_to_full"] else "")
+            ]
+            if (st := r.get("subtree"))
+            else []
+        ),
         (
             f"transition: old+new acyclic {tr['union_acyclic']}, {tr['changed_entries']} entries change, "
             f"update order: {tr['advice']}"
         ),
     ]
+    if "phases" in r:
+        lines.append(_phase_line(r["phases"]))
     _emit(r, args.json, lines)
     return 0 if c["deadlock_free"] and c["unreachable"] == 0 else 1
+
+
+def _phase_line(p: dict[str, Any]) -> str:
+    return (
+        f"drop-first phases: {p['dropped_entries']} of {p['changed_entries']} changed entries dropped first; "
+        f"phase 1 {p['phase1_smps']} SMPs to {p['phase1_switches']} switches ({p['phase1']}), "
+        f"phase 2 {p['phase2_smps']} SMPs to {p['phase2_switches']} ({p['phase2']}); "
+        f"old->1 acyclic {p['old_to_phase1_acyclic']}, 1->new acyclic {p['phase1_to_new_acyclic']}"
+    )
+
+
+def cmd_phases(args: argparse.Namespace) -> int:
+    r = native.phases(args.net, args.old, args.new, args.out)
+    lines = [
+        f"old acyclic {r['old_acyclic']}, new acyclic {r['new_acyclic']}, any update order safe {r['any_order']}",
+        _phase_line(r),
+    ]
+    if args.live:
+        from lanes.fabric import phaselive
+
+        r["live"] = phaselive.apply(
+            args.net, [args.old, r["phase1"], r["phase2"]], str(Path(args.out) / "live")
+        )
+        for row in r["live"][1:]:
+            c = row["check"]
+            lines.append(
+                f"OpenSM {row['phase']}: {row['lft_blocks_written']} LFT blocks written, "
+                f"{row['entries_differing']} entries differ from the phase, deadlock free {c['deadlock_free']}, "
+                f"{c['unreachable']} (leaf, node) pairs dropped"
+            )
+    _emit(r, args.json, lines)
+    return 0 if r["old_to_phase1_acyclic"] and r["phase1_to_new_acyclic"] else 1
+
+
+def cmd_opensm_sl(args: argparse.Namespace) -> int:
+    from lanes.fabric import slroutes
+
+    net = args.net
+    if args.torus:
+        n, _, m = args.torus.partition("x")
+        if not (n.isdigit() and m.isdigit()):
+            raise LanesError(f"--torus {args.torus!r}: expected NxM, e.g. 4x4")
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        net = str(Path(args.out) / "torus.net")
+        Path(net).write_text(slroutes.torus_netlist(int(n), int(m), args.hosts))
+    elif net is None:
+        raise LanesError("give a netlist or --torus NxM")
+    r = slroutes.run(net, args.engine, args.out)
+    vl, blind = r["vl"], r["vl_blind"]
+    lines = [
+        f"OpenSM {r['engine']}: {r['opensm_lanes_line']}; {r['pairs']} path SLs from the SA, SLs used {r['sls_used']}",
+        f"per VL (opensm-sl2vl.dump): deadlock free {vl['deadlock_free']}, "
+        + ", ".join(f"VL {v}: {d} deps {'acyclic' if ok else 'CYCLIC'}" for v, d, ok in vl["vls"]),
+        f"VL-blind (every hop on one VL): deadlock free {blind['deadlock_free']}",
+    ]
+    _emit(r, args.json, lines)
+    return 0 if vl["deadlock_free"] and vl["unreachable"] == 0 else 1
 
 
 def cmd_guid_files(args: argparse.Namespace) -> int:
@@ -161,14 +231,44 @@ def register(sub: Any) -> None:
     f.add_argument("--node", action="append", help="a compute node name (repeatable)")
     f.add_argument("--random-links", type=float, default=0.0, help="percent of switch links failed at random")
     f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--engine", choices=["ftree", "slimupdate", "mfattree"], default="slimupdate")
+    f.add_argument(
+        "--engine",
+        choices=["ftree", "slimupdate", "mfattree", "subtree"],
+        default="slimupdate",
+        help="subtree: re-route the failure's sub-tree only, widened until every node is reachable",
+    )
     f.add_argument(
         "--old", help="tables in place (opensm-lfts.dump); default lanes's ftree of the intact fabric"
     )
     f.add_argument("--out", help="write the new tables (opensm-lfts.dump)")
     f.add_argument("--out-net", help="write the degraded netlist")
+    f.add_argument("--phases", help="directory for the two drop-first phases (phase1.dump, phase2.dump)")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=cmd_fail)
+
+    ph = sub.add_parser("phases", help="two-phase drop-first update from OLD to NEW tables, as OpenSM dumps")
+    ph.add_argument("net")
+    ph.add_argument("old", help="tables in place (opensm-lfts.dump)")
+    ph.add_argument("new", help="tables to go to (opensm-lfts.dump)")
+    ph.add_argument("--out", required=True, help="directory for phase1.dump and phase2.dump")
+    ph.add_argument(
+        "--live",
+        action="store_true",
+        help="apply old, phase 1, phase 2 with OpenSM on ibsim (-R file -U, SIGHUP)",
+    )
+    ph.add_argument("--json", action="store_true")
+    ph.set_defaults(func=cmd_phases)
+
+    sl = sub.add_parser(
+        "opensm-sl", help="OpenSM's LASH/DFSSSP on ibsim: LFTs, path SLs (SA), SL2VL, checked per VL"
+    )
+    sl.add_argument("net", nargs="?", help="netlist (or --torus)")
+    sl.add_argument("--torus", help="route an NxM 2-D torus instead of a netlist, e.g. 4x4")
+    sl.add_argument("--hosts", type=int, default=1, help="compute nodes per torus switch")
+    sl.add_argument("--engine", choices=["lash", "dfsssp"], default="lash")
+    sl.add_argument("--out", required=True, help="directory for dumps, path-sl.txt and logs")
+    sl.add_argument("--json", action="store_true")
+    sl.set_defaults(func=cmd_opensm_sl)
 
     lv = sub.add_parser("live", help="OpenSM daemon on ibsim routing with a lanes engine; link/switch events")
     lv.add_argument("net")

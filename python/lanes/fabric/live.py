@@ -31,10 +31,20 @@ def console_command(event: str) -> str:
 
 
 class LiveSubnet:
-    def __init__(self, net: str, engine: str, out: str, sweep: int = 1, tenant: str | None = None) -> None:
+    def __init__(
+        self,
+        net: str,
+        engine: str,
+        out: str,
+        sweep: int = 1,
+        tenant: str | None = None,
+        extra_args: list[str] | None = None,
+        log_flags: str = "0x43",
+    ) -> None:
         for t in opensm.missing_tools():
             raise LanesError(f"not installed: {t} (run make setup)")
         self.engine, self.sweep, self.tenant = engine, sweep, tenant
+        self.extra_args, self.log_flags = extra_args or [], log_flags
         self.outdir = Path(out).resolve()
         self.outdir.mkdir(parents=True, exist_ok=True)
         stale = [self.outdir / x for x in ("guid2lid", "guid2mkey", "opensm.log")]
@@ -86,8 +96,9 @@ class LiveSubnet:
             time.sleep(0.05)
         cmd = [
             opensm._tool("opensm"),
-            *["-D", "0x43", "-s", str(self.sweep), "-f", str(self.outdir / "opensm.log")],
+            *["-D", self.log_flags, "-s", str(self.sweep), "-f", str(self.outdir / "opensm.log")],
             *["--dump_files_dir", str(self.outdir), "-R", self.engine],
+            *self.extra_args,
         ]
         if plugin.uses_plugin(self.engine):
             cmd += ["-F", str(plugin.prepare(self.outdir, self.sim_env, tenant=self.tenant))]

@@ -63,6 +63,10 @@ def fail(net: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_fail", net, json.dumps(opts))
 
 
+def phases(net: str, old: str, new: str, out_dir: str) -> dict[str, Any]:
+    return _call("fabric_phases", net, old, new, out_dir)
+
+
 def guid_files(net: str, out_dir: str, io: list[str]) -> dict[str, Any]:
     return _call("fabric_guid_files", net, out_dir, io)
 
@@ -75,5 +79,7 @@ def sa_storm(opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_sa_storm", json.dumps(opts))
 
 
-def check_vl(net: str, dump: str, path_sl: str, sl2vl: list[int]) -> dict[str, Any]:
-    return _call("fabric_check_vl", net, dump, path_sl, sl2vl)
+def check_vl(
+    net: str, dump: str, path_sl: str, sl2vl: list[int], sl2vl_dump: str | None = None
+) -> dict[str, Any]:
+    return _call("fabric_check_vl", net, dump, path_sl, sl2vl, sl2vl_dump)

@@ -8,6 +8,7 @@ from typing import Any
 import grpc
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
 from lanes.p4runtime.profiles import ProfileEntities
@@ -53,6 +54,8 @@ class Entities(EntityReads, ProfileEntities):
         self.digests = digests  # DigestEngine: DigestEntry configs
         # (table id, canonical match, priority) -> (entry handle, metadata)
         self.index: dict[tuple[int, Canon, int], tuple[int, bytes]] = {}
+        self.oneshots = {}
+        self.next_hidden = 0
 
     # ---- match keys ----
 
@@ -191,6 +194,9 @@ class Entities(EntityReads, ProfileEntities):
                 if which == "digest_entry" and self.digests is not None:
                     self.digests.write(u.type, u.entity.digest_entry)
                     continue
+                if which == "value_set_entry":
+                    valuesets.write(self.sw, self.pl.value_sets, u.type, u.entity.value_set_entry)
+                    continue
                 if which == "action_profile_member":
                     self.write_member(u.type, u.entity.action_profile_member)
                     continue
@@ -209,33 +215,37 @@ class Entities(EntityReads, ProfileEntities):
         spec = self.pl.tables.get(te.table_id)
         if spec is None:
             raise not_found(f"no table with id {te.table_id}")
-        if te.HasField("time_since_last_hit") or te.idle_timeout_ns:
+        if te.HasField("time_since_last_hit"):
+            raise invalid(f"table {spec.name}: time_since_last_hit is read-only")
+        if te.idle_timeout_ns and not spec.idle_notify:
             raise invalid(f"table {spec.name} does not support idle timeouts")
+        if te.idle_timeout_ns < 0:
+            raise invalid(f"table {spec.name}: negative idle_timeout_ns")
         if te.is_default_action:
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
             if len(te.match) or te.priority:
                 raise invalid(f"table {spec.name}: the default entry has no match and no priority")
             if spec.profile is not None:
-                target = self.indirect_target(spec, te.action) if te.HasField("action") else None
+                target = self._named_target(spec, te.action) if te.HasField("action") else None
                 a = 0 if target is not None else 0xFFFFFFFF  # none: back to the JSON default
-                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"")
+                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"", False, None)
             if te.HasField("action"):
                 a, params = self.action(spec, te.action, default=True)
             elif spec.default is not None:
                 a, params = spec.default
             else:
                 raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"")
+            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"", False, None)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys, canon = self.match(spec, te)
         prio = self._priority(spec, te)
         ikey = (spec.id, canon, prio)
         hint = self.index.get(ikey, (-1, b""))[0]
-        a, params, target = 0, [], None
+        a, params, target, hidden = 0, [], None, None
         if typ != DELETE and spec.profile is not None:
-            target = self.indirect_target(spec, te.action)
+            target, hidden = self.indirect_target(spec, te.action)
         elif typ != DELETE:
             a, params = self.action(spec, te.action, default=False)
         counter = None
@@ -243,7 +253,11 @@ class Entities(EntityReads, ProfileEntities):
             counter = counter_pair(te.counter_data)
         meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
         op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
-        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), (ikey, typ, te.metadata)
+        ttl: int | None | bool = False  # False: no idle timeout to set after the write
+        if spec.idle_notify and typ != DELETE:
+            ttl = te.idle_timeout_ns or None  # 0: the entry never ages
+        done = (ikey, typ, te.metadata, ttl, hidden)
+        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), done
 
     def _flush(self, batch: list, results: list) -> None:
         if not batch:
@@ -252,14 +266,27 @@ class Entities(EntityReads, ProfileEntities):
             out = _native.p4rt_table_write(self.sw, [b[1] for b in batch])
         except _native.P4rtError as e:
             err = native_error(e)
-            for i, *_ in batch:
+            for i, _op, done in batch:
                 results[i] = (err.code, err.message)
+                self.drop_hidden(done[4])
             batch.clear()
             return
-        for (i, _, (ikey, typ, meta)), (code, handle, msg) in zip(batch, out, strict=True):
+        for (i, op, (ikey, typ, meta, ttl, hidden)), (code, handle, msg) in zip(batch, out, strict=True):
             if code:
                 results[i] = (code_from_number(code), msg)
-            elif ikey is not None:
+                self.drop_hidden(hidden)
+                continue
+            if typ != INSERT:  # the entry's earlier one-shot set is no longer named
+                self.drop_hidden(self.oneshots.pop(ikey, None))
+            if hidden is not None:
+                self.oneshots[ikey] = hidden
+            if ttl is not False:  # a table with idle timeouts: set (or clear) the entry's
+                try:
+                    _native.p4rt_entry_ttl(self.sw, op[1], handle, ttl)
+                except _native.P4rtError as e:
+                    err = native_error(e)
+                    results[i] = (err.code, err.message)
+            if ikey is not None:
                 if typ == DELETE:
                     self.index.pop(ikey, None)
                 elif typ == INSERT or ikey in self.index or meta:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.devconfig import bmv2_json
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid
 from lanes.p4runtime.proto import p4i
@@ -54,6 +55,7 @@ class TableSpec:
     default: tuple[int, list[bytes]] | None
     direct_counter: str | None
     direct_meter: str | None
+    idle_notify: bool = False  # entries may have idle timeouts (P4Info NOTIFY_CONTROL)
     profile: int | None = None  # P4Info id of the action profile of an indirect table
     json_profile: int | None = None  # the program's index of that profile
 
@@ -115,6 +117,7 @@ class Pipeline:
     registers: dict[int, ExternSpec] = field(default_factory=dict)
     digests: dict[int, DigestSpec] = field(default_factory=dict)
     profiles: dict[int, ProfileSpec] = field(default_factory=dict)
+    value_sets: dict[int, Any] = field(default_factory=dict)  # id -> valuesets.ValueSetSpec
     packet_in: PacketMeta | None = None
     packet_out: PacketMeta | None = None
     staged: Any = None  # _native.P4rtProgram until committed
@@ -224,6 +227,7 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
         pl.registers[r.preamble.id].bitwidth = jregs[r.preamble.name]["bitwidth"]
     pl.digests = _digests(info, names["learn_lists"])
     pl.profiles = _profiles(pl, info, names.get("profiles", []))
+    pl.value_sets = valuesets.resolve(info, names.get("value_sets", []))
     for m in info.controller_packet_metadata:
         fields = [(f.id, f.name, f.bitwidth) for f in m.metadata]
         if sum(f[2] for f in fields) % 8:
@@ -297,6 +301,9 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
     jt = jtables.get(name)
     if jt is None:
         raise invalid(f"p4info table {name} is not in the bmv2 JSON")
+    idle = t.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL
+    if idle and not jt.get("support_timeout"):
+        raise invalid(f"table {name}: p4info asks for idle notifications, the JSON table has no support_timeout")
     if bool(t.implementation_id) != (jt.get("profile") is not None):
         raise invalid(f"table {name}: p4info and JSON differ on its action profile implementation")
     jkeys = jt["keys"]
@@ -348,4 +355,5 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
         direct_counter=jt["direct_counter"],
         direct_meter=jt["direct_meter"],
         json_profile=jt.get("profile"),
+        idle_notify=idle,
     )

@@ -4,6 +4,7 @@ writes and reads, the member and group ids being the switch's own handles."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from lanes import _native
@@ -14,6 +15,19 @@ from lanes.p4runtime.values import DELETE, INSERT, canonical, native_error
 
 MEMBER_ADD, MEMBER_MODIFY, MEMBER_DELETE = 0, 1, 2
 GROUP_CREATE, GROUP_DELETE, GROUP_SET = 0, 1, 2
+# one-shot action sets become members and a group with ids from here up, hidden from reads
+HIDDEN_BASE = 0xC000_0000
+
+
+@dataclass
+class Hidden:
+    """The members and group made for one entry's one-shot action set."""
+
+    profile: int  # the program's profile index
+    target: tuple[bool, int]
+    group: int | None
+    members: list[int]
+    action_set: Any  # the ActionProfileActionSet, returned by reads
 
 
 class ProfileEntities:
@@ -22,6 +36,9 @@ class ProfileEntities:
 
     sw: Any
     pl: Pipeline
+    # entry key -> the hidden objects of its one-shot action set
+    oneshots: dict[Any, Hidden]
+    next_hidden: int
 
     def _action_params(self, aspec: Any, a: Any) -> list[bytes]:
         raise NotImplementedError
@@ -80,7 +97,7 @@ class ProfileEntities:
     def read_members(self, want: Any) -> Iterator[Any]:
         for prof in self._profiles(want.action_profile_id):
             for handle, action, params in _native.ap_members(self.sw, prof.index):
-                if want.member_id and handle != want.member_id:
+                if (want.member_id and handle != want.member_id) or handle >= HIDDEN_BASE:
                     continue
                 m = p4r.ActionProfileMember(action_profile_id=prof.id, member_id=handle)
                 aid = prof.action_ids.get(action)
@@ -95,7 +112,7 @@ class ProfileEntities:
             if not prof.with_selector:
                 continue
             for handle, members, max_size in _native.ap_groups(self.sw, prof.index):
-                if want.group_id and handle != want.group_id:
+                if (want.group_id and handle != want.group_id) or handle >= HIDDEN_BASE:
                     continue
                 g = p4r.ActionProfileGroup(action_profile_id=prof.id, group_id=handle, max_size=max_size)
                 for m, w in members:
@@ -105,8 +122,16 @@ class ProfileEntities:
     def _profiles(self, ident: int) -> list[ProfileSpec]:
         return [self.profile(ident)] if ident else list(self.pl.profiles.values())
 
-    def indirect_target(self, spec: Any, ta: Any) -> tuple[bool, int]:
-        """The member or group a table entry of an indirect table names."""
+    def indirect_target(self, spec: Any, ta: Any) -> tuple[tuple[bool, int], Hidden | None]:
+        """The member or group a table entry of an indirect table names, and the hidden objects
+        made for a one-shot action set."""
+        which = ta.WhichOneof("type")
+        if which == "action_profile_action_set":
+            h = self._oneshot(spec, ta.action_profile_action_set)
+            return h.target, h
+        return self._named_target(spec, ta), None
+
+    def _named_target(self, spec: Any, ta: Any) -> tuple[bool, int]:
         which = ta.WhichOneof("type")
         if which == "action_profile_member_id":
             return (False, ta.action_profile_member_id)
@@ -114,11 +139,72 @@ class ProfileEntities:
             if not self.pl.profiles[spec.profile].with_selector:
                 raise invalid(f"table {spec.name}: its action profile has no selector (no groups)")
             return (True, ta.action_profile_group_id)
-        if which == "action_profile_action_set":
-            raise unimplemented(f"table {spec.name}: one-shot action sets are not supported")
-        raise invalid(f"table {spec.name} is indirect: an entry names a member or group")
+        raise invalid(f"table {spec.name} is indirect: an entry names a member, a group or an action set")
+
+    def _hidden_id(self) -> int:
+        self.next_hidden += 1
+        return HIDDEN_BASE + self.next_hidden
+
+    def _oneshot(self, spec: Any, aset: Any) -> Hidden:
+        """Members (and with a selector, a group) for a one-shot action set."""
+        prof = self.pl.profiles[spec.profile]
+        if not aset.action_profile_actions:
+            raise invalid(f"table {spec.name}: an empty one-shot action set")
+        h = Hidden(prof.index, (False, 0), None, [], p4r.ActionProfileActionSet())
+        h.action_set.CopyFrom(aset)
+        weights = []
+        try:
+            for pa in aset.action_profile_actions:
+                if pa.watch or pa.WhichOneof("watch_kind"):
+                    raise unimplemented(f"table {spec.name}: watch ports are not supported")
+                aspec = self.pl.actions.get(pa.action.action_id)
+                if aspec is None:
+                    raise not_found(f"no action with id {pa.action.action_id}")
+                idx = prof.actions.get(pa.action.action_id)
+                if idx is None:
+                    raise invalid(f"action {aspec.name} is not an action of profile {prof.name}")
+                if pa.weight < 0:
+                    raise invalid(f"table {spec.name}: a negative weight")
+                mid = self._hidden_id()
+                _native.ap_member_write(
+                    self.sw, prof.index, MEMBER_ADD, mid, idx, self._action_params(aspec, pa.action)
+                )
+                h.members.append(mid)
+                weights.append(pa.weight or 1)
+            if prof.with_selector:
+                h.group = self._hidden_id()
+                members = list(zip(h.members, weights, strict=True))
+                _native.ap_group_write(self.sw, prof.index, GROUP_CREATE, h.group, members)
+                h.target = (True, h.group)
+            elif len(h.members) == 1:
+                h.target = (False, h.members[0])
+            else:
+                raise invalid(
+                    f"table {spec.name}: its profile has no selector, a one-shot set holds one action"
+                )
+        except _native.P4rtError as x:
+            self.drop_hidden(h)
+            raise native_error(x) from None
+        except Exception:
+            self.drop_hidden(h)
+            raise
+        return h
+
+    def drop_hidden(self, h: Hidden | None) -> None:
+        """Deletes what a one-shot action set made (its entry no longer names it)."""
+        if h is None:
+            return
+        if h.group is not None:
+            _native.ap_group_write(self.sw, h.profile, GROUP_DELETE, h.group)
+        for m in h.members:
+            _native.ap_member_write(self.sw, h.profile, MEMBER_DELETE, m)
 
     def target_out(self, te: Any, target: tuple[bool, int]) -> None:
+        if target[1] >= HIDDEN_BASE:
+            h = next((h for h in self.oneshots.values() if h.target == target), None)
+            if h is not None:
+                te.action.action_profile_action_set.CopyFrom(h.action_set)
+                return
         if target[0]:
             te.action.action_profile_group_id = target[1]
         else:

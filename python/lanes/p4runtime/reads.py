@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lanes import _native
+from lanes.p4runtime import valuesets
 from lanes.p4runtime.errors import P4RTError, invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
 from lanes.p4runtime.proto import p4r
@@ -65,6 +66,8 @@ class EntityReads:
                     yield p4r.Entity(direct_meter_entry=p4r.DirectMeterEntry(table_entry=te, config=cfg))
             elif which == "packet_replication_engine_entry":
                 yield from self._read_pre(entity.packet_replication_engine_entry)
+            elif which == "value_set_entry":
+                yield from valuesets.read(self.sw, self.pl.value_sets, entity.value_set_entry)
             elif which == "action_profile_member":
                 yield from self.read_members(entity.action_profile_member)  # type: ignore[attr-defined]
             elif which == "action_profile_group":
@@ -134,22 +137,36 @@ class EntityReads:
                 canon = tuple(_canon_out(k) for k in keys)
                 if any(canon[pos] != c for pos, c in filt.items()):
                     continue
-                te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
-                for k, key in zip(spec.keys, keys, strict=True):
-                    _field_out(te, k, key)
-                if target is not None:
-                    self.target_out(te, target)  # type: ignore[attr-defined]
-                else:
-                    self._set_action(te, spec, a, params)
-                meta = self.index.get((spec.id, canon, te.priority))
-                if meta is not None and meta[1]:
-                    te.metadata = meta[1]
+                te = self.entry_message(spec, (h, keys, a, params, prio, None, None, target))
+                if spec.idle_notify:
+                    life = _native.p4rt_entry_life(self.sw, spec.index, h)
+                    if life is not None:
+                        te.idle_timeout_ns = life[1] or 0
+                        if want.HasField("time_since_last_hit"):
+                            te.time_since_last_hit.elapsed_ns = life[0]
                 if with_counter:
                     te.counter_data.packet_count = int64(pk)
                     te.counter_data.byte_count = int64(by)
                 if with_meter:
                     te.meter_config.CopyFrom(config_out(rates))
                 yield te if (counters or meters) else p4r.Entity(table_entry=te)
+
+    def entry_message(self, spec: TableSpec, e: tuple) -> Any:
+        """A TableEntry from an entry as the switch reads it: match, action or member/group,
+        priority and the controller's metadata."""
+        _h, keys, a, params, prio, _counter, _meter, target = e
+        te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
+        for k, key in zip(spec.keys, keys, strict=True):
+            _field_out(te, k, key)
+        if target is not None:
+            self.target_out(te, target)  # type: ignore[attr-defined]
+        else:
+            self._set_action(te, spec, a, params)
+        canon = tuple(_canon_out(k) for k in keys)
+        meta = self.index.get((spec.id, canon, te.priority))
+        if meta is not None and meta[1]:
+            te.metadata = meta[1]
+        return te
 
     def _filter(self, spec: TableSpec, want: Any) -> dict[int, tuple]:
         """Positions and canonical values of the match fields a read names."""

@@ -17,6 +17,7 @@ from google.protobuf.message import DecodeError
 
 from lanes import _native
 from lanes.errors import LanesError
+from lanes.p4runtime import idle
 from lanes.p4runtime import pipeline as pipeline_mod
 from lanes.p4runtime.arbitration import Arbitrator, Client, role_key
 from lanes.p4runtime.digests import DigestEngine
@@ -69,6 +70,7 @@ class P4RuntimeService:
             "pipeline_commits": 0,
             "packet_ins": 0,
             "packet_outs": 0,
+            "idle_notifications": 0,
         }
         self.digests = DigestEngine(sw, self.arb.primaries)
         self._stop = threading.Event()
@@ -422,6 +424,7 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
         srv._thread = threading.Thread(target=service.packet_in_loop, name="p4rt-packet-in", daemon=True)
         srv._thread.start()
     threading.Thread(target=service.digests.loop, args=(service._stop,), name="p4rt-digests", daemon=True).start()
+    threading.Thread(target=idle.loop, args=(service, service._stop), name="p4rt-idle", daemon=True).start()
     return srv
 
 

@@ -226,7 +226,7 @@ class ProfilesMixin:
     def bm_mt_indirect_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
         call = "bm_mt_indirect_set_entry_ttl"
         self._indirect(call, table_name, groups=False)
-        raise table_error(call, E.AGEING_DISABLED, "entry timeouts are not supported")
+        self.entry_ttl(call, table_name, entry_handle, timeout_ms)  # type: ignore[attr-defined]
 
     def bm_mt_indirect_set_default_member(self, cxt_id, table_name, mbr_handle):
         self._indirect_default("bm_mt_indirect_set_default_member", table_name, (False, _handle(mbr_handle)))

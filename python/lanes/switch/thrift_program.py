@@ -50,6 +50,7 @@ class TableView:
     direct_meter: str | None
     json_default: tuple[int, list[bytes]] | None  # (action index, params) from the JSON
     profile: str | None = None  # the action profile of an indirect table
+    support_timeout: bool = False  # entries may have idle timeouts
 
     @property
     def has_priority(self) -> bool:
@@ -127,6 +128,7 @@ def build(json_text: str, names: dict) -> ProgramView:
             direct_meter=t["direct_meter"],
             json_default=default,
             profile=profile_names.get(t.get("profile")),
+            support_timeout=bool(t.get("support_timeout")),
         )
     ids = {}
     for kind, key in (("table", None), ("counter", "counter_arrays"), ("meter", "meter_arrays"),

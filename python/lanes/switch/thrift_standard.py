@@ -23,7 +23,7 @@ from bm_runtime.standard.ttypes import (
 )
 
 from lanes import _native
-from lanes.switch.thrift_context import SwitchContext, log, native_code
+from lanes.switch.thrift_context import NOT_FOUND, SwitchContext, log, native_code
 from lanes.switch.thrift_externs import ExternsMixin
 from lanes.switch.thrift_profiles import ProfilesMixin
 from lanes.switch.thrift_tables import TablesMixin
@@ -147,21 +147,34 @@ class StandardHandler(TablesMixin, ProfilesMixin, ExternsMixin):
     def bm_learning_set_buffer_size(self, cxt_id, list_id, nb_samples):
         self._no_learning("bm_learning_set_buffer_size")
 
-    def _no_vset(self, call: str, name: str):
-        log(call, f"INVALID_PARSE_VSET_NAME: no parser value set '{name}' (not supported)")
-        raise InvalidParseVSetOperation(code=ParseVSetOperationErrorCode.INVALID_PARSE_VSET_NAME)
+    def _vset(self, call: str, name: str, *args):
+        """A value set operation; bmv2's codes for an unknown set or a bad value."""
+        try:
+            if not args:
+                return _native.vset_members(self.ctx.sw, name)
+            return _native.vset_write(self.ctx.sw, name, *args)
+        except _native.P4rtError as e:
+            code, msg = native_code(e)
+            if code == NOT_FOUND and "no value set named" in msg:
+                log(call, f"INVALID_PARSE_VSET_NAME: {msg}")
+                raise InvalidParseVSetOperation(code=ParseVSetOperationErrorCode.INVALID_PARSE_VSET_NAME) from None
+            if code == NOT_FOUND:  # removing a value that is not there: bmv2 says nothing
+                return None
+            log(call, f"ERROR: {msg}")
+            raise InvalidParseVSetOperation(code=ParseVSetOperationErrorCode.ERROR) from None
 
     def bm_parse_vset_add(self, cxt_id, parse_vset_name, value):
-        self._no_vset("bm_parse_vset_add", parse_vset_name)
+        self._vset("bm_parse_vset_add", parse_vset_name, 0, bytes(value))
 
     def bm_parse_vset_remove(self, cxt_id, parse_vset_name, value):
-        self._no_vset("bm_parse_vset_remove", parse_vset_name)
+        self._vset("bm_parse_vset_remove", parse_vset_name, 1, bytes(value))
 
     def bm_parse_vset_get(self, cxt_id, parse_vset_name):
-        self._no_vset("bm_parse_vset_get", parse_vset_name)
+        members = self._vset("bm_parse_vset_get", parse_vset_name)
+        return [bytes(v) for v, _mask in members]
 
     def bm_parse_vset_clear(self, cxt_id, parse_vset_name):
-        self._no_vset("bm_parse_vset_clear", parse_vset_name)
+        self._vset("bm_parse_vset_clear", parse_vset_name, 2)
 
     def bm_set_crc16_custom_parameters(self, cxt_id, calc_name, crc16_config):
         log("bm_set_crc16_custom_parameters", f"no custom CRC calculation '{calc_name}'")

@@ -17,6 +17,7 @@ from bm_runtime.standard.ttypes import (
     BmMatchParamType,
     BmMeterRateConfig,
     BmMtEntry,
+    BmMtEntryLife,
     InvalidTableOperation,
     TableOperationErrorCode,
 )
@@ -134,11 +135,16 @@ class TablesMixin:
             act = BmActionEntry(action_type=BmActionEntryType.GRP_HANDLE, grp_handle=target[1])
         else:
             act = BmActionEntry(action_type=BmActionEntryType.MBR_HANDLE, mbr_handle=target[1])
+        life = None
+        if t.support_timeout:
+            since, ttl = _native.p4rt_entry_life(self.ctx.sw, t.index, handle)
+            life = BmMtEntryLife(timeout_ms=(ttl or 0) // 1_000_000, time_since_hit_ms=since // 1_000_000)
         return BmMtEntry(
             match_key=[_param_out(kf, k) for kf, k in zip(t.keys, keys, strict=True)],
             options=BmAddEntryOptions(priority=prio),
             entry_handle=handle,
             action_entry=act,
+            life=life,
         )
 
     # ---- Standard: match tables ----
@@ -192,8 +198,17 @@ class TablesMixin:
         )  # fmt: skip
 
     def bm_mt_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
-        self._table("bm_mt_set_entry_ttl", table_name)
-        raise table_error("bm_mt_set_entry_ttl", E.AGEING_DISABLED, "entry timeouts are not supported")
+        self.entry_ttl("bm_mt_set_entry_ttl", table_name, entry_handle, timeout_ms)
+
+    def entry_ttl(self, call: str, table_name: str, entry_handle: int, timeout_ms: int) -> None:
+        """An entry's idle timeout (0: none), in a table with support_timeout."""
+        _, t = self._table(call, table_name)
+        if not t.support_timeout:
+            raise table_error(call, E.AGEING_DISABLED, f"table {t.name} does not support idle timeouts")
+        if timeout_ms < 0:
+            raise table_error(call, E.ERROR, f"negative timeout {timeout_ms} ms")
+        ttl = timeout_ms * 1_000_000 or None
+        self._native(call, _native.p4rt_entry_ttl, t.index, _handle(entry_handle), ttl)
 
     def bm_mt_get_entries(self, cxt_id, table_name):
         v, t = self._table("bm_mt_get_entries", table_name)
