@@ -11,6 +11,9 @@ use crate::state::PacketState;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The most selection slots (the sum of a group's weights) a group may have.
+pub const MAX_GROUP_SLOTS: u64 = 1 << 16;
+
 /// What an entry of an indirect table runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProfileRef {
@@ -242,6 +245,13 @@ impl ActionProfile {
                     "group {h}: member {m} has weight 0"
                 )));
             }
+        }
+        // each unit of weight is a selection slot: bound them
+        let slots: u64 = sorted.iter().map(|(_, w)| u64::from(*w)).sum();
+        if slots > MAX_GROUP_SLOTS {
+            return Err(ApiError::Invalid(format!(
+                "group {h}: weights sum to {slots}, over {MAX_GROUP_SLOTS}"
+            )));
         }
         let old: Vec<u32> = g.members.iter().map(|m| m.0).collect();
         for m in old {

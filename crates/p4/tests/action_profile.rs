@@ -68,6 +68,9 @@ fn selector_picks_member_at_hash_mod_count_in_handle_order() {
         [11, 11, 13, 11, 11, 13].map(Some).to_vec(),
         "weighted slots in handle order"
     );
+    // weights are selection slots, bounded
+    let e = p.set_group_members(ap, g, &[(1, 1 << 20)]).unwrap_err();
+    assert!(e.to_string().contains("over 65536"), "{e}");
 }
 
 #[test]
