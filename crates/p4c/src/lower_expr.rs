@@ -423,15 +423,26 @@ impl Lowerer<'_> {
                 at,
             ));
         }
-        if o == "|+|" || o == "|-|" {
-            return fail(loc, format!("saturating operator {o} is not supported"));
-        }
         let t = unify(&at, &bt, o, loc)?;
         // an unsized constant must fit the other side's width (p4c refuses it too)
         for (v, ty, e) in [(&av, &at, a), (&bv, &bt, b)] {
             if *ty == Ty::InfInt && t != Ty::InfInt {
                 self.coerce(v.clone(), ty, &t, e.start(), "the comparison or operation")?;
             }
+        }
+        if o == "|+|" || o == "|-|" {
+            // as p4c-bm2-ss: usat_cast(a + b, W) (the sum or difference unbounded, then clamped)
+            let Some(w) = t.width().filter(|_| matches!(t, Ty::Bit(_))) else {
+                return fail(
+                    loc,
+                    format!("saturating {o} needs bit<W> operands (int<W> is not supported)"),
+                );
+            };
+            let base = if o == "|+|" { "+" } else { "-" };
+            return Ok((
+                op("usat_cast", op(base, av, bv), hexstr(u128::from(w))),
+                t,
+            ));
         }
         match o {
             "==" | "!=" | "<" | ">" | "<=" | ">=" => {

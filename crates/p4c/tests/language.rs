@@ -544,3 +544,41 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(&o[..14], &[0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0xd, 2, 1]);
     assert_eq!(&o[14..], &[1, 2, 3]);
 }
+
+/// Saturating `|+|` and `|-|` on bit<8>: compiled to usat_cast as p4c-bm2-ss does, clamped at
+/// 255 and 0 by the switch.
+#[test]
+fn saturating_arithmetic() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header h_t { bit<8> a; bit<8> b; bit<8> sum; bit<8> diff; }
+struct headers { ethernet_t eth; h_t h; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply {
+        hdr.h.sum = hdr.h.a |+| hdr.h.b;
+        hdr.h.diff = hdr.h.a |-| hdr.h.b;
+        sm.egress_spec = 1;
+    }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("saturating", src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.json.contains("usat_cast"));
+    let mut p = load(&out.json);
+    for (a, b, sum, diff) in [(10u8, 20u8, 30u8, 0u8), (200, 100, 255, 100), (5, 5, 10, 0)] {
+        let (_, _, bytes) = run(&mut p, &eth(0x88b5, &[a, b, 0, 0])).unwrap();
+        assert_eq!(&bytes[14..18], &[a, b, sum, diff], "{a} {b}");
+    }
+    let bad = src.replace("hdr.h.a |+| hdr.h.b", "hdr.h.a |+| 300");
+    assert!(compile_src("saturating-wide", &bad).is_err());
+}
