@@ -225,7 +225,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         "errors": errors,
         "enums": [],
         "parsers": [parser_json],
-        "parse_vsets": [],
+        "parse_vsets": l.value_sets,
         "deparsers": [deparser],
         "meter_arrays": l.meters,
         "counter_arrays": counters,

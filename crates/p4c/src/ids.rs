@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 pub const ACTION: u32 = 0x01;
 pub const TABLE: u32 = 0x02;
+pub const VALUE_SET: u32 = 0x03;
 pub const CONTROLLER_HEADER: u32 = 0x04;
 pub const ACTION_PROFILE: u32 = 0x11;
 pub const COUNTER: u32 = 0x12;

@@ -120,6 +120,8 @@ pub struct Lowerer<'e> {
     pub pipeline: String,
     /// Names of the profiles written in a table's `implementation`, by (control, table).
     pub anonymous_profiles: HashMap<(String, String), String>,
+    /// The JSON `parse_vsets` (parser value sets).
+    pub value_sets: Vec<Value>,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -169,6 +171,7 @@ impl<'e> Lowerer<'e> {
             profiles: Vec::new(),
             pipeline: String::new(),
             anonymous_profiles: HashMap::new(),
+            value_sets: Vec::new(),
         }
     }
 

@@ -69,6 +69,18 @@ impl Lowerer<'_> {
                 let n = size(self, 0)?;
                 self.registers.push(json!({"name": name, "id": id, "size": n, "bitwidth": width}));
             }
+            "value_set" => {
+                let Some(t) = targs.first() else {
+                    return fail(*tloc, "value_set needs its value type: value_set<bit<W>>(size)");
+                };
+                width = match self.env.resolve(t)? {
+                    Ty::Bit(w) if w <= 128 => w,
+                    other => return fail(*tloc, format!("value set values must be bit<W> (W <= 128), found {}", other.describe())),
+                };
+                let id = self.value_sets.len();
+                let n = size(self, 0)?;
+                self.value_sets.push(json!({"name": name, "id": id, "compressed_bitwidth": width, "max_size": n}));
+            }
             "action_profile" | "action_selector" => {
                 self.declare_profile(&name, ty, &inst.args, &inst.annotations, inst.loc)?
             }

@@ -439,10 +439,7 @@ impl Lowerer<'_> {
                 );
             };
             let base = if o == "|+|" { "+" } else { "-" };
-            return Ok((
-                op("usat_cast", op(base, av, bv), hexstr(u128::from(w))),
-                t,
-            ));
+            return Ok((op("usat_cast", op(base, av, bv), hexstr(u128::from(w))), t));
         }
         match o {
             "==" | "!=" | "<" | ">" | "<=" | ">=" => {

@@ -105,6 +105,18 @@ impl Lowerer<'_> {
                     let mut tr = Vec::new();
                     for c in cases {
                         let next = target(&c.next, c.loc)?;
+                        // a parser value set: the key is looked up in it at run time
+                        if let [Expr::Name(n, nloc)] = c.values.as_slice() {
+                            if let Some(Binding::Extern(vs, kind, w)) = sc.get(n) {
+                                if kind == "value_set" {
+                                    if widths.iter().sum::<u32>() != *w {
+                                        return fail(*nloc, format!("value set {n} holds bit<{w}> values, the select key has {} bits", widths.iter().sum::<u32>()));
+                                    }
+                                    tr.push(json!({"type": "parse_vset", "value": vs, "mask": null, "next_state": next}));
+                                    continue;
+                                }
+                            }
+                        }
                         // `default` / `_` alone stands for every key
                         let all_default;
                         let values = if c.values.len() == 1
@@ -305,11 +317,15 @@ impl Lowerer<'_> {
             let full = mask(*w);
             let c = |e: &Expr| -> Res<u128> {
                 // a global constant, or one of the parser's own
-                let (x, t) = match (self.env.const_value(e), self.resolve(sc, e)) {
-                    (Ok(x), _) => x,
-                    (_, Ok(Ref::Const(v, t))) => (v, t),
-                    _ => return fail(e.loc(), "select case values must be compile-time constants (value sets are not supported)"),
-                };
+                let (x, t) =
+                    match (self.env.const_value(e), self.resolve(sc, e)) {
+                        (Ok(x), _) => x,
+                        (_, Ok(Ref::Const(v, t))) => (v, t),
+                        _ => return fail(
+                            e.loc(),
+                            "select case values must be compile-time constants or one value set",
+                        ),
+                    };
                 self.env.coerce_const(x, &t, &Ty::Bit(*w), e.loc())
             };
             parts.push(match v {

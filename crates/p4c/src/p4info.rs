@@ -227,6 +227,16 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             profile_ids.insert(p.name.clone(), ids.assign(ids::ACTION_PROFILE, &p.name));
         }
     }
+    let vset_ids: Vec<(u32, &serde_json::Value)> = l
+        .value_sets
+        .iter()
+        .map(|v| {
+            (
+                ids.assign(ids::VALUE_SET, v["name"].as_str().unwrap_or("")),
+                v,
+            )
+        })
+        .collect();
     let digest_ids: HashMap<String, u32> = l
         .digests
         .iter()
@@ -237,6 +247,11 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
     all_names.extend(action_names.iter().cloned());
     all_names.extend(externs.iter().map(|x| x.name.clone()));
     all_names.extend(l.profiles.iter().map(|p| p.name.clone()));
+    all_names.extend(
+        l.value_sets
+            .iter()
+            .filter_map(|v| v["name"].as_str().map(str::to_string)),
+    );
 
     let mut out = String::from("pkg_info {\n  arch: \"v1model\"\n}\n");
     let mut used_types: Vec<String> = Vec::new();
@@ -401,6 +416,24 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
                 f.ty.width().unwrap_or(0)
             );
         }
+        out.push_str("}\n");
+    }
+    let mut vsets = vset_ids.clone();
+    vsets.sort_by_key(|(id, _)| *id);
+    for (id, v) in vsets {
+        out.push_str("value_sets {\n");
+        preamble(
+            &mut out,
+            id,
+            v["name"].as_str().unwrap_or(""),
+            &all_names,
+            &[],
+        );
+        let _ = writeln!(
+            out,
+            "  match {{\n    id: 1\n    bitwidth: {}\n    match_type: EXACT\n  }}\n  size: {}",
+            v["compressed_bitwidth"], v["max_size"]
+        );
         out.push_str("}\n");
     }
     let mut regs: Vec<&Extern> = externs.iter().filter(|x| x.kind == "registers").collect();

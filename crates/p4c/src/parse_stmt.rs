@@ -161,7 +161,6 @@ impl Parser {
 
     /// Local declarations shared by parsers and controls; None when the next item is not one.
     fn local(&mut self, anns: Vec<Annotation>) -> Res<Option<Local>> {
-        let loc = self.loc();
         if self.is_kw("action") {
             return Ok(Some(Local::Action(self.action(anns)?)));
         }
@@ -180,9 +179,6 @@ impl Parser {
                 value,
                 loc,
             }));
-        }
-        if self.is_kw("value_set") {
-            return fail(loc, "parser value sets (value_set) are not supported");
         }
         if matches!(self.peek(), Tok::Ident(_)) && !self.is_kw("state") && !self.is_kw("apply") {
             let ty = self.ty()?;

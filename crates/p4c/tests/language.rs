@@ -582,3 +582,52 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     let bad = src.replace("hdr.h.a |+| hdr.h.b", "hdr.h.a |+| 300");
     assert!(compile_src("saturating-wide", &bad).is_err());
 }
+
+/// A parser value set: `parse_vsets` and a `parse_vset` case in the JSON, a `value_sets` entry
+/// in the P4Info; frames take the state only for values the control plane put in the set.
+#[test]
+fn parser_value_sets() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header t_t { bit<8> x; }
+struct headers { ethernet_t eth; t_t t; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    value_set<bit<16>>(4) pvs;
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.etherType) {
+            0x0800: accept;
+            pvs: parse_t;
+            default: accept;
+        }
+    }
+    state parse_t { pkt.extract(hdr.t); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply { if (hdr.t.isValid()) { sm.egress_spec = 2; } else { sm.egress_spec = 1; } }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.t); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("value-set", src).unwrap_or_else(|e| panic!("{e}"));
+    let j: serde_json::Value = serde_json::from_str(&out.json).unwrap();
+    assert_eq!(j["parse_vsets"][0]["name"], "P.pvs");
+    assert_eq!(j["parse_vsets"][0]["compressed_bitwidth"], 16);
+    assert!(out.p4info.contains("value_sets {"), "{}", out.p4info);
+    assert!(out.p4info.contains("name: \"P.pvs\""));
+    let mut p = load(&out.json);
+    let port = |p: &mut Program, t: u16| run(p, &eth(t, &[0x42; 46])).unwrap().0;
+    assert_eq!(port(&mut p, 0x88b5), 1);
+    p.value_set_add("pvs", &[0x88, 0xb5], None).unwrap();
+    assert_eq!(port(&mut p, 0x88b5), 2);
+    assert_eq!(port(&mut p, 0x0800), 1, "the constant case comes first");
+    let bad = src.replace("value_set<bit<16>>(4)", "value_set<bit<8>>(4)");
+    let e = compile_src("value-set-width", &bad).unwrap_err();
+    assert!(e.contains("holds bit<8> values"), "{e}");
+}
