@@ -475,13 +475,8 @@ impl Lowerer<'_> {
             } else {
                 "update_checksum"
             };
-            if n.ends_with("_with_payload") {
-                return fail(
-                    *loc,
-                    format!("{n} is not supported (checksums over the payload)"),
-                );
-            }
-            if n != want {
+            let with_payload = n.strip_suffix("_with_payload") == Some(want);
+            if n != want && !with_payload {
                 return fail(
                     *loc,
                     format!("{} may only call {want}, found '{n}'", c.name),
@@ -496,6 +491,14 @@ impl Lowerer<'_> {
             }
             let (target, _) = self.lvalue(&sc, &args[2])?;
             let calc = self.calculation(&sc, &args[3], &args[1], None)?;
+            if with_payload {
+                // as p4c-bm2-ss: the payload is the calculation's last input
+                if let Some(c) = self.calculations.last_mut() {
+                    if let Some(input) = c["input"].as_array_mut() {
+                        input.push(json!({"type": "payload", "value": null}));
+                    }
+                }
+            }
             let id = self.checksums.len();
             self.checksums.push(json!({
                 "name": format!("cksum_{id}"), "id": id, "source_info": self.source_info(*loc, n),

@@ -631,3 +631,51 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     let e = compile_src("value-set-width", &bad).unwrap_err();
     assert!(e.contains("holds bit<8> values"), "{e}");
 }
+
+/// `update_checksum_with_payload` / `verify_checksum_with_payload`: the calculation's last input
+/// is the payload, as p4c-bm2-ss writes it, so the checksum covers the bytes after the header.
+#[test]
+fn checksums_with_the_payload() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header h_t { bit<16> a; bit<16> csum; }
+struct headers { ethernet_t eth; h_t h; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) {
+    apply { verify_checksum_with_payload(hdr.h.isValid(), { hdr.h.a }, hdr.h.csum, HashAlgorithm.csum16); }
+}
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply { hdr.h.a = 0x1234; sm.egress_spec = 1; }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) {
+    apply { update_checksum_with_payload(hdr.h.isValid(), { hdr.h.a }, hdr.h.csum, HashAlgorithm.csum16); }
+}
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let out = compile_src("payload-checksum", src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.json.contains("\"payload\""));
+    let mut p = load(&out.json);
+    let payload = [9u8, 8, 7, 6, 5];
+    let sum = |a: u16| {
+        let mut b = a.to_be_bytes().to_vec();
+        b.extend_from_slice(&payload);
+        csum(&b)
+    };
+    let mut rest = 0x0abcu16.to_be_bytes().to_vec();
+    rest.extend_from_slice(&sum(0x0abc).to_be_bytes());
+    rest.extend_from_slice(&payload);
+    let (_, _, bytes) = run(&mut p, &eth(0x88b5, &rest)).unwrap();
+    assert_eq!(p.stats().checksum_errors, 0);
+    assert_eq!(
+        &bytes[14..18],
+        &[0x12, 0x34, (sum(0x1234) >> 8) as u8, sum(0x1234) as u8]
+    );
+    assert_eq!(&bytes[18..], &payload);
+}
