@@ -369,7 +369,11 @@ def test_cli_mirroring_session_copies_real_frames(tmp_path: Path) -> None:
         assert re.search(r"^2 \S+ \S+ \d+ \d+ 3 ", star.ctl("show_ports"), re.MULTILINE), star.ctl(
             "show_ports"
         )
-        cli(9090, "mirroring_delete 5\n", netns=star.sw)
+        # a session to a multicast group (mirroring_session_add with an mgid)
+        out = cli(9090, "mirroring_add_mc 6 1\nmirroring_get 6\n", netns=star.sw)
+        assert "MirroringSessionConfig(port=None, mgid=1)" in out, out
+        assert star.ctl("mirroring_get 6").strip() == "session 6: mgid 1"
+        cli(9090, "mirroring_delete 6\nmirroring_delete 5\n", netns=star.sw)
         r = subprocess.run(["ip", "netns", "exec", star.sw, LANES, "ctl", "-c", "mirroring_get 5"],
                            capture_output=True, text=True, check=False)  # fmt: skip
         assert r.returncode != 0 and "no mirror session 5" in r.stderr

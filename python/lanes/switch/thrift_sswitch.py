@@ -39,32 +39,43 @@ class SimpleSwitchHandler:
         return None
 
     def mirroring_session_add(self, mirror_id, config):
+        """A session to a port, to a multicast group (`mgid`, copies to every (port, rid) of the
+        group), or both, replacing what the session had."""
         call = "mirroring_session_add"
-        if config is None or config.port is None:
-            # bmv2's mirroring errors have one code; the reason goes to the switch's log
-            why = (
-                "mirror sessions to multicast groups are not supported"
-                if config and config.mgid
-                else "no port"
-            )
-            log(call, f"SESSION_NOT_FOUND: session {mirror_id}: {why}")
-            raise InvalidMirroringOperation(code=SESSION_NOT_FOUND)
-        why = self._add(call, mirror_id, config.port)
+        port = None if config is None else config.port
+        mgid = None if config is None else config.mgid
+        why = None
+        if port is None and not mgid:
+            why = "no port and no multicast group"
+        elif mirror_id < 0 or (mgid is not None and mgid < 0):
+            why = f"session {mirror_id} or group {mgid} is negative"
+        elif port is not None:
+            why = self._add(call, mirror_id, port)
+        elif mirror_id in self._sessions():
+            _native.p4rt_clone_session_write(self.ctx.sw, 2, mirror_id, 0, 0)
+        if why is None and mgid:
+            try:
+                self.ctx.command(f"mirroring_add_mc {mirror_id} {mgid}")
+            except ValueError as e:
+                why = str(e)
         if why is not None:
             log(call, f"SESSION_NOT_FOUND: session {mirror_id}: {why}")
             raise InvalidMirroringOperation(code=SESSION_NOT_FOUND)
 
     def mirroring_session_delete(self, mirror_id):
-        if mirror_id not in self._sessions():
-            log("mirroring_session_delete", f"SESSION_NOT_FOUND: no session {mirror_id}")
-            raise InvalidMirroringOperation(code=SESSION_NOT_FOUND)
-        _native.p4rt_clone_session_write(self.ctx.sw, 2, mirror_id, 0, 0)
+        try:
+            self.ctx.command(f"mirroring_delete {mirror_id}")
+        except ValueError as e:
+            log("mirroring_session_delete", f"SESSION_NOT_FOUND: {e}")
+            raise InvalidMirroringOperation(code=SESSION_NOT_FOUND) from None
 
     def mirroring_session_get(self, mirror_id):
-        s = self._sessions().get(mirror_id)
-        if s is None:
-            raise InvalidMirroringOperation(code=SESSION_NOT_FOUND)
-        return MirroringSessionConfig(port=s[0])
+        try:  # "session 5: port 2 mgid 7 truncate 64", the parts it has
+            words = self.ctx.command(f"mirroring_get {mirror_id}").split()
+        except ValueError:
+            raise InvalidMirroringOperation(code=SESSION_NOT_FOUND) from None
+        part = {k: int(v) for k, v in zip(words[2::2], words[3::2], strict=False) if v.isdigit()}
+        return MirroringSessionConfig(port=part.get("port"), mgid=part.get("mgid"))
 
     # the older calls: 0 for success, as simple_switch answers them
     def mirroring_mapping_add(self, mirror_id, egress_port):
