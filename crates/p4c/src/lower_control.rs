@@ -95,6 +95,47 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// A variable or constant declared in a parser or control `block`: a variable becomes a
+    /// scalar (its initialiser an assignment appended to `init`), a constant a binding.
+    pub fn bind_value_local(
+        &mut self,
+        sc: &mut Scope,
+        block: &str,
+        l: &Local,
+        init: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        match l {
+            Local::Var {
+                ty,
+                name,
+                init: i,
+                loc,
+            } => {
+                self.declare_var(sc, &format!("{block}.{name}"), name, ty, *loc)?;
+                if let Some(e) = i {
+                    init.push(Stmt::Assign(
+                        Expr::Name(name.clone(), *loc),
+                        e.clone(),
+                        *loc,
+                    ));
+                }
+            }
+            Local::Const {
+                ty,
+                name,
+                value,
+                loc,
+            } => {
+                let t = self.env.resolve(ty)?;
+                let (v, vt) = self.env.const_value(value)?;
+                let v = self.env.coerce_const(v, &vt, &t, *loc)?;
+                sc.bind(name, Binding::Const(v, t));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// The scope of a control: its locals bound (actions and tables lowered on use).
     pub fn control_scope(
         &mut self,
@@ -119,31 +160,8 @@ impl Lowerer<'_> {
                     sc.bind(&t.name, Binding::Table(t.name.clone()))
                 }
                 Local::Instance(i) => self.instance(&mut sc, i, Some(&c.name))?,
-                Local::Var {
-                    ty,
-                    name,
-                    init: i,
-                    loc,
-                } => {
-                    self.declare_var(&mut sc, &format!("{}.{name}", c.name), name, ty, *loc)?;
-                    if let Some(e) = i {
-                        init.push(Stmt::Assign(
-                            Expr::Name(name.clone(), *loc),
-                            e.clone(),
-                            *loc,
-                        ));
-                    }
-                }
-                Local::Const {
-                    ty,
-                    name,
-                    value,
-                    loc,
-                } => {
-                    let t = self.env.resolve(ty)?;
-                    let (v, vt) = self.env.const_value(value)?;
-                    let v = self.env.coerce_const(v, &vt, &t, *loc)?;
-                    sc.bind(name, Binding::Const(v, t));
+                Local::Var { .. } | Local::Const { .. } => {
+                    self.bind_value_local(&mut sc, &c.name, l, &mut init)?
                 }
             }
         }

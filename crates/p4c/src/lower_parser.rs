@@ -22,33 +22,8 @@ impl Lowerer<'_> {
         let mut init_ops = Vec::new();
         for l in &p.locals {
             match l {
-                Local::Var {
-                    ty,
-                    name,
-                    init,
-                    loc,
-                } => {
-                    self.declare_var(&mut sc, &format!("{}.{name}", p.name), name, ty, *loc)?;
-                    if let Some(e) = init {
-                        init_ops.push(Stmt::Assign(
-                            Expr::Name(name.clone(), *loc),
-                            e.clone(),
-                            *loc,
-                        ));
-                    }
-                }
-                Local::Const {
-                    ty,
-                    name,
-                    value,
-                    loc,
-                } => {
-                    let t = self.env.resolve(ty)?;
-                    let (v, vt) = self.env.const_value(value)?;
-                    sc.bind(
-                        name,
-                        Binding::Const(self.env.coerce_const(v, &vt, &t, *loc)?, t),
-                    );
+                Local::Var { .. } | Local::Const { .. } => {
+                    self.bind_value_local(&mut sc, &p.name, l, &mut init_ops)?
                 }
                 Local::Instance(i) => self.instance(&mut sc, i, Some(&p.name))?,
                 Local::Action(a) => return fail(a.loc, "actions cannot be declared in a parser"),
