@@ -165,24 +165,14 @@ class ProfilesMixin:
 
     # ---- entries of indirect tables ----
 
-    def _indirect_write(self, call: str, op: tuple, missing: int) -> int:
-        [(code, handle, msg)] = self._native(call, _native.p4rt_table_write, [op])  # type: ignore[attr-defined]
-        if code != 0:
-            mapped = {
-                NOT_FOUND: missing,
-                INVALID_ARGUMENT: E.BAD_MATCH_KEY,
-                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
-                RESOURCE_EXHAUSTED: E.TABLE_FULL,
-            }.get(code, E.ERROR)
-            raise table_error(call, mapped, msg)
-        return handle
-
     def _indirect_add(self, call: str, table_name: str, match_key, target: tuple, options) -> int:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
         keys = self._keys(call, t, match_key)  # type: ignore[attr-defined]
         prio = self._priority(call, t, options)  # type: ignore[attr-defined]
         missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
-        return self._indirect_write(call, (0, t.index, keys, 0, [], prio, -1, None, None, target), missing)
+        return self._write(
+            call, (0, t.index, keys, 0, [], prio, -1, None, None, target), E.BAD_MATCH_KEY, missing
+        )  # type: ignore[attr-defined]
 
     def _indirect_modify(self, call: str, table_name: str, entry_handle, target: tuple) -> None:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
@@ -190,13 +180,13 @@ class ProfilesMixin:
         prio = entry[4]
         missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
         op = (1, t.index, list(entry[1]), 0, [], prio, entry[0], None, None, target)
-        self._indirect_write(call, op, missing)
+        self._write(call, op, E.BAD_MATCH_KEY, missing)  # type: ignore[attr-defined]
 
     def _indirect_default(self, call: str, table_name: str, target: tuple | None) -> None:
         _, t, _ = self._indirect(call, table_name, groups=bool(target and target[0]))
         missing = E.INVALID_GRP_HANDLE if target and target[0] else E.INVALID_MBR_HANDLE
         op = (3, t.index, [], 0xFFFFFFFF if target is None else 0, [], 0, -1, None, None, target)
-        self._indirect_write(call, op, missing)
+        self._write(call, op, E.BAD_MATCH_KEY, missing)  # type: ignore[attr-defined]
 
     def bm_mt_indirect_add_entry(self, cxt_id, table_name, match_key, mbr_handle, options):
         return self._indirect_add(

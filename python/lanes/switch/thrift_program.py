@@ -82,21 +82,26 @@ class ProgramView:
     profiles: dict[str, ProfileView] = field(default_factory=dict)
 
     def table(self, name: str) -> TableView | None:
-        return self.tables.get(name) or _by_suffix(self.tables, name)
+        return _by_suffix(self.tables, name)
 
     def profile(self, name: str) -> ProfileView | None:
-        return self.profiles.get(name) or _by_suffix(self.profiles, name)
+        return _by_suffix(self.profiles, name)
 
     def extern(self, names: set[str] | dict, name: str) -> str | None:
-        if name in names:
-            return name
-        hits = [n for n in names if n.endswith("." + name)]
-        return hits[0] if len(hits) == 1 else None
+        return _resolve(names, name)
+
+
+def _resolve(names, name: str) -> str | None:
+    """The full name, else the only one that ends with "." + name (as the switch resolves)."""
+    if name in names:
+        return name
+    hits = [n for n in names if n.endswith("." + name)]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _by_suffix(d: dict, name: str):
-    hits = [v for k, v in d.items() if k.endswith("." + name)]
-    return hits[0] if len(hits) == 1 else None
+    key = _resolve(d, name)
+    return None if key is None else d[key]
 
 
 def build(json_text: str, names: dict) -> ProgramView:

@@ -64,7 +64,9 @@ class TablesMixin:
 
     def _action(self, call: str, v: ProgramView, t: TableView, name: str, data: list[bytes]) -> int:
         if t.profile is not None:
-            raise table_error(call, E.WRONG_TABLE_TYPE, f"{t.name} is indirect: its entries name a member or group")
+            raise table_error(
+                call, E.WRONG_TABLE_TYPE, f"{t.name} is indirect: its entries name a member or group"
+            )
         a = t.actions.get(name)
         if a is None:
             raise table_error(call, E.INVALID_ACTION_NAME, f"table {t.name} has no action '{name}'")
@@ -109,7 +111,9 @@ class TablesMixin:
             raise table_error(call, E.BAD_MATCH_KEY, f"priority {p} is negative")
         return tp.to_switch_priority(p)
 
-    def _write(self, call: str, op: tuple, invalid: int) -> int:
+    def _write(self, call: str, op: tuple, invalid: int, missing: int = E.INVALID_HANDLE) -> int:
+        """One table write; the switch's error as bmv2's code (`missing` for NOT_FOUND: an
+        unknown entry, or an indirect entry's unknown member or group)."""
         [(code, handle, msg)] = self._native(call, _native.p4rt_table_write, [op])
         if code != 0:
             mapped = {
@@ -117,7 +121,7 @@ class TablesMixin:
                 ALREADY_EXISTS: E.DUPLICATE_ENTRY,
                 RESOURCE_EXHAUSTED: E.TABLE_FULL,
                 PERMISSION_DENIED: E.IMMUTABLE_TABLE_ENTRIES if op[0] != 3 else E.DEFAULT_ACTION_IS_CONST,
-                NOT_FOUND: E.INVALID_HANDLE,
+                NOT_FOUND: missing,
             }.get(code, E.ERROR)
             raise table_error(call, mapped, msg)
         return handle
@@ -168,7 +172,9 @@ class TablesMixin:
         a = self._action(call, v, t, action_name, action_data)
         keys = self._keys(call, t, match_key)
         prio = self._priority(call, t, options)
-        return self._write(call, (0, t.index, keys, a, action_data, prio, -1, None, None, None), E.BAD_MATCH_KEY)
+        return self._write(
+            call, (0, t.index, keys, a, action_data, prio, -1, None, None, None), E.BAD_MATCH_KEY
+        )
 
     def bm_mt_set_default_action(self, cxt_id, table_name, action_name, action_data):
         call = "bm_mt_set_default_action"
