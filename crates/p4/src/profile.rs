@@ -166,8 +166,8 @@ impl ActionProfile {
     }
 
     pub fn modify_member(&mut self, h: u32, action: u32, data: Vec<u64>) -> Result<(), ApiError> {
-        let missing = self.no_member(h);
-        let m = self.members.get_mut(&h).ok_or(missing)?;
+        self.member(h)?;
+        let m = self.members.get_mut(&h).expect("checked above");
         m.action = action;
         m.data = data;
         Ok(())
