@@ -2,7 +2,7 @@
 //! RECONCILE_AND_COMMIT): table entries and defaults, action profile members and groups,
 //! value set members, counters and registers, matched by name.
 
-use crate::control::TableId;
+use crate::runtime_api::TableId;
 use crate::p4info::P4Names;
 use crate::profile_api::ProfileId;
 use crate::program::Program;

@@ -3,7 +3,7 @@
 //! (P4Runtime's IdleTimeoutNotification, bmv2's entry TTL). Times are the data plane's clock
 //! in nanoseconds, the `now` the switch gives `ingress`.
 
-use crate::control::{EntryHandle, TableId};
+use crate::runtime_api::{EntryHandle, TableId};
 use crate::error::ApiError;
 use crate::program::Program;
 

@@ -77,7 +77,7 @@ mod bits;
 mod carry;
 mod checksum;
 mod codec;
-mod control;
+mod runtime_api;
 mod error;
 mod expr;
 mod externs;
@@ -100,7 +100,7 @@ mod vset;
 mod vset_api;
 
 pub use checksum::{crc16_arc, crc32, csum16};
-pub use control::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
+pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;

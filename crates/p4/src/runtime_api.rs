@@ -1,4 +1,5 @@
-//! Runtime control API: tables, counters, registers, meters (what P4Runtime and the CLI call).
+//! The runtime control API of a loaded program: tables, counters, registers, meters (what
+//! P4Runtime, the Thrift server and `lanes ctl` call). Not a P4 control: those are in pipeline.rs.
 
 use crate::bits::{words_for, words_to_bytes};
 use crate::error::ApiError;
@@ -420,30 +421,9 @@ impl Program {
             .configure(r);
         Ok(())
     }
-}
 
-/// Compares keys by value (so `[0x0a]` equals `[0x00, 0x0a]`).
-fn keys_equal(a: &[MatchKey], b: &[MatchKey]) -> bool {
-    fn strip(v: &[u8]) -> &[u8] {
-        let i = v.iter().position(|x| *x != 0).unwrap_or(v.len());
-        &v[i..]
-    }
-    let eq = |x: &[u8], y: &[u8]| strip(x) == strip(y);
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (MatchKey::Exact(p), MatchKey::Exact(q)) => eq(p, q),
-            (MatchKey::Lpm(p, l), MatchKey::Lpm(q, m)) => l == m && eq(p, q),
-            (MatchKey::Ternary(p, pm), MatchKey::Ternary(q, qm)) => eq(p, q) && eq(pm, qm),
-            (MatchKey::Range(p, pm), MatchKey::Range(q, qm)) => eq(p, q) && eq(pm, qm),
-            (MatchKey::Optional(None), MatchKey::Optional(None)) => true,
-            (MatchKey::Optional(Some(p)), MatchKey::Optional(Some(q))) => eq(p, q),
-            _ => false,
-        })
-}
-
-/// Additions for the P4Runtime server: entry lookup by key without copying the table, single
-/// entry reads, const default actions, direct meter reads and meter resets.
-impl Program {
+    // Entry lookup by key without copying the table, single entry reads, const default
+    // actions, direct meter reads and meter resets (what the P4Runtime server needs).
     /// The entry with exactly these keys (and priority, for ternary tables). `hint` (e.g. the
     /// handle a controller-side index remembers) is checked first; otherwise the table is
     /// scanned.
@@ -532,4 +512,23 @@ impl Program {
             .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
         Ok(self.ext.meters[i as usize].packets)
     }
+}
+
+/// Compares keys by value (so `[0x0a]` equals `[0x00, 0x0a]`).
+fn keys_equal(a: &[MatchKey], b: &[MatchKey]) -> bool {
+    fn strip(v: &[u8]) -> &[u8] {
+        let i = v.iter().position(|x| *x != 0).unwrap_or(v.len());
+        &v[i..]
+    }
+    let eq = |x: &[u8], y: &[u8]| strip(x) == strip(y);
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (MatchKey::Exact(p), MatchKey::Exact(q)) => eq(p, q),
+            (MatchKey::Lpm(p, l), MatchKey::Lpm(q, m)) => l == m && eq(p, q),
+            (MatchKey::Ternary(p, pm), MatchKey::Ternary(q, qm)) => eq(p, q) && eq(pm, qm),
+            (MatchKey::Range(p, pm), MatchKey::Range(q, qm)) => eq(p, q) && eq(pm, qm),
+            (MatchKey::Optional(None), MatchKey::Optional(None)) => true,
+            (MatchKey::Optional(Some(p)), MatchKey::Optional(Some(q))) => eq(p, q),
+            _ => false,
+        })
 }
