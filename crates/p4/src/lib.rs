@@ -77,7 +77,6 @@ mod bits;
 mod carry;
 mod checksum;
 mod codec;
-mod runtime_api;
 mod error;
 mod expr;
 mod externs;
@@ -92,6 +91,7 @@ mod pipeline;
 mod profile;
 mod profile_api;
 mod program;
+mod runtime_api;
 mod state;
 mod table;
 #[doc(hidden)]
@@ -100,7 +100,6 @@ mod vset;
 mod vset_api;
 
 pub use checksum::{crc16_arc, crc32, csum16};
-pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
@@ -111,6 +110,7 @@ pub use program::{
     Program, DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
     INSTANCE_REPLICATION, INSTANCE_RESUBMIT,
 };
+pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use state::{PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
 
