@@ -1,17 +1,34 @@
-//! simple_switch_CLI's counter and meter commands where the name may be a direct counter or
-//! meter (bound to a table; the index is then an entry handle): `counter_read`,
-//! `meter_set_rates`, `meter_get_rates`. Rates are bmv2's: units (bytes or packets, as the
+//! simple_switch_CLI's counter, meter and register commands. A counter or meter name may be a
+//! direct one (bound to a table; the index is then an entry handle): `counter_read`,
+//! `meter_set_rates`, `meter_get_rates`; `counter_reset`, `register_read` and
+//! `register_write` take indexed externs. Rates are bmv2's: units (bytes or packets, as the
 //! meter counts) per microsecond, bursts in units.
 
 use std::fmt::Write;
 
-use lanes_p4::p4info::ExternInfo;
+use lanes_p4::p4info::{ExternInfo, P4Names};
 use lanes_p4::{EntryHandle, MeterRates, Program, TableId};
 
-use crate::commands::{counter_read_indexed, extern_name, num};
+use crate::commands::{num, program};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
+
+pub(crate) const HELP: &str = "counter_read NAME INDEX|HANDLE | counter_reset NAME | meter_set_rates NAME INDEX|HANDLE RATE:BURST RATE:BURST | \
+meter_get_rates NAME INDEX|HANDLE | register_read NAME INDEX | register_write NAME INDEX VALUE";
+
+/// Runs a counter, meter or register command; None if `cmd` is not one.
+pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+    Some(match cmd {
+        "counter_read" => counter_read(dp, args),
+        "meter_set_rates" => meter_set_rates(dp, args),
+        "meter_get_rates" => meter_get_rates(dp, args),
+        "counter_reset" => counter_reset(dp, args),
+        "register_read" => register_read(dp, args),
+        "register_write" => register_write(dp, args),
+        _ => return None,
+    })
+}
 
 /// A direct counter or meter by full name or unique suffix: (its name, its table).
 fn direct<'a>(list: &'a [ExternInfo], name: &str) -> Option<(&'a str, &'a str)> {
@@ -24,11 +41,6 @@ fn direct<'a>(list: &'a [ExternInfo], name: &str) -> Option<(&'a str, &'a str)> 
         [one] => Some((one.name.as_str(), one.table.as_deref()?)),
         _ => None,
     }
-}
-
-fn program(dp: &mut Dataplane) -> Result<&mut Program, String> {
-    dp.program_mut()
-        .ok_or_else(|| "no P4 program loaded".to_string())
 }
 
 fn table_of(p: &Program, table: &str) -> Result<TableId, String> {
@@ -44,7 +56,7 @@ fn handle(s: &str) -> Result<EntryHandle, String> {
 }
 
 /// `counter_read NAME INDEX`; for a direct counter INDEX is the entry handle.
-pub fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
+fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index] = args else {
         return Err("counter_read NAME INDEX (for a direct counter: NAME HANDLE)".into());
     };
@@ -76,7 +88,7 @@ fn rate_pair(s: &str) -> Result<(f64, u64), String> {
 }
 
 /// `meter_set_rates NAME INDEX CIR:CBS PIR:PBS` (direct meters: INDEX is the entry handle).
-pub fn meter_set_rates(dp: &mut Dataplane, args: &[&str]) -> R {
+fn meter_set_rates(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index, committed, peak] = args else {
         return Err(
             "meter_set_rates NAME INDEX RATE:BURST RATE:BURST (committed, then peak)".into(),
@@ -110,7 +122,7 @@ pub fn meter_set_rates(dp: &mut Dataplane, args: &[&str]) -> R {
 }
 
 /// `meter_get_rates NAME INDEX`: one line per rate, as simple_switch_CLI prints them.
-pub fn meter_get_rates(dp: &mut Dataplane, args: &[&str]) -> R {
+fn meter_get_rates(dp: &mut Dataplane, args: &[&str]) -> R {
     let [name, index] = args else {
         return Err("meter_get_rates NAME INDEX".into());
     };
@@ -136,6 +148,75 @@ pub fn meter_get_rates(dp: &mut Dataplane, args: &[&str]) -> R {
         let _ = writeln!(out, "{i}: info rate = {}, burst size = {burst}", rate / 1e6);
     }
     Ok(out.trim_end().to_string())
+}
+
+/// A counter, register or meter by full name or unique suffix (`port_counter` for
+/// `MyIngress.port_counter`), as simple_switch_CLI resolves names.
+pub(crate) fn extern_name(p: &Program, name: &str) -> Result<String, String> {
+    if p.extern_size(name).is_ok() {
+        return Ok(name.to_string());
+    }
+    let n = P4Names::from_program(p);
+    let all: Vec<&str> = [&n.counters, &n.registers, &n.meters]
+        .into_iter()
+        .flatten()
+        .map(|x| x.name.as_str())
+        .collect();
+    lanes_p4::names::resolve(all.iter().copied(), name)
+        .map(|i| all[i].to_string())
+        .ok_or_else(|| format!("no counter, register or meter named '{name}' (or it is ambiguous)"))
+}
+
+pub(crate) fn counter_read_indexed(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index] = args else {
+        return Err("counter_read NAME INDEX".into());
+    };
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    let c = p
+        .counter_read(name, num(index)?)
+        .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "{name}[{index}]= (packets={}, bytes={})",
+        c.packets, c.bytes
+    ))
+}
+
+fn counter_reset(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name] = args else {
+        return Err("counter_reset NAME".into());
+    };
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    let size = p.extern_size(name).map_err(|e| e.to_string())?;
+    for i in 0..size {
+        p.counter_write(name, i, Default::default())
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(String::new())
+}
+
+fn register_read(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index] = args else {
+        return Err("register_read NAME INDEX".into());
+    };
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    let v = p
+        .register_read(name, num(index)?)
+        .map_err(|e| e.to_string())?;
+    Ok(format!("{name}[{index}]= {v}"))
+}
+
+fn register_write(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [name, index, value] = args else {
+        return Err("register_write NAME INDEX VALUE".into());
+    };
+    let p = program(dp)?;
+    let name = &extern_name(p, name)?;
+    p.register_write(name, num(index)?, num(value)?)
+        .map_err(|e| e.to_string())?;
+    Ok(String::new())
 }
 
 #[cfg(test)]
@@ -196,5 +277,25 @@ mod tests {
             "{dump}"
         );
         assert!(execute(&mut dp, "table_add acl drop 1&&&1 0->1 => 2147483648").is_err());
+    }
+
+    #[test]
+    fn extern_names_by_unique_suffix() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
+        let mut dp = Dataplane::new(Default::default());
+        dp.set_program(Program::load(&std::fs::read_to_string(path).unwrap()).unwrap());
+        execute(&mut dp, "register_write last_len 3 77").unwrap();
+        assert_eq!(
+            execute(&mut dp, "register_read MyIngress.last_len 3").unwrap(),
+            "MyIngress.last_len[3]= 77"
+        );
+        assert_eq!(
+            execute(&mut dp, "counter_read port_counter 1").unwrap(),
+            "MyIngress.port_counter[1]= (packets=0, bytes=0)"
+        );
+        execute(&mut dp, "counter_reset port_counter").unwrap();
+        assert!(execute(&mut dp, "counter_read nothing 1")
+            .unwrap_err()
+            .contains("no counter, register or meter named 'nothing'"));
     }
 }

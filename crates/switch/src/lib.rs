@@ -9,6 +9,7 @@ pub mod commands;
 pub mod dataplane;
 pub mod delay;
 mod extern_commands;
+mod mirror_commands;
 mod pcap;
 pub mod pre;
 mod pre_commands;
@@ -20,6 +21,8 @@ mod ring;
 mod switch;
 #[allow(unsafe_code)] // thin wrappers over system calls
 mod sys;
+mod table_commands;
+mod tm_commands;
 
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,

@@ -1,0 +1,235 @@
+//! Traffic manager commands on the command port: queue rates, bursts, quanta and depths, port
+//! rates and schedulers, and the views of queues, ports and queueing delay.
+
+use std::fmt::Write;
+
+use lanes_tm::{QueueConfig, Scheduler};
+
+use crate::commands::num;
+use crate::dataplane::Dataplane;
+
+type R = Result<String, String>;
+
+/// Bytes a rate in packets per second stands for, as bmv2's pps queue rates assume MTU frames.
+const PPS_FRAME_BYTES: f64 = 1500.0;
+
+pub(crate) const HELP: &str = "set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
+set_queue_quantum BYTES [PORT [QUEUE]] | \
+set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports";
+
+/// Runs a traffic manager command; None if `cmd` is not one.
+pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+    Some(match cmd {
+        "set_queue_rate" => set_queue(dp, args, |q, v| {
+            q.rate_bytes_per_s = Some(v * PPS_FRAME_BYTES)
+        }),
+        "set_queue_rate_bytes" => set_queue(dp, args, |q, v| q.rate_bytes_per_s = Some(v)),
+        "set_queue_burst" => set_queue(dp, args, |q, v| q.burst_bytes = Some(v as u64)),
+        "set_queue_quantum" => set_queue(dp, args, |q, v| q.quantum = v as u32),
+        "set_queue_depth" => set_queue(dp, args, |q, v| q.depth_pkts = Some(v as u32)),
+        "set_port_rate" => set_port_rate(dp, args),
+        "set_scheduler" => set_scheduler(dp, args),
+        "show_queues" => show_queues(dp, args),
+        "show_ports" => Ok(show_ports(dp)),
+        "show_delay" => show_delay(dp, args),
+        _ => return None,
+    })
+}
+
+/// The ports a TM command applies to: the one named, or all.
+fn port_nums(dp: &Dataplane, arg: Option<&&str>) -> Result<Vec<u32>, String> {
+    match arg {
+        Some(p) => {
+            let n = num(p)? as u32;
+            dp.port(n)
+                .map(|_| vec![n])
+                .ok_or_else(|| format!("no port {n}"))
+        }
+        None => Ok(dp.ports.iter().map(|p| p.num).collect()),
+    }
+}
+
+fn set_queue(dp: &mut Dataplane, args: &[&str], f: impl Fn(&mut QueueConfig, f64)) -> R {
+    let value: f64 = args
+        .first()
+        .ok_or("missing value")?
+        .parse()
+        .map_err(|_| format!("'{}' is not a number", args[0]))?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(format!("value must be positive, got {value}"));
+    }
+    for n in port_nums(dp, args.get(1))? {
+        let tm = &mut dp.port_mut(n).expect("port exists").tm;
+        let queues: Vec<usize> = match args.get(2) {
+            Some(q) => vec![num(q)? as usize],
+            None => (0..tm.num_queues()).collect(),
+        };
+        for q in queues {
+            let mut cfg = tm
+                .queue_config(q)
+                .ok_or_else(|| format!("port {n} has no queue {q}"))?
+                .clone();
+            f(&mut cfg, value);
+            tm.set_queue_config(q, cfg).map_err(|e| e.0)?;
+        }
+    }
+    Ok(String::new())
+}
+
+/// A rate like `100Mbps`, `1Gbps`, `2.5e9` (bits per second).
+pub fn parse_rate_bps(s: &str) -> Result<f64, String> {
+    let lower = s.to_ascii_lowercase();
+    let (digits, mult) = [
+        ("gbps", 1e9),
+        ("mbps", 1e6),
+        ("kbps", 1e3),
+        ("bps", 1.0),
+        ("g", 1e9),
+        ("m", 1e6),
+        ("k", 1e3),
+    ]
+    .iter()
+    .find_map(|(suffix, m)| lower.strip_suffix(suffix).map(|d| (d.to_string(), *m)))
+    .unwrap_or((lower.clone(), 1.0));
+    match digits.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * mult),
+        _ => Err(format!("'{s}' is not a rate (e.g. 100Mbps, 1Gbps, 2.5e9)")),
+    }
+}
+
+fn set_port_rate(dp: &mut Dataplane, args: &[&str]) -> R {
+    let [port, rate] = args else {
+        return Err("set_port_rate PORT RATE".into());
+    };
+    let rate = parse_rate_bps(rate)?;
+    let n = num(port)? as u32;
+    dp.port_mut(n)
+        .ok_or_else(|| format!("no port {n}"))?
+        .tm
+        .set_rate_bps(rate)
+        .map_err(|e| e.0)?;
+    Ok(String::new())
+}
+
+fn set_scheduler(dp: &mut Dataplane, args: &[&str]) -> R {
+    let name = args.first().ok_or("set_scheduler NAME [PORT]")?;
+    let s: Scheduler = name.parse().map_err(|e: lanes_tm::ConfigError| e.0)?;
+    for n in port_nums(dp, args.get(1))? {
+        dp.port_mut(n).expect("port exists").tm.set_scheduler(s);
+    }
+    Ok(String::new())
+}
+
+fn show_queues(dp: &mut Dataplane, args: &[&str]) -> R {
+    let mut out = String::from(
+        "port queue depth_pkts depth_bytes rate_Bps quantum limit_pkts enq_pkts deq_pkts drops burst_bytes\n",
+    );
+    for n in port_nums(dp, args.first())? {
+        let tm = &dp.port(n).expect("port exists").tm;
+        let _ = writeln!(
+            out,
+            "# port {n}: {} at {} bps",
+            tm.scheduler(),
+            tm.rate_bps()
+        );
+        for q in 0..tm.num_queues() {
+            let s = tm.queue_status(q).expect("queue exists");
+            let rate = s
+                .config
+                .rate_bytes_per_s
+                .map_or("-".into(), |r| format!("{r:.0}"));
+            let limit = s.config.depth_pkts.map_or("-".into(), |d| d.to_string());
+            let burst = match s.config.rate_bytes_per_s {
+                Some(_) => s.config.effective_burst_bytes().to_string(),
+                None => "-".into(),
+            };
+            let _ = writeln!(
+                out,
+                "{n} {q} {} {} {rate} {} {limit} {} {} {} {burst}",
+                s.depth_pkts,
+                s.depth_bytes,
+                s.config.quantum,
+                s.counters.enq_pkts,
+                s.counters.deq_pkts,
+                s.counters.drop_pkts()
+            );
+        }
+    }
+    Ok(out.trim_end().to_string())
+}
+
+/// Queueing delay per queue since the last reset, measured at dequeue: quantiles, and the raw
+/// histogram buckets (index:count, bounds in lanes_switch::delay) for callers that merge them.
+fn show_delay(dp: &mut Dataplane, args: &[&str]) -> R {
+    let (port_arg, reset) = match args {
+        [] => (None, false),
+        ["reset"] => (None, true),
+        [p] => (Some(p), false),
+        [p, "reset"] => (Some(p), true),
+        _ => return Err("usage: show_delay [PORT] [reset]".into()),
+    };
+    let mut out = String::from("port queue pkts p50_ns p99_ns max_ns sum_ns buckets\n");
+    for n in port_nums(dp, port_arg)? {
+        let port = dp.port_mut(n).expect("port exists");
+        for (q, h) in port.delay.iter_mut().enumerate() {
+            if h.count() == 0 {
+                continue;
+            }
+            let buckets: Vec<String> = h.nonempty().map(|(i, c)| format!("{i}:{c}")).collect();
+            let _ = writeln!(
+                out,
+                "{n} {q} {} {} {} {} {} {}",
+                h.count(),
+                h.quantile_ns(0.5),
+                h.quantile_ns(0.99),
+                h.max_ns(),
+                h.sum_ns(),
+                buckets.join(",")
+            );
+            if reset {
+                h.reset();
+            }
+        }
+    }
+    Ok(out.trim_end().to_string())
+}
+
+fn show_ports(dp: &Dataplane) -> String {
+    let mut out =
+        String::from("port rate_bps scheduler rx_pkts rx_bytes tx_pkts tx_bytes tx_errors");
+    for p in &dp.ports {
+        let c = p.counters;
+        let _ = write!(
+            out,
+            "\n{} {} {} {} {} {} {} {}",
+            p.num,
+            p.tm.rate_bps(),
+            p.tm.scheduler(),
+            c.rx_pkts,
+            c.rx_bytes,
+            c.tx_pkts,
+            c.tx_bytes,
+            c.tx_errors
+        );
+    }
+    let d = dp.drops;
+    let _ = write!(
+        out,
+        "\ndrops: no_program={} oversize={} parser={} ingress={} egress={} unknown_port={} queue_full={} buffer_full={} no_buffer={} no_mirror_session={} clone_depth={} no_multicast_group={} pass_limit={} digests={}",
+        d.no_program, d.oversize, d.parser, d.ingress, d.egress, d.unknown_port, d.queue_full, d.buffer_full, d.no_buffer,
+        d.no_mirror_session, d.clone_depth, d.no_multicast_group, d.pass_limit, d.digests
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_in_cli_syntax() {
+        assert_eq!(parse_rate_bps("100Mbps").unwrap(), 100e6);
+        assert_eq!(parse_rate_bps("2.5e9").unwrap(), 2.5e9);
+        assert!(parse_rate_bps("fast").is_err());
+    }
+}
