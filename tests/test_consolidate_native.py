@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from lanes.consolidate.packers import TrainSet, native_pack_delay, pack_delay_many
-
-pytestmark = pytest.mark.skipif(
-    native_pack_delay() is None,
-    reason="lanes._native lacks consolidate_pack_delay: rebuild with `maturin develop --release`",
-)
+from lanes import _native
+from lanes.consolidate.packers import TrainSet, pack_delay_many
 
 
 def random_train(seed: int, vms: int, days: int, samples: int, dt: float) -> TrainSet:
@@ -49,8 +45,8 @@ def test_native_keeps_every_multi_vm_bin_under_the_limit() -> None:
 
 
 def test_native_rejects_malformed_input() -> None:
-    fn = native_pack_delay()
-    with pytest.raises(ValueError, match="bytes"):
+    fn = _native.consolidate_pack_delay
+    with pytest.raises(ValueError, match="series: 1 values, expected 2 x 1 x 1"):
         fn(b"\0" * 8, 2, 1, 1, [0, 1], [0.0, 0.0], 1.0, [(100.0, 1.0, "first")])
     with pytest.raises(ValueError, match="choice"):
         fn(b"\0" * 16, 2, 1, 1, [0, 1], [0.0, 0.0], 1.0, [(100.0, 1.0, "worst")])

@@ -22,7 +22,6 @@ from lanes.consolidate.packers import (
     DELAY_PACKERS,
     TrainSet,
     make_packer,
-    native_pack_delay,
     pack_delay_many,
 )
 from lanes.consolidate.trace import Trace
@@ -39,7 +38,7 @@ class Grid:
     thresholds: tuple[float, ...]  # fractions, 0.3 = 30 %
     limits: tuple[float, ...]  # accepted delay per bin, minutes per day
     delay_thresholds: tuple[float, ...] | None = None  # for delay packers; None: same as thresholds
-    engine: str = "auto"  # delay packers in Rust ("native"), numpy ("numpy") or Rust if built ("auto")
+    engine: str = "native"  # delay packers in Rust ("native") or numpy ("numpy", the reference)
 
     def thresholds_for(self, packer: str) -> tuple[float, ...]:
         if packer in DELAY_PACKERS and self.delay_thresholds is not None:
@@ -116,7 +115,7 @@ def _fold_job(test: int) -> tuple[int, FoldPoints, float]:
 
 def native_in_use(grid: Grid) -> bool:
     uses_delay = any(p in DELAY_PACKERS for p in grid.packers)
-    return uses_delay and grid.engine != "numpy" and native_pack_delay() is not None
+    return uses_delay and grid.engine == "native"
 
 
 def _report(

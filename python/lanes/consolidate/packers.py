@@ -26,12 +26,12 @@ from functools import cached_property
 
 import numpy as np
 
-from lanes.errors import LanesError
+from lanes import _native
 
 PACKERS = ("util", "util-bf", "delay", "delay-bf", "delay-corr")
 DELAY_PACKERS = ("delay", "delay-bf", "delay-corr")
 CHOICE = {"delay": "first", "delay-bf": "fullest", "delay-corr": "least-added"}
-ENGINES = ("auto", "native", "numpy")
+ENGINES = ("native", "numpy")
 
 
 def _nz(mask: np.ndarray) -> np.ndarray:
@@ -216,30 +216,18 @@ def pack_delay(
     return assign
 
 
-def native_pack_delay() -> Callable | None:
-    """The Rust delay packer of lanes._native, None if this build of the extension lacks it."""
-    try:
-        from lanes import _native
-    except ImportError:
-        return None
-    return getattr(_native, "consolidate_pack_delay", None)
-
-
 def pack_delay_many(
-    train: TrainSet, specs: Sequence[tuple[float, float, str]], engine: str = "auto"
+    train: TrainSet, specs: Sequence[tuple[float, float, str]], engine: str = "native"
 ) -> list[np.ndarray]:
     """Several delay packings of one training set: (capacity x threshold, total limit, choice) each.
 
-    engine "native" runs them in Rust (same algorithm, plain loops, several times faster), "numpy" here,
-    "auto" in Rust when the extension has it.
+    engine "native" runs them in Rust (lanes-consolidate: same algorithm, plain loops, several times
+    faster), "numpy" here (the reference the Rust packer is tested against).
     """
-    native = native_pack_delay() if engine in ("auto", "native") else None
-    if engine == "native" and native is None:
-        raise LanesError("lanes._native has no consolidate_pack_delay (rebuild: maturin develop --release)")
-    if native is None or not specs:
+    if engine == "numpy" or not specs:
         return [pack_delay(train, cap, limit, choice) for cap, limit, choice in specs]
     m, d, t = train.series.shape
-    out = native(
+    out = _native.consolidate_pack_delay(
         train.series_bytes(),
         m,
         d,

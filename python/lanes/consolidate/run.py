@@ -8,7 +8,6 @@ from pathlib import Path
 from lanes.consolidate import cv, report
 from lanes.consolidate.cv import Grid
 from lanes.consolidate.loader import load_trace
-from lanes.consolidate.packers import DELAY_PACKERS
 from lanes.errors import LanesError
 
 
@@ -30,10 +29,6 @@ def run_cv_to_dir(
     if not trace.vms:
         raise LanesError(f"{data}: no VM is present on {min_days} or more days")
     engine = "Rust" if cv.native_in_use(grid) else "numpy"
-    if engine == "numpy" and grid.engine == "auto" and any(p in DELAY_PACKERS for p in grid.packers):
-        cv.stderr_progress(
-            "cv: this build of lanes._native has no Rust delay packer; numpy is several times slower"
-        )
     cv.stderr_progress(
         f"cv: {data}: {len(trace.days)} days, {len(trace.vms)} VMs, {trace.step_s:g} s samples, "
         f"{len(grid.keys())} packings per fold, delay packers in {engine}"
