@@ -154,12 +154,6 @@ fn pack(train: &Train, cap: f64, limit: f64, choice: Choice) -> Vec<i64> {
     assign
 }
 
-/// Delay-based packings of one training set (Paper VI, Sec. V-B).
-///
-/// `series`: float64 bytes (native order) of the (vms, days, samples) training utilisation;
-/// `order`: the VMs in packing order; `means`: their average utilisation (for best fit);
-/// `packings`: (capacity percent already times the threshold, accepted total delay in minutes over
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,7 @@ mod bits;
 mod carry;
 mod checksum;
 mod codec;
+mod describe;
 mod error;
 mod expr;
 mod externs;

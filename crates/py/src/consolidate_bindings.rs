@@ -23,7 +23,7 @@ fn consolidate_pack_delay(
     dt_min: f64,
     packings: Vec<(f64, f64, String)>,
 ) -> PyResult<Vec<Vec<i64>>> {
-    if series.len() % 8 != 0 {
+    if !series.len().is_multiple_of(8) {
         return Err(PyValueError::new_err(format!(
             "series: {} bytes, not whole float64 values",
             series.len()

@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod codes;
 mod consolidate_bindings;
 mod fabric_bindings;
 mod idle_bindings;
@@ -18,6 +19,7 @@ mod vset_bindings;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    codes::register(m)?;
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;

@@ -7,7 +7,6 @@
 
 use std::sync::Mutex;
 
-use lanes_p4::p4info::{ExternInfo, P4Names};
 use lanes_p4::{
     ActionId, ApiError, CounterValue, EntryHandle, EntryView, MatchKey, MeterRates, ProfileRef,
     Program, TableId,
@@ -16,8 +15,11 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use serde_json::{json, Value};
 
+use crate::codes::{
+    KEY_ANY, KEY_EXACT, KEY_LPM, KEY_OPTIONAL, KEY_RANGE, KEY_TERNARY, OP_COUNTER, OP_DEFAULT,
+    OP_DELETE, OP_INSERT, OP_METER, OP_MODIFY,
+};
 use crate::switch_bindings::PySwitch;
 
 create_exception!(_native, P4rtError, PyException);
@@ -55,19 +57,19 @@ pub(crate) fn api_err(e: ApiError) -> PyErr {
     py_err(code_of(&e), e.to_string())
 }
 
-/// A match key from Python: (kind, a, b, prefix_len); kinds 0 exact(a), 1 lpm(a, plen),
-/// 2 ternary(a, mask b), 3 range(low a, high b), 4 optional(a), 5 optional wildcard.
+/// A match key from Python: (kind, a, b, prefix_len); kinds (crate::codes) exact(a),
+/// lpm(a, plen), ternary(a, mask b), range(low a, high b), optional(a), any (optional wildcard).
 type PyKey = (u8, PyBackedBytes, PyBackedBytes, u32);
 
 fn to_key(k: &PyKey) -> Result<MatchKey, String> {
     let (kind, a, b, plen) = k;
-    Ok(match kind {
-        0 => MatchKey::Exact(a.to_vec()),
-        1 => MatchKey::Lpm(a.to_vec(), *plen),
-        2 => MatchKey::Ternary(a.to_vec(), b.to_vec()),
-        3 => MatchKey::Range(a.to_vec(), b.to_vec()),
-        4 => MatchKey::Optional(Some(a.to_vec())),
-        5 => MatchKey::Optional(None),
+    Ok(match *kind {
+        KEY_EXACT => MatchKey::Exact(a.to_vec()),
+        KEY_LPM => MatchKey::Lpm(a.to_vec(), *plen),
+        KEY_TERNARY => MatchKey::Ternary(a.to_vec(), b.to_vec()),
+        KEY_RANGE => MatchKey::Range(a.to_vec(), b.to_vec()),
+        KEY_OPTIONAL => MatchKey::Optional(Some(a.to_vec())),
+        KEY_ANY => MatchKey::Optional(None),
         other => return Err(format!("unknown match kind {other}")),
     })
 }
@@ -77,12 +79,12 @@ pub(crate) type OutKey = (u8, Vec<u8>, Vec<u8>, u32);
 
 pub(crate) fn from_key(k: &MatchKey) -> OutKey {
     match k {
-        MatchKey::Exact(v) => (0, v.clone(), vec![], 0),
-        MatchKey::Lpm(v, p) => (1, v.clone(), vec![], *p),
-        MatchKey::Ternary(v, m) => (2, v.clone(), m.clone(), 0),
-        MatchKey::Range(lo, hi) => (3, lo.clone(), hi.clone(), 0),
-        MatchKey::Optional(Some(v)) => (4, v.clone(), vec![], 0),
-        MatchKey::Optional(None) => (5, vec![], vec![], 0),
+        MatchKey::Exact(v) => (KEY_EXACT, v.clone(), vec![], 0),
+        MatchKey::Lpm(v, p) => (KEY_LPM, v.clone(), vec![], *p),
+        MatchKey::Ternary(v, m) => (KEY_TERNARY, v.clone(), m.clone(), 0),
+        MatchKey::Range(lo, hi) => (KEY_RANGE, lo.clone(), hi.clone(), 0),
+        MatchKey::Optional(Some(v)) => (KEY_OPTIONAL, v.clone(), vec![], 0),
+        MatchKey::Optional(None) => (KEY_ANY, vec![], vec![], 0),
     }
 }
 
@@ -116,110 +118,12 @@ impl PyP4rtProgram {
     }
 }
 
-fn externs_json(list: &[ExternInfo]) -> Value {
-    Value::Array(
-        list.iter()
-            .map(|x| json!({"name": x.name, "size": x.size, "bitwidth": x.bitwidth, "table": x.table}))
-            .collect(),
-    )
-}
-
-/// Each action profile: name, index, JSON id, size, selector, and the actions its members may
-/// run (name, the switch's index).
-fn profiles_json(p: &Program) -> Vec<Value> {
-    p.profile_names()
-        .iter()
-        .filter_map(|name| {
-            let id = p.profile_id(name)?;
-            let info = p.profile_info(id).ok()?;
-            let actions: Vec<Value> = p
-                .profile_action_names(id)
-                .into_iter()
-                .map(|(a, n)| json!({"name": n, "index": a.0}))
-                .collect();
-            Some(json!({"name": info.name, "index": id.0, "id": info.id,
-                        "max_size": info.max_size, "with_selector": info.with_selector,
-                        "actions": actions}))
-        })
-        .collect()
-}
-
-fn names_json(p: &Program) -> String {
-    let n = P4Names::from_program(p);
-    let tables: Vec<Value> = n
-        .tables
-        .iter()
-        .map(|t| {
-            let actions: Vec<Value> = n
-                .actions
-                .iter()
-                .filter(|a| t.action_ids.contains(&a.id))
-                .map(|a| {
-                    let inst = p.action_id(t.table, &a.name).map(|x| x.0);
-                    json!({"name": a.name, "index": inst})
-                })
-                .collect();
-            let default = p.default_entry(t.table).ok().flatten();
-            json!({
-                "name": t.name,
-                "index": t.table.0,
-                "keys": t.keys.iter().map(|k| json!({"name": k.name, "bitwidth": k.bitwidth,
-                         "match_kind": k.match_kind.name()})).collect::<Vec<_>>(),
-                "actions": actions,
-                "size": t.size,
-                "const_entries": t.const_entries,
-                "default_const": p.default_is_const(t.table).unwrap_or(false),
-                "default": default.map(|(a, params)| json!({"index": a.0, "params": params})),
-                "direct_counter": n.direct_counters.iter().find(|c| Some(c.id) == t.direct_counter)
-                    .map(|c| c.name.clone()),
-                "direct_meter": n.direct_meters.iter().find(|c| Some(c.id) == t.direct_meter)
-                    .map(|c| c.name.clone()),
-                "profile": p.table_profile(t.table).ok().flatten().map(|x| x.0),
-                "support_timeout": p.supports_timeout(t.table).unwrap_or(false),
-            })
-        })
-        .collect();
-    let actions: Vec<Value> = n
-        .actions
-        .iter()
-        .map(|a| {
-            json!({"name": a.name, "params": a.params.iter()
-                   .map(|q| json!({"name": q.name, "bitwidth": q.bitwidth})).collect::<Vec<_>>()})
-        })
-        .collect();
-    let meter_units: Vec<Value> = n
-        .meters
-        .iter()
-        .chain(&n.direct_meters)
-        .map(|m| json!([m.name, p.meter_counts_packets(&m.name).unwrap_or(false)]))
-        .collect();
-    json!({
-        "tables": tables,
-        "actions": actions,
-        "profiles": profiles_json(p),
-        "value_sets": p.value_set_names().iter().filter_map(|n| {
-            let (width, max_size) = p.value_set_info(n).ok()?;
-            Some(json!({"name": n, "width": width, "max_size": max_size}))
-        }).collect::<Vec<_>>(),
-        "counters": externs_json(&n.counters),
-        "direct_counters": externs_json(&n.direct_counters),
-        "meters": externs_json(&n.meters),
-        "direct_meters": externs_json(&n.direct_meters),
-        "registers": externs_json(&n.registers),
-        "meter_packets": meter_units,
-        "learn_lists": p.learn_lists().iter()
-            .map(|(name, widths)| json!({"name": name, "widths": widths}))
-            .collect::<Vec<_>>(),
-    })
-    .to_string()
-}
-
 /// Compile a bmv2 JSON program without installing it. P4rtError(INVALID_ARGUMENT) if refused.
 #[pyfunction]
 fn p4rt_compile(py: Python<'_>, json_text: &str) -> PyResult<PyP4rtProgram> {
     py.allow_threads(|| {
         let p = Program::load(json_text).map_err(|e| py_err(INVALID_ARGUMENT, e.to_string()))?;
-        let names = names_json(&p);
+        let names = p.describe().to_string();
         Ok(PyP4rtProgram {
             program: Mutex::new(Some(p)),
             names,
@@ -272,10 +176,10 @@ fn p4rt_reconcile(
 }
 
 /// One table update: (op, table, keys, action, params, priority, hint handle or -1,
-/// counter (packets, bytes) or None, meter rates or None, target or None). Ops: 0 insert,
-/// 1 modify, 2 delete, 3 set default action, 4 write direct counter, 5 write direct meter
+/// counter (packets, bytes) or None, meter rates or None, target or None). Ops (crate::codes):
+/// insert, modify, delete, set default action, write direct counter, write direct meter
 /// (rates None = reset). In an indirect table the target (is a group, handle) takes the place
-/// of the action; op 3 with no target and action `u32::MAX` resets the default member.
+/// of the action; OP_DEFAULT with no target and action `u32::MAX` resets the default member.
 type PyOp = (
     u8,
     u32,
@@ -331,8 +235,8 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
         packets: c.0,
         bytes: c.1,
     };
-    match kind {
-        0 => {
+    match *kind {
+        OP_INSERT => {
             let h = match target {
                 Some(r) => p.add_indirect_entry(t, keys.clone(), r, *priority),
                 None => p.add_entry(t, keys.clone(), a, params(), *priority),
@@ -346,7 +250,7 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
             }
             Ok(i64::from(h.0))
         }
-        1 => {
+        OP_MODIFY => {
             let h = find(p)?;
             match target {
                 Some(r) => p.modify_indirect_entry(t, h, r),
@@ -361,16 +265,16 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
             }
             Ok(i64::from(h.0))
         }
-        2 => {
+        OP_DELETE => {
             let h = find(p)?;
             p.delete_entry(t, h).map_err(e)?;
             Ok(i64::from(h.0))
         }
-        3 if target.is_some() || *action == u32::MAX => {
+        OP_DEFAULT if target.is_some() || *action == u32::MAX => {
             p.set_default_target(t, target).map_err(e)?;
             Ok(-1)
         }
-        3 => {
+        OP_DEFAULT => {
             if p.default_is_const(t).map_err(e)?
                 && p.default_entry(t).map_err(e)?.map(|d| d.0) != Some(a)
             {
@@ -382,13 +286,13 @@ fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
             p.set_default(t, a, params()).map_err(e)?;
             Ok(-1)
         }
-        4 => {
+        OP_COUNTER => {
             let h = find(p)?;
             p.direct_counter_write(t, h, counter.map(|c| counter_value(&c)).unwrap_or_default())
                 .map_err(e)?;
             Ok(i64::from(h.0))
         }
-        5 => {
+        OP_METER => {
             let h = find(p)?;
             match meter {
                 Some(r) => p.direct_meter_set(t, h, rates(*r)).map_err(e)?,

@@ -1,14 +1,15 @@
 //! P4Runtime's packet replication engine entries on a running switch: clone sessions (the
-//! switch's mirror sessions) and multicast groups (its replication engine). Ops: 0 INSERT,
-//! 1 MODIFY, 2 DELETE; errors carry the gRPC status code P4Runtime asks for.
+//! switch's mirror sessions) and multicast groups (its replication engine). Ops: OP_INSERT,
+//! OP_MODIFY, OP_DELETE (crate::codes); errors carry the gRPC status code P4Runtime asks for.
 
 use pyo3::prelude::*;
 
+use crate::codes::{OP_DELETE, OP_INSERT, OP_MODIFY};
 use crate::p4rt_bindings::{py_err, ALREADY_EXISTS, INVALID_ARGUMENT, NOT_FOUND};
 use crate::switch_bindings::PySwitch;
 
 /// A clone session write (P4Runtime PacketReplicationEngineEntry.clone_session_entry):
-/// op 0 INSERT, 1 MODIFY, 2 DELETE; `truncate` 0 means whole packets. ALREADY_EXISTS,
+/// op insert, modify or delete; `truncate` 0 means whole packets. ALREADY_EXISTS,
 /// NOT_FOUND or INVALID_ARGUMENT (session out of range, no such port) as P4Runtime asks.
 #[pyfunction]
 fn p4rt_clone_session_write(
@@ -24,10 +25,14 @@ fn p4rt_clone_session_write(
         sw.inner.with(|dp| {
             let exists = dp.mirror(session).is_some();
             match op {
-                0 if exists => Err((ALREADY_EXISTS, format!("clone session {session} exists"))),
-                1 | 2 if !exists => Err((NOT_FOUND, format!("no clone session {session}"))),
-                2 => dp.mirror_delete(session).map_err(|m| (NOT_FOUND, m)),
-                0 | 1 => dp
+                OP_INSERT if exists => {
+                    Err((ALREADY_EXISTS, format!("clone session {session} exists")))
+                }
+                OP_MODIFY | OP_DELETE if !exists => {
+                    Err((NOT_FOUND, format!("no clone session {session}")))
+                }
+                OP_DELETE => dp.mirror_delete(session).map_err(|m| (NOT_FOUND, m)),
+                OP_INSERT | OP_MODIFY => dp
                     .mirror_add(
                         session,
                         lanes_switch::MirrorSession {
@@ -100,10 +105,17 @@ fn p4rt_multicast_group_write(
             let exists = dp.pre.has_group(mgid);
             let bad = |m: String| (INVALID_ARGUMENT, format!("multicast group {mgid}: {m}"));
             match op {
-                0 if exists => Err((ALREADY_EXISTS, format!("multicast group {mgid} exists"))),
-                1 | 2 if !exists => Err((NOT_FOUND, format!("no multicast group {mgid}"))),
-                0 | 1 => dp.pre.group_set(mgid, &replicas, op == 0).map_err(bad),
-                2 => dp.pre.group_delete(mgid).map_err(bad),
+                OP_INSERT if exists => {
+                    Err((ALREADY_EXISTS, format!("multicast group {mgid} exists")))
+                }
+                OP_MODIFY | OP_DELETE if !exists => {
+                    Err((NOT_FOUND, format!("no multicast group {mgid}")))
+                }
+                OP_INSERT | OP_MODIFY => dp
+                    .pre
+                    .group_set(mgid, &replicas, op == OP_INSERT)
+                    .map_err(bad),
+                OP_DELETE => dp.pre.group_delete(mgid).map_err(bad),
                 _ => Err((INVALID_ARGUMENT, format!("unknown update type {op}"))),
             }
         })

@@ -6,10 +6,15 @@ use lanes_p4::{ActionId, ProfileId, TableId};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
+use crate::codes::{
+    GROUP_ADD_MEMBER, GROUP_CREATE, GROUP_DELETE, GROUP_REMOVE_MEMBER, GROUP_SET, OP_DELETE,
+    OP_INSERT, OP_MODIFY,
+};
 use crate::p4rt_bindings::with_program;
 use crate::switch_bindings::PySwitch;
 
-/// Member operations: 0 add (handle None: the lowest free), 1 modify, 2 delete. Returns the
+/// Member operations (crate::codes): OP_INSERT (handle None: the lowest free), OP_MODIFY,
+/// OP_DELETE. Returns the
 /// member's handle.
 #[pyfunction]
 #[pyo3(signature = (sw, profile, op, handle, action = 0, params = Vec::new()))]
@@ -25,17 +30,17 @@ fn ap_member_write(
     let params: Vec<Vec<u8>> = params.iter().map(|x| x.to_vec()).collect();
     let (p, a) = (ProfileId(profile), ActionId(action));
     with_program(py, &sw, |prog| match (op, handle) {
-        (0, h) => prog.add_member(p, h, a, &params),
-        (1, Some(h)) => prog.modify_member(p, h, a, &params).map(|()| h),
-        (2, Some(h)) => prog.delete_member(p, h).map(|()| h),
+        (OP_INSERT, h) => prog.add_member(p, h, a, &params),
+        (OP_MODIFY, Some(h)) => prog.modify_member(p, h, a, &params).map(|()| h),
+        (OP_DELETE, Some(h)) => prog.delete_member(p, h).map(|()| h),
         _ => Err(lanes_p4::ApiError::Invalid(format!(
             "member operation {op} needs a handle"
         ))),
     })
 }
 
-/// Group operations: 0 create (handle None: the lowest free; `members` then set if given),
-/// 1 delete, 2 set members (member, weight), 3 add `members[0]`, 4 remove `members[0]`.
+/// Group operations (crate::codes): create (handle None: the lowest free; `members` then set
+/// if given), delete, set members (member, weight), add `members[0]`, remove `members[0]`.
 /// Returns the group's handle.
 #[pyfunction]
 #[pyo3(signature = (sw, profile, op, handle, members = Vec::new(), max_size = 0))]
@@ -51,7 +56,7 @@ fn ap_group_write(
     let p = ProfileId(profile);
     with_program(py, &sw, |prog| {
         let invalid = |m: String| lanes_p4::ApiError::Invalid(m);
-        if op == 0 {
+        if op == GROUP_CREATE {
             let h = prog.create_group(p, handle, max_size)?;
             if !members.is_empty() {
                 if let Err(e) = prog.set_group_members(p, h, &members) {
@@ -64,10 +69,10 @@ fn ap_group_write(
         let h = handle.ok_or_else(|| invalid(format!("group operation {op} needs a handle")))?;
         let first = members.first().map(|m| m.0);
         match (op, first) {
-            (1, _) => prog.delete_group(p, h),
-            (2, _) => prog.set_group_members(p, h, &members),
-            (3, Some(m)) => prog.add_member_to_group(p, m, h),
-            (4, Some(m)) => prog.remove_member_from_group(p, m, h),
+            (GROUP_DELETE, _) => prog.delete_group(p, h),
+            (GROUP_SET, _) => prog.set_group_members(p, h, &members),
+            (GROUP_ADD_MEMBER, Some(m)) => prog.add_member_to_group(p, m, h),
+            (GROUP_REMOVE_MEMBER, Some(m)) => prog.remove_member_from_group(p, m, h),
             _ => Err(invalid(format!("group operation {op}: bad arguments"))),
         }
         .map(|()| h)

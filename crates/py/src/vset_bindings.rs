@@ -4,10 +4,11 @@
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
+use crate::codes::{VSET_ADD, VSET_CLEAR, VSET_REMOVE};
 use crate::p4rt_bindings::with_program;
 use crate::switch_bindings::PySwitch;
 
-/// Value set operations: 0 add, 1 remove (value and optional mask, big-endian), 2 clear.
+/// Value set operations (crate::codes): add, remove (value and optional mask, big-endian), clear.
 #[pyfunction]
 #[pyo3(signature = (sw, name, op, value = None, mask = None))]
 fn vset_write(
@@ -21,9 +22,9 @@ fn vset_write(
     let value = value.map(|v| v.to_vec());
     let mask = mask.map(|m| m.to_vec());
     with_program(py, &sw, |p| match (op, &value) {
-        (0, Some(v)) => p.value_set_add(&name, v, mask.as_deref()),
-        (1, Some(v)) => p.value_set_remove(&name, v, mask.as_deref()),
-        (2, _) => p.value_set_clear(&name),
+        (VSET_ADD, Some(v)) => p.value_set_add(&name, v, mask.as_deref()),
+        (VSET_REMOVE, Some(v)) => p.value_set_remove(&name, v, mask.as_deref()),
+        (VSET_CLEAR, _) => p.value_set_clear(&name),
         _ => Err(lanes_p4::ApiError::Invalid(format!(
             "value set operation {op}: bad arguments"
         ))),

@@ -13,8 +13,8 @@ from lanes.p4runtime.pipeline import Pipeline, ProfileSpec
 from lanes.p4runtime.proto import p4r
 from lanes.p4runtime.values import DELETE, INSERT, canonical, native_error
 
-MEMBER_ADD, MEMBER_MODIFY, MEMBER_DELETE = 0, 1, 2
-GROUP_CREATE, GROUP_DELETE, GROUP_SET = 0, 1, 2
+MEMBER_ADD, MEMBER_MODIFY, MEMBER_DELETE = _native.OP_INSERT, _native.OP_MODIFY, _native.OP_DELETE
+GROUP_CREATE, GROUP_DELETE, GROUP_SET = _native.GROUP_CREATE, _native.GROUP_DELETE, _native.GROUP_SET
 # one-shot action sets become members and a group with ids from here up, hidden from reads
 HIDDEN_BASE = 0xC000_0000
 

@@ -7,14 +7,17 @@ from typing import Any
 
 import grpc
 
+from lanes import _native
 from lanes.p4runtime.errors import P4RTError, code_from_number, invalid
 from lanes.p4runtime.proto import p4i, p4r
 
 INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 TABLE_ONLY, DEFAULT_ONLY = p4i.ActionRef.TABLE_ONLY, p4i.ActionRef.DEFAULT_ONLY
-# native key kinds (crates/py/src/p4rt_bindings.rs)
-K_EXACT, K_LPM, K_TERNARY, K_RANGE, K_OPTIONAL, K_ANY = 0, 1, 2, 3, 4, 5
-OP_INSERT, OP_MODIFY, OP_DELETE, OP_DEFAULT, OP_COUNTER, OP_METER = 0, 1, 2, 3, 4, 5
+# the extension's key kinds and table operations (defined once, in crates/py/src/codes.rs)
+K_EXACT, K_LPM, K_TERNARY = _native.KEY_EXACT, _native.KEY_LPM, _native.KEY_TERNARY
+K_RANGE, K_OPTIONAL, K_ANY = _native.KEY_RANGE, _native.KEY_OPTIONAL, _native.KEY_ANY
+OP_INSERT, OP_MODIFY, OP_DELETE = _native.OP_INSERT, _native.OP_MODIFY, _native.OP_DELETE
+OP_DEFAULT, OP_COUNTER, OP_METER = _native.OP_DEFAULT, _native.OP_COUNTER, _native.OP_METER
 OK = grpc.StatusCode.OK
 
 Key = tuple[int, bytes, bytes, int]

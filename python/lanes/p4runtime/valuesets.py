@@ -13,7 +13,7 @@ from lanes.p4runtime.errors import invalid, not_found, unimplemented
 from lanes.p4runtime.proto import p4i, p4r
 from lanes.p4runtime.values import MODIFY, canonical, native_error, value_of
 
-VSET_ADD, VSET_CLEAR = 0, 2
+VSET_ADD, VSET_CLEAR = _native.VSET_ADD, _native.VSET_CLEAR
 
 
 @dataclass

@@ -18,8 +18,9 @@ from lanes.switch.thrift_context import (
 from lanes.switch.thrift_program import ProfileView, ProgramView, TableView
 from lanes.switch.thrift_tables import E, _handle, table_error
 
-OP_ADD, OP_MODIFY, OP_DELETE = 0, 1, 2
-GRP_CREATE, GRP_DELETE, GRP_ADD_MEMBER, GRP_REMOVE_MEMBER = 0, 1, 3, 4
+OP_ADD, OP_MODIFY, OP_DELETE = _native.OP_INSERT, _native.OP_MODIFY, _native.OP_DELETE
+GRP_CREATE, GRP_DELETE = _native.GROUP_CREATE, _native.GROUP_DELETE
+GRP_ADD_MEMBER, GRP_REMOVE_MEMBER = _native.GROUP_ADD_MEMBER, _native.GROUP_REMOVE_MEMBER
 
 
 class ProfilesMixin:

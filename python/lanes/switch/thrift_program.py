@@ -11,12 +11,15 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from lanes import _native
+
 # Priorities: bmv2's clients give a priority where the LOWEST value wins (as the CLI's
 # `table_add ... PRIORITY`); the switch's tables let the HIGHEST win (P4Runtime). The one
 # mapping, used both ways, as the switch's loader does for a bmv2 JSON's const entries.
 PRIORITY_MAX = (1 << 31) - 1
 
-KIND_EXACT, KIND_LPM, KIND_TERNARY, KIND_RANGE, KIND_OPTIONAL, KIND_OPTIONAL_ANY = range(6)
+KIND_EXACT, KIND_LPM, KIND_TERNARY = _native.KEY_EXACT, _native.KEY_LPM, _native.KEY_TERNARY
+KIND_RANGE, KIND_OPTIONAL, KIND_OPTIONAL_ANY = _native.KEY_RANGE, _native.KEY_OPTIONAL, _native.KEY_ANY
 
 
 def to_switch_priority(bmv2_priority: int) -> int:

@@ -31,7 +31,7 @@ class SimpleSwitchHandler:
         """Add or replace a session to a port; why not, or None."""
         if mirror_id < 0 or port < 0:
             return f"session {mirror_id} or port {port} is negative"
-        op = 1 if mirror_id in self._sessions() else 0
+        op = _native.OP_MODIFY if mirror_id in self._sessions() else _native.OP_INSERT
         try:
             _native.p4rt_clone_session_write(self.ctx.sw, op, mirror_id, port, 0)
         except _native.P4rtError as e:
@@ -52,7 +52,7 @@ class SimpleSwitchHandler:
         elif port is not None:
             why = self._add(call, mirror_id, port)
         elif mirror_id in self._sessions():
-            _native.p4rt_clone_session_write(self.ctx.sw, 2, mirror_id, 0, 0)
+            _native.p4rt_clone_session_write(self.ctx.sw, _native.OP_DELETE, mirror_id, 0, 0)
         if why is None and mgid:
             try:
                 self.ctx.command(f"mirroring_add_mc {mirror_id} {mgid}")
@@ -88,7 +88,7 @@ class SimpleSwitchHandler:
     def mirroring_mapping_delete(self, mirror_id):
         if mirror_id not in self._sessions():
             return 1
-        _native.p4rt_clone_session_write(self.ctx.sw, 2, mirror_id, 0, 0)
+        _native.p4rt_clone_session_write(self.ctx.sw, _native.OP_DELETE, mirror_id, 0, 0)
         return 0
 
     def mirroring_mapping_get_egress_port(self, mirror_id):

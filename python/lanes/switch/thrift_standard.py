@@ -164,17 +164,17 @@ class StandardHandler(TablesMixin, ProfilesMixin, ExternsMixin):
             raise InvalidParseVSetOperation(code=ParseVSetOperationErrorCode.ERROR) from None
 
     def bm_parse_vset_add(self, cxt_id, parse_vset_name, value):
-        self._vset("bm_parse_vset_add", parse_vset_name, 0, bytes(value))
+        self._vset("bm_parse_vset_add", parse_vset_name, _native.VSET_ADD, bytes(value))
 
     def bm_parse_vset_remove(self, cxt_id, parse_vset_name, value):
-        self._vset("bm_parse_vset_remove", parse_vset_name, 1, bytes(value))
+        self._vset("bm_parse_vset_remove", parse_vset_name, _native.VSET_REMOVE, bytes(value))
 
     def bm_parse_vset_get(self, cxt_id, parse_vset_name):
         members = self._vset("bm_parse_vset_get", parse_vset_name)
         return [bytes(v) for v, _mask in members]
 
     def bm_parse_vset_clear(self, cxt_id, parse_vset_name):
-        self._vset("bm_parse_vset_clear", parse_vset_name, 2)
+        self._vset("bm_parse_vset_clear", parse_vset_name, _native.VSET_CLEAR)
 
     def bm_set_crc16_custom_parameters(self, cxt_id, calc_name, crc16_config):
         log("bm_set_crc16_custom_parameters", f"no custom CRC calculation '{calc_name}'")
