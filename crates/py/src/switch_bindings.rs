@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
 use lanes_switch::{PortSpec, Switch, SwitchOptions, TmDefaults};
+use lanes_tm::QuantilePoint::Middle;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::json;
@@ -144,8 +145,8 @@ impl PySwitch {
                             .map(|q| {
                                 let s = p.tm.queue_status(q).expect("queue exists");
                                 let h = &p.delay[q];
-                                let delay = json!({"pkts": h.count(), "p50": h.quantile_ns(0.5),
-                                                   "p99": h.quantile_ns(0.99), "max": h.max_ns()});
+                                let delay = json!({"pkts": h.count(), "p50": h.quantile(0.5, Middle),
+                                                   "p99": h.quantile(0.99, Middle), "max": h.max()});
                                 json!({"qid": q, "depth_pkts": s.depth_pkts, "depth_bytes": s.depth_bytes,
                                        "rate_Bps": s.config.rate_bytes_per_s, "quantum": s.config.quantum,
                                        "burst_bytes": s.config.rate_bytes_per_s.map(|_| s.config.effective_burst_bytes()),
@@ -188,8 +189,16 @@ fn default_burst_bytes(rate_bytes_per_s: f64) -> u64 {
     lanes_tm::default_burst_bytes(rate_bytes_per_s)
 }
 
+/// The smallest delay (ns) in bucket `i` of the switch's queueing delay histograms, whose raw
+/// buckets `show_delay` prints; None past the last bucket.
+#[pyfunction]
+fn delay_bucket_lower(i: usize) -> Option<u64> {
+    (i < lanes_switch::delay::BUCKETS).then(|| lanes_switch::delay::lower(i))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySwitch>()?;
+    m.add_function(wrap_pyfunction!(delay_bucket_lower, m)?)?;
     m.add_function(wrap_pyfunction!(default_burst_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     Ok(())

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use lanes_tm::{EnqueueOutcome, Nanos, Port};
 
-use crate::histogram::Histogram;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::source::Source;
+use crate::Histogram;
 
 /// Progress of a long run, reported about once a second of wall time.
 #[derive(Clone, Copy, Debug)]
@@ -25,7 +25,7 @@ pub struct FlowStats {
     pub delivered_pkts: u64,
     /// Bytes that left the port inside the flow's own active window.
     pub window_bytes: u64,
-    pub delay: Histogram,
+    pub delay: Box<Histogram>,
     /// Bytes sent per output interval.
     pub interval_bytes: Vec<u64>,
 }

@@ -4,14 +4,15 @@
 #![forbid(unsafe_code)]
 
 mod engine;
-mod histogram;
 mod report;
 mod rng;
 mod scenario;
 mod source;
 
 pub use engine::{simulate, Progress, SimOutput};
-pub use histogram::Histogram;
+/// Delay histogram of the simulator: lanes-tm's log-linear one with 1024 buckets per power of
+/// two (relative error under 0.1 %).
+pub type Histogram = lanes_tm::LogHistogram<10, 56320>;
 pub use scenario::{Scenario, ScenarioError};
 
 /// Parse, validate and run a TOML scenario; the result as the JSON document `lanes sim` writes.

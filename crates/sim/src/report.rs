@@ -1,5 +1,6 @@
 //! The result document: per-flow throughput, loss and delay, per-port utilisation, intervals.
 
+use lanes_tm::QuantilePoint::Upper;
 use serde_json::{json, Map, Value};
 
 use crate::engine::SimOutput;
@@ -29,9 +30,9 @@ pub fn to_json(s: &Scenario, out: &SimOutput) -> Value {
                 "queued_at_end_pkts": st.offered_pkts - st.delivered_pkts - st.dropped_pkts,
                 // time from arrival at the port until the port starts sending the packet
                 "delay_ns": {
-                    "p50": st.delay.quantile(0.5),
-                    "p99": st.delay.quantile(0.99),
-                    "p999": st.delay.quantile(0.999),
+                    "p50": st.delay.quantile(0.5, Upper),
+                    "p99": st.delay.quantile(0.99, Upper),
+                    "p999": st.delay.quantile(0.999, Upper),
                     "max": st.delay.max(),
                     "mean": st.delay.mean(),
                 },

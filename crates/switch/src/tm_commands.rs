@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use lanes_tm::{QueueConfig, Scheduler};
+use lanes_tm::{QuantilePoint, QueueConfig, Scheduler};
 
 use crate::commands::num;
 use crate::dataplane::Dataplane;
@@ -180,10 +180,10 @@ fn show_delay(dp: &mut Dataplane, args: &[&str]) -> R {
                 out,
                 "{n} {q} {} {} {} {} {} {}",
                 h.count(),
-                h.quantile_ns(0.5),
-                h.quantile_ns(0.99),
-                h.max_ns(),
-                h.sum_ns(),
+                h.quantile(0.5, QuantilePoint::Middle),
+                h.quantile(0.99, QuantilePoint::Middle),
+                h.max(),
+                h.sum(),
                 buckets.join(",")
             );
             if reset {

@@ -9,12 +9,14 @@
 
 mod config;
 mod drr;
+mod histogram;
 mod port;
 mod queue;
 mod shaper;
 mod stats;
 
 pub use config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler, MAX_QUEUES};
+pub use histogram::{LogHistogram, QuantilePoint};
 pub use port::{Dequeued, EnqueueOutcome, Port};
 pub use shaper::{default_burst_bytes, DEFAULT_MTU_BYTES};
 pub use stats::{DropReason, QueueCounters, QueueStatus};

@@ -7,13 +7,14 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from lanes import _native
+
 
 def bucket_lower(i: int) -> int:
-    """Smallest delay in ns of histogram bucket i (exact below 4 ns, then 4 buckets per octave)."""
-    if i < 4:
-        return i
-    k, sub = i // 4 + 1, i % 4
-    return (4 + sub) << (k - 2)
+    """Smallest delay in ns of histogram bucket i (exact below 8 ns, then 4 buckets per octave): the
+    switch's own bounds; past the last bucket, the largest delay there is."""
+    lower = _native.delay_bucket_lower(i)
+    return (1 << 64) - 1 if lower is None else lower
 
 
 def parse_show_delay(text: str) -> list[dict]:
