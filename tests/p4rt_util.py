@@ -11,8 +11,8 @@ from pathlib import Path
 
 import grpc
 from lanes.p4runtime.client import Client, write_errors
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
-from lanes.p4runtime.server import load_p4info
 
 REPO = Path(__file__).resolve().parents[1]
 LANES = str(REPO / ".venv" / "bin" / "lanes")

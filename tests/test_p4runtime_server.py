@@ -13,8 +13,8 @@ import grpc
 import pytest
 from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.devconfig import wrap
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
-from lanes.p4runtime.server import load_p4info
 from p4rt_util import (
     ACL,
     ACL_COUNTER,

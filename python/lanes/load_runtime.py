@@ -45,17 +45,9 @@ def run(args: argparse.Namespace) -> int:
 
     from lanes.p4runtime import runtime_json
     from lanes.p4runtime.client import Client, write_errors
-    from lanes.p4runtime.server import load_p4info
 
-    rt = runtime_json.load(Path(args.file))
-    if rt.p4info is None:
-        raise LanesError(f"{args.file}: no 'p4info' (needed to resolve names)")
-    info = load_p4info(rt.p4info)
-    names = runtime_json.Names(info)
-    try:
-        labelled = runtime_json.all_updates(names, rt)
-    except LanesError as e:
-        raise LanesError(f"{rt.path}: {e}") from None
+    resolved = runtime_json.resolve(Path(args.file))
+    rt, info, labelled = resolved.runtime, resolved.p4info, resolved.updates
     client = Client(args.grpc_addr, args.device_id, args.election_id)
     try:
         try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lanes.errors import LanesError
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4i, p4r
 from lanes.p4runtime.values import canonical
 
@@ -29,6 +30,28 @@ class Runtime:
     entries: list[dict]
     multicast_groups: list[Any]
     clone_sessions: list[Any]
+
+
+@dataclass
+class Resolved:
+    """A runtime.json with its P4Info and its entries as (where in the file, P4Runtime update)."""
+
+    runtime: Runtime
+    p4info: Any
+    updates: list[tuple[str, Any]]
+
+
+def resolve(path: Path) -> Resolved:
+    """Load a runtime.json and turn its entries into P4Runtime updates by name through its P4Info."""
+    rt = load(path)
+    if rt.p4info is None:
+        raise LanesError(f"{path}: no 'p4info' (needed to resolve names)")
+    info = load_p4info(rt.p4info)
+    try:
+        updates = all_updates(Names(info), rt)
+    except LanesError as e:
+        raise LanesError(f"{rt.path}: {e}") from None
+    return Resolved(rt, info, updates)
 
 
 def _resolve(base: Path, value: Any, key: str) -> Path | None:

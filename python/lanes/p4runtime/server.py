@@ -30,9 +30,10 @@ from lanes.p4runtime.errors import (
     precondition,
     unimplemented,
 )
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.packetio import packet_in, packet_out_frame
 from lanes.p4runtime.pipeline import Pipeline
-from lanes.p4runtime.proto import p4i, p4r, pb, rpc
+from lanes.p4runtime.proto import p4r, pb, rpc
 
 API_VERSION = "1.4.0"
 SERVICE = "p4.v1.P4Runtime"
@@ -456,24 +457,6 @@ def _sidecar_p4info(json_path: Path) -> Path | None:
     return None
 
 
-def load_p4info(path: Path) -> Any:
-    from google.protobuf import text_format
-
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise LanesError(f"cannot read {path}: {e.strerror}") from None
-    info = p4i.P4Info()
-    try:
-        if path.suffix in (".bin", ".pb"):
-            info.ParseFromString(path.read_bytes())
-        else:
-            text_format.Parse(text, info)
-    except Exception as e:  # protobuf raises several error types  # noqa: BLE001
-        raise LanesError(f"{path}: not a P4Info ({str(e).splitlines()[0]})") from None
-    return info
-
-
 def start_server(sw: Any, sa: Any) -> P4RuntimeServer:
     """Called by `lanes switch`: serve P4Runtime on sa.grpc_addr for device sa.device_id."""
     srv = serve(sw, sa.grpc_addr, sa.device_id, sa.cpu_port)
@@ -502,15 +485,8 @@ def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
     switch starts; any refused entry is an error."""
     from lanes.p4runtime import runtime_json
 
-    rt = runtime_json.load(path)
-    if rt.p4info is None:
-        raise LanesError(f"{path}: no 'p4info' (needed to resolve names)")
-    info = load_p4info(rt.p4info)
-    names = runtime_json.Names(info)
-    try:
-        labelled = runtime_json.all_updates(names, rt)
-    except LanesError as e:
-        raise LanesError(f"{rt.path}: {e}") from None
+    resolved = runtime_json.resolve(path)
+    rt, info, labelled = resolved.runtime, resolved.p4info, resolved.updates
     with service.lock:
         try:
             if rt.bmv2_json is not None:
