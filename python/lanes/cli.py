@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from lanes.errors import LanesError
+
+# gRPC's C core logs at INFO to stderr unless told otherwise (e.g. "Got goaway" when a switch
+# stops under a client at Ctrl-C); lanes reports what matters itself. Set before any subcommand
+# imports grpc; a value the user set wins.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 # Subcommand modules; each defines register(subparsers) and sets `func` on its parsers.
 SUBCOMMANDS = [
