@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 from lanes.p4runtime.client import Client
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
-from lanes.p4runtime.server import load_p4info
 
 L2_FWD, DST, SET_PORT, PORT = 33554435, 1, 16777219, 1
 

@@ -89,10 +89,8 @@ def loss_free_rate(star: Star, size: int, seconds: float, label: str) -> dict:
             lo = mid
             best = {"pps": achieved, "gbps": achieved * size * 8 / 1e9}
         else:
-            if achieved < 0.97 * mid and loss <= LOSS_OK:
-                hi = min(hi, achieved * 1.02)  # the sender itself is the limit
-            else:
-                hi = mid
+            # below 97 % of the aim with no loss, the sender itself is the limit
+            hi = min(hi, achieved * 1.02) if achieved < 0.97 * mid and loss <= LOSS_OK else mid
         if hi - lo < 0.02 * hi:
             break
     return best

@@ -65,12 +65,12 @@ def test_closed_form_matches_the_recursion(dt: float) -> None:
     rng = np.random.default_rng(3)
     util = rng.gamma(2.0, 60.0, size=(5, 300)).round(1)
     q = backlog(util, 150.0, dt)
-    for row, qrow in zip(util, q):
+    for row, qrow in zip(util, q, strict=True):
         assert np.allclose(qrow, loop_backlog(list(row), 150.0, dt), atol=1e-6)
     # Per-series capacities broadcast along the leading axis.
     caps = np.array([100.0, 150.0, 200.0, 300.0, 1200.0])
     q2 = backlog(util, caps, dt)
-    for row, cap, qrow in zip(util, caps, q2):
+    for row, cap, qrow in zip(util, caps, q2, strict=True):
         assert np.allclose(qrow, loop_backlog(list(row), cap, dt), atol=1e-6)
 
 

@@ -28,7 +28,7 @@ def test_native_equals_numpy_for_every_choice(seed: int) -> None:
     ]
     native = pack_delay_many(ts, specs, "native")
     numpy = pack_delay_many(ts, specs, "numpy")
-    for spec, a, b in zip(specs, native, numpy):
+    for spec, a, b in zip(specs, native, numpy, strict=True):
         assert a.tolist() == b.tolist(), spec
 
 

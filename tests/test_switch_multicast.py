@@ -30,7 +30,10 @@ def multicast_program() -> bytes:
     prog = json.loads(clone_program())
     std = prog["header_types"][1]["fields"]
     std.insert(len(std) - 1, ["egress_rid", 16, False])
-    field = lambda h, f: {"type": "field", "value": [h, f]}
+
+    def field(h: str, f: str) -> dict:
+        return {"type": "field", "value": [h, f]}
+
     prog["actions"][0]["primitives"] = [
         {
             "op": "assign",

@@ -33,7 +33,10 @@ def vset_program(path: Path) -> bytes:
     prog["header_types"].append({"name": "t_t", "id": 3, "fields": [["x", 8, False]]})
     prog["headers"].append({"name": "t", "id": 3, "header_type": "t_t", "metadata": False})
     prog["parse_vsets"] = [{"name": "ParserImpl.pvs", "id": 0, "compressed_bitwidth": 16, "max_size": 4}]
-    extract = lambda h: {"op": "extract", "parameters": [{"type": "regular", "value": h}]}
+
+    def extract(h: str) -> dict:
+        return {"op": "extract", "parameters": [{"type": "regular", "value": h}]}
+
     prog["parsers"][0]["parse_states"] = [
         {"name": "start", "id": 0, "parser_ops": [extract("ethernet")],
          "transition_key": [{"type": "field", "value": ["ethernet", "etherType"]}],

@@ -85,7 +85,7 @@ def cmd_delay(args: argparse.Namespace) -> int:
     if args.series:
         q = backlog(util, cap, dt)
         print("t\tutil_pct\tbacklog_pct_min\tdelay_min")
-        for t, (u, b) in enumerate(zip(util, q), start=1):
+        for t, (u, b) in enumerate(zip(util, q, strict=True), start=1):
             print(f"{t}\t{u:g}\t{b:.6g}\t{b / cap:.6g}")
     print(f"total_delay_min\t{float(st.delay_min):.6g}")
     print(f"delayed_pct\t{float(st.delayed_pct):.6g}")

@@ -85,7 +85,7 @@ def run_fold(trace: Trace, test: int, grid: Grid) -> FoldPoints:
     specs = [
         (100.0 * cores * th, (lim or 0.0) * len(train_idx), CHOICE[p]) for p, cores, th, lim in delay_keys
     ]
-    assigns.update(zip(delay_keys, pack_delay_many(train, specs, grid.engine)))
+    assigns.update(zip(delay_keys, pack_delay_many(train, specs, grid.engine), strict=True))
     packers = {p: make_packer(p) for p in grid.packers if p not in DELAY_PACKERS}
     out: FoldPoints = {}
     for key in keys:

@@ -103,7 +103,7 @@ def write_day(path: Path, names: list[str], util: np.ndarray, decimals: int = 1)
     width = max(3, len(str(util.shape[1] - 1)))
     lines = ["vm," + ",".join(f"u{i:0{width}d}" for i in range(util.shape[1]))]
     rounded = np.round(np.asarray(util, dtype=np.float64), decimals)
-    for name, row in zip(names, rounded):
+    for name, row in zip(names, rounded, strict=True):
         if decimals <= 0 or np.all(row == np.floor(row)):
             lines.append(name + "," + ",".join(map(str, row.astype(np.int64).tolist())))
         else:

@@ -59,4 +59,4 @@ def paper_row(packer: str, threshold_pct: float, limit: float | None) -> dict[st
         vals = TABLE_II.get((int(limit), th))
     else:
         vals = None
-    return dict(zip(COLUMNS, vals)) if vals else None
+    return dict(zip(COLUMNS, vals, strict=True)) if vals else None

@@ -85,7 +85,7 @@ def generate(p: SynthParams = SynthParams()) -> Trace:
 
     # Unplanned batch jobs: full use of some vCores for tens of minutes at random times.
     jobs = rng.poisson(p.jobs_per_day, size=(d, n))
-    for dd, m in zip(*np.nonzero(jobs)):
+    for dd, m in zip(*np.nonzero(jobs), strict=True):
         for _ in range(jobs[dd, m]):
             start = rng.integers(0, t)
             length = int(rng.integers(*p.job_minutes) * per_min) or 1

@@ -29,7 +29,7 @@ class Trace:
         keep = self.present.sum(axis=0) >= min_days
         return Trace(
             days=list(self.days),
-            vms=[v for v, k in zip(self.vms, keep) if k],
+            vms=[v for v, k in zip(self.vms, keep, strict=True) if k],
             util=self.util[:, keep, :],
             present=self.present[:, keep],
             step_s=self.step_s,

@@ -5,6 +5,7 @@ against the tables it dumps and traced with ibtracert. Processes are started and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -126,10 +127,8 @@ class LiveSubnet:
             if p is not None:
                 opensm._stop(p)
         if self.ibsim is not None and self.ibsim.stdin:
-            try:
+            with contextlib.suppress(OSError):
                 self.ibsim.stdin.close()
-            except OSError:
-                pass
 
     def subnet_ups(self) -> int:
         log = self.outdir / "opensm.log"

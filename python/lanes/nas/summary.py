@@ -114,7 +114,10 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
     if fair is not None and restore is not None:
         back = [b for a, b, m in ser.get("victim", []) if a >= pl.reset_s and m >= RECOVERED * fair["victim_at_first"]]
         recovery = round(back[0] - pl.reset_s, 2) if back else None
-    ratio = lambda a, b: round(a / b, 4) if a is not None and b else None
+
+    def ratio(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 4) if a is not None and b else None
+
     return {
         "kind": "nas",
         "params": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(p).items()},

@@ -247,7 +247,7 @@ def _canon_out(key: tuple) -> tuple[int, int, int, int]:
     kind, a, b, plen = key
     av = int.from_bytes(a, "big") if a else 0
     bv = int.from_bytes(b, "big") if b else 0
-    if kind == K_EXACT or kind == K_OPTIONAL:
+    if kind in (K_EXACT, K_OPTIONAL):
         return (kind, av, 0, 0)
     if kind == K_LPM:
         return (kind, av, 0, plen)

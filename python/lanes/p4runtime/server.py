@@ -498,6 +498,6 @@ def apply_runtime_json(service: P4RuntimeService, path: Path) -> None:
             raise LanesError(f"{path}: pipeline refused: {e.message}") from None
         assert service.entities is not None
         results = service.entities.write([u for _, u in labelled])
-    for (where, _), (code, msg) in zip(labelled, results):
+    for (where, _), (code, msg) in zip(labelled, results, strict=True):
         if code != grpc.StatusCode.OK:
             raise LanesError(f"{path}: {where}: {code.name}: {msg}")
