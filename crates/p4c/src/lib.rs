@@ -30,6 +30,8 @@ mod diag;
 mod emit;
 mod env;
 pub mod ids;
+mod inline;
+mod inline_fn;
 mod lexer;
 mod lower;
 mod lower_action;
@@ -45,6 +47,7 @@ mod parse_expr;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod subst;
 
 pub use diag::Diag;
 use std::path::{Path, PathBuf};
@@ -86,6 +89,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
         let decls = parse::parse_program(tokens)?;
+        let decls = inline::program(decls)?;
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
         let json = emit::program(&mut l)?;
