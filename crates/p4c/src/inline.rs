@@ -12,6 +12,9 @@ use crate::subst::Subst;
 use std::collections::HashMap;
 
 pub fn program(decls: Vec<Decl>) -> Res<Vec<Decl>> {
+    if !needs_inlining(&decls) {
+        return Ok(decls);
+    }
     let mut funcs = HashMap::new();
     let mut controls: HashMap<String, ControlDecl> = HashMap::new();
     let mut rest = Vec::with_capacity(decls.len());
@@ -59,6 +62,25 @@ pub fn program(decls: Vec<Decl>) -> Res<Vec<Decl>> {
         });
     }
     Ok(out)
+}
+
+/// Whether the program declares a function or instantiates a control inside a control (most
+/// programs do neither: they pass through untouched).
+fn needs_inlining(decls: &[Decl]) -> bool {
+    let is_control = |n: &str| {
+        decls
+            .iter()
+            .any(|d| matches!(d, Decl::Control(c) if c.name == n))
+    };
+    decls.iter().any(|d| {
+        match d {
+        Decl::Function(_) => true,
+        Decl::Control(c) => c.locals.iter().any(|l| {
+            matches!(l, Local::Instance(Instance { ty: Type::Named(t, _, _), .. }) if is_control(t))
+        }),
+        _ => false,
+    }
+    })
 }
 
 fn control_fns(fi: &mut FnInliner, mut c: ControlDecl) -> Res<ControlDecl> {
