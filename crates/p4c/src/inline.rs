@@ -85,8 +85,16 @@ fn needs_inlining(decls: &[Decl]) -> bool {
 
 fn control_fns(fi: &mut FnInliner, mut c: ControlDecl) -> Res<ControlDecl> {
     for l in &mut c.locals {
-        if let Local::Action(a) = l {
-            a.body = fi.stmts(&a.body)?;
+        match l {
+            Local::Action(a) => a.body = fi.stmts(&a.body)?,
+            Local::Table(t) => {
+                for k in &t.keys {
+                    if let Some((name, loc)) = fi.call_in(&k.expr) {
+                        return fail(loc, format!("function '{name}' called in a table key: compute it into a variable before applying the table, and match on that"));
+                    }
+                }
+            }
+            _ => {}
         }
     }
     c.apply = fi.stmts(&c.apply)?;

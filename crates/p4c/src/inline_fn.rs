@@ -36,6 +36,30 @@ impl<'a> FnInliner<'a> {
         }
     }
 
+    /// The first function call inside `e` (name and place), if any.
+    pub fn call_in(&self, e: &Expr) -> Option<(String, Loc)> {
+        if let Some(f) = self.called(e) {
+            return Some((f.name.clone(), e.start()));
+        }
+        match e {
+            Expr::Member(x, _, _) | Expr::Unary(_, x, _) | Expr::Cast(_, x, _) => self.call_in(x),
+            Expr::Index(x, y, _)
+            | Expr::Binary(_, x, y, _)
+            | Expr::Mask(x, y, _)
+            | Expr::Range(x, y, _) => self.call_in(x).or_else(|| self.call_in(y)),
+            Expr::Slice(x, _, _, _) => self.call_in(x),
+            Expr::Mux(c, x, y, _) => self
+                .call_in(c)
+                .or_else(|| self.call_in(x))
+                .or_else(|| self.call_in(y)),
+            Expr::Call { func, args, .. } => self
+                .call_in(func)
+                .or_else(|| args.iter().find_map(|a| self.call_in(a))),
+            Expr::List(xs, _) => xs.iter().find_map(|a| self.call_in(a)),
+            _ => None,
+        }
+    }
+
     pub fn stmts(&mut self, stmts: &[Stmt]) -> Res<Vec<Stmt>> {
         let mut out = Vec::with_capacity(stmts.len());
         for s in stmts {

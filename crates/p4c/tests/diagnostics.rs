@@ -219,6 +219,15 @@ fn inlining_refusals() {
     );
     assert_eq!(e, "prog.p4:16:28: error: function 'inc' writes its arguments: call it in a statement of its own, not under &&, || or ?:");
     let e = error(
+        "fn-key",
+        &program(
+            "bit<8> low(in bit<48> v) { return v[7:0]; }",
+            "    table u { key = { low(hdr.ethernet.dst): exact; } actions = { fwd; } }",
+            "        u.apply();",
+        ),
+    );
+    assert_eq!(e, "prog.p4:13:23: error: function 'low' called in a table key: compute it into a variable before applying the table, and match on that");
+    let e = error(
         "macro-arity",
         &program(
             "#define ADD(a, b) ((a) + (b))",
