@@ -70,3 +70,28 @@ control C(inout headers hdr, inout metadata meta) { apply { } }
 control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
+
+
+def test_new_refusals_are_one_line_with_the_place(tmp_path: Path) -> None:
+    """Functions are compiled now, recursion is refused; a signed field is still refused."""
+    cases = [
+        (
+            "bit<9> f(in bit<9> v) { return f(v); }",
+            "sm.egress_spec = f(1);",
+            "return f(v)",
+            7,
+            "function 'f' calls itself: recursion is not allowed in P4",
+        ),
+        ("header s_t { int<8> x; }", "", "int<8> x", 7, "signed field 'x' (int<W>) is not supported"),
+    ]
+    for decl, stmt, where, shift, msg in cases:
+        src = PORT_PROG.replace('#include "port.p4"', decl).replace("sm.egress_spec = OUT;", stmt)
+        bad = tmp_path / "refused.p4"
+        bad.write_text(src)
+        r = subprocess.run([LANES, "p4c", str(bad)], check=False, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, r.stderr
+        line = next(i for i, text in enumerate(src.splitlines(), 1) if where in text)
+        col = src.splitlines()[line - 1].index(where) + 1 + shift
+        assert lines[0].startswith(f"{bad}:{line}:{col}: error: {msg}"), lines[0]

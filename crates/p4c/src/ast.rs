@@ -110,6 +110,8 @@ pub enum Decl {
     Parser(Box<ParserDecl>),
     Control(Box<ControlDecl>),
     Action(ActionDecl),
+    /// A function (`bit<8> max(in bit<8> a, in bit<8> b) { ... }`), inlined where it is called.
+    Function(FunctionDecl),
     Instance(Instance),
     /// Parser / control / package type declarations: nothing to lower.
     Signature,
@@ -200,6 +202,15 @@ pub struct ActionDecl {
 }
 
 #[derive(Debug, Clone)]
+pub struct FunctionDecl {
+    pub ret: Type,
+    pub name: String,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    pub loc: Loc,
+}
+
+#[derive(Debug, Clone)]
 pub struct KeyElem {
     pub expr: Expr,
     pub match_kind: String,
@@ -260,6 +271,8 @@ pub enum Stmt {
     },
     Exit(Loc),
     Return(Loc),
+    /// `return e;` (functions only; replaced when the function is inlined).
+    ReturnValue(Expr, Loc),
     Empty,
 }
 

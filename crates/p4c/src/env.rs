@@ -265,7 +265,7 @@ impl Env {
                 }
                 Decl::Action(a) => e.actions.push(a),
                 Decl::Instance(i) => e.instances.push(i),
-                Decl::Signature => {}
+                Decl::Signature | Decl::Function(_) => {}
                 Decl::ValueSet { loc, .. } => {
                     return fail(loc, "parser value sets (value_set) are not supported")
                 }

@@ -4,14 +4,15 @@
 //! `emit`); `p4info` writes the P4Info text with p4c's id scheme (`ids`). Errors are
 //! [`Diag`]s: one line, `file:line:col: error: what to do`.
 //!
-//! What it takes: `#include` / `#define` / `#if` / `#ifdef`; headers, header stacks, structs,
-//! `typedef` and `type`, enums and serializable enums, constants, `bit<W>` and `bool`, casts,
-//! slices (read and written), `++`, arithmetic that wraps at the operand width; parsers with
+//! What it takes: `#include` / `#define` (also with arguments) / `#if` / `#ifdef`; headers,
+//! header stacks, structs, `typedef` and `type`, enums and serializable enums, constants,
+//! `bit<W>` and `bool`, casts, slices (read and written), `++`, arithmetic that wraps at the operand width; parsers with
 //! `extract` (also `stack.next`), `lookahead<T>()` (and a header's field), `advance`, `verify`,
 //! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
 //! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
 //! counters and meters), actions (calls between actions are inlined), `apply` with
-//! `hit` / `miss` / `action_run`, `if`, `exit`; the v1model externs the switch runs (counter,
+//! `hit` / `miss` / `action_run`, `if`, `exit`; functions and controls instantiated inside
+//! controls (inlined first, `inline`); the v1model externs the switch runs (counter,
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
 //! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
 //! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
@@ -30,6 +31,8 @@ mod diag;
 mod emit;
 mod env;
 pub mod ids;
+mod inline;
+mod inline_fn;
 mod lexer;
 mod lower;
 mod lower_action;
@@ -45,6 +48,7 @@ mod parse_expr;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod subst;
 
 pub use diag::Diag;
 use std::path::{Path, PathBuf};
@@ -86,6 +90,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
         let decls = parse::parse_program(tokens)?;
+        let decls = inline::program(decls)?;
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
         let json = emit::program(&mut l)?;

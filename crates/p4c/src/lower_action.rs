@@ -158,6 +158,9 @@ impl Lowerer<'_> {
                 Stmt::Switch(_, _, loc) => {
                     return fail(*loc, "switch is only allowed in a control's apply block")
                 }
+                Stmt::ReturnValue(_, loc) => {
+                    return fail(*loc, "return with a value is only allowed in a function")
+                }
             }
         }
         Ok(())
@@ -334,13 +337,13 @@ impl Lowerer<'_> {
 
     /// The declaration of an action visible in `sc` by its qualified name.
     pub fn find_action(&self, sc: &Scope, qualified: &str) -> Option<ActionDecl> {
-        let local = qualified
-            .strip_prefix(&format!("{}.", sc.block))
-            .unwrap_or(qualified);
         if let Some(c) = self.env.controls.get(&sc.block) {
             for l in &c.locals {
                 if let Local::Action(a) = l {
-                    if a.name == local {
+                    // by the name the action is known by (its @name, if given)
+                    if crate::lower_table::qualified(&sc.block, &a.name, &a.annotations)
+                        == qualified
+                    {
                         return Some(a.clone());
                     }
                 }

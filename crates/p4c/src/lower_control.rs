@@ -367,6 +367,9 @@ impl Lowerer<'_> {
                 }
                 Stmt::Block(b) => self.seq(sc, c, b, next)?,
                 Stmt::Exit(_) | Stmt::Return(_) => None,
+                Stmt::ReturnValue(_, loc) => {
+                    return fail(*loc, "return with a value is only allowed in a function")
+                }
                 Stmt::Call(e, loc) => {
                     if let Some(t) = self.applied_table(sc, c, e) {
                         Some(self.lower_table(sc, &t, Next::All(next))?)

@@ -314,10 +314,21 @@ impl Parser {
                     return Ok(Decl::Instance(inst));
                 }
                 let (name, loc) = self.ident()?;
-                fail(
+                if self.is("<") {
+                    return fail(
+                        self.loc(),
+                        format!("generic function '{name}' is not supported: give its types"),
+                    );
+                }
+                let params = self.params()?;
+                let body = self.block()?;
+                Ok(Decl::Function(FunctionDecl {
+                    ret: ty,
+                    name,
+                    params,
+                    body,
                     loc,
-                    format!("function '{name}' is not supported: write its body as an action"),
-                )
+                }))
             }
         }
     }

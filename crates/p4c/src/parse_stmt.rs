@@ -98,7 +98,9 @@ impl Parser {
         }
         if self.eat_kw("return") {
             if !self.is(";") {
-                return fail(loc, "return with a value is not supported (no functions)");
+                let e = self.expr()?;
+                self.expect(";")?;
+                return Ok(Stmt::ReturnValue(e, loc));
             }
             self.expect(";")?;
             return Ok(Stmt::Return(loc));

@@ -1,7 +1,9 @@
 //! `if` in parser states, as p4c's midend removes them: bmv2 parser states have no branches, so
 //! a state is split at its first `if` into the statements before it ending in a `select` on the
 //! condition, a state per branch, and a state for the statements after it (with the original
-//! transition). The new states are named `<state>_if<N>_true`, `_false` and `_join`.
+//! transition). The new states are named `<state>_if<N>_true`, `_false` and `_join`. Blocks
+//! (`{ ... }`, also those of inlined functions) are opened first, so an `if` inside one is
+//! split the same way.
 
 use crate::ast::*;
 use crate::diag::Loc;
@@ -11,7 +13,8 @@ pub fn split_ifs(states: &[State]) -> Vec<State> {
     let mut n = 0;
     let mut work: Vec<State> = states.to_vec();
     work.reverse();
-    while let Some(s) = work.pop() {
+    while let Some(mut s) = work.pop() {
+        s.body = flatten_blocks(std::mem::take(&mut s.body));
         let Some(k) = s.body.iter().position(|st| matches!(st, Stmt::If(..))) else {
             out.push(s);
             continue;
@@ -73,4 +76,15 @@ fn case(v: Expr, next: &str, loc: Loc) -> SelectCase {
         next: next.to_string(),
         loc,
     }
+}
+
+fn flatten_blocks(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::Block(b) => out.extend(flatten_blocks(b)),
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -1,4 +1,5 @@
-//! The C-style preprocessor P4 programs use: `#include`, object-like `#define` / `#undef`,
+//! The C-style preprocessor P4 programs use: `#include`, object-like and function-like
+//! `#define` (`#define F(a, b) ...`, arguments expanded before they are substituted) / `#undef`,
 //! `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif`, `#error`; `#pragma` and `#line`
 //! are ignored. Works on the lexer's tokens; macro uses take the location of the use.
 
@@ -12,6 +13,13 @@ pub struct Sources {
     pub files: Vec<PathBuf>,
 }
 
+/// A macro: its parameters (None for an object-like macro) and its body.
+#[derive(Clone)]
+struct Macro {
+    params: Option<Vec<String>>,
+    body: Vec<Token>,
+}
+
 pub struct Options<'a> {
     pub include_dirs: &'a [PathBuf],
     pub defines: &'a [(String, String)],
@@ -20,7 +28,7 @@ pub struct Options<'a> {
 struct Pre<'a> {
     opts: &'a Options<'a>,
     files: Vec<PathBuf>,
-    macros: HashMap<String, Vec<Token>>,
+    macros: HashMap<String, Macro>,
     out: Vec<Token>,
     depth: usize,
 }
@@ -39,7 +47,11 @@ pub fn preprocess(main: &Path, opts: &Options) -> Result<(Vec<Token>, Sources), 
             t.pop();
             t
         });
-        p.macros.insert(name.clone(), toks.unwrap_or_default());
+        let mut body = toks.unwrap_or_default();
+        for b in &mut body {
+            b.loc.file = u32::MAX;
+        }
+        p.macros.insert(name.clone(), Macro { params: None, body });
     }
     let r = p.file(main, Loc::default());
     let loc = p.out.last().map(|t| t.loc).unwrap_or_default();
@@ -84,10 +96,14 @@ impl Pre<'_> {
         let toks = lex(text, id)?;
         let mut conds: Vec<Cond> = Vec::new();
         let live = |c: &Vec<Cond>| c.last().is_none_or(|c| c.live);
+        // live tokens since the last directive, expanded together so that a function-like
+        // macro's arguments may span lines
+        let mut pending: Vec<Token> = Vec::new();
         for t in toks {
             match &t.tok {
                 Tok::Eof => break,
                 Tok::Directive(name, rest) => {
+                    self.flush(&mut pending)?;
                     let is_live = live(&conds);
                     match name.as_str() {
                         "ifdef" | "ifndef" => {
@@ -141,9 +157,10 @@ impl Pre<'_> {
                     }
                 }
                 _ if !live(&conds) => {}
-                _ => self.emit(t, &mut HashSet::new())?,
+                _ => pending.push(t),
             }
         }
+        self.flush(&mut pending)?;
         if !conds.is_empty() {
             return fail(
                 Loc {
@@ -158,25 +175,94 @@ impl Pre<'_> {
         Ok(())
     }
 
-    fn emit(&mut self, t: Token, expanding: &mut HashSet<String>) -> Res<()> {
-        if let Tok::Ident(name) = &t.tok {
-            if !expanding.contains(name) {
-                if let Some(body) = self.macros.get(name).cloned() {
-                    expanding.insert(name.clone());
-                    for (i, mut b) in body.into_iter().enumerate() {
-                        b.loc = t.loc;
-                        if i == 0 {
-                            b.joined = t.joined;
-                        }
-                        self.emit(b, expanding)?;
+    fn flush(&mut self, pending: &mut Vec<Token>) -> Res<()> {
+        let toks = std::mem::take(pending);
+        let out = self.expand(toks, &HashSet::new())?;
+        self.out.extend(out);
+        Ok(())
+    }
+
+    /// `toks` with every macro use replaced by its expansion (rescanned, a macro not expanding
+    /// inside itself). A function-like macro's name not followed by `(` stays a name.
+    fn expand(&self, toks: Vec<Token>, expanding: &HashSet<String>) -> Res<Vec<Token>> {
+        let mut out = Vec::with_capacity(toks.len());
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            let m = match &t.tok {
+                Tok::Ident(name) if !expanding.contains(name) => {
+                    self.macros.get(name).map(|m| (name, m))
+                }
+                _ => None,
+            };
+            let Some((name, m)) = m else {
+                out.push(t.clone());
+                i += 1;
+                continue;
+            };
+            let is_call = matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Punct("(")));
+            let body = match &m.params {
+                None => {
+                    i += 1;
+                    m.body.clone()
+                }
+                Some(_) if !is_call => {
+                    out.push(t.clone());
+                    i += 1;
+                    continue;
+                }
+                Some(params) => {
+                    let (args, end) = call_args(&toks, i + 2, name, t.loc)?;
+                    let given = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+                        0
+                    } else {
+                        args.len()
+                    };
+                    if given != params.len() {
+                        return fail(
+                            t.loc,
+                            format!(
+                                "macro '{name}' takes {} argument(s), {given} given",
+                                params.len()
+                            ),
+                        );
                     }
-                    expanding.remove(name);
-                    return Ok(());
+                    let mut expanded = Vec::with_capacity(args.len());
+                    for a in args {
+                        expanded.push(self.expand(a, expanding)?);
+                    }
+                    i = end + 1;
+                    let mut body = Vec::new();
+                    for b in &m.body {
+                        let arg = match &b.tok {
+                            Tok::Ident(n) => params.iter().position(|p| p == n),
+                            _ => None,
+                        };
+                        match arg {
+                            Some(k) => body.extend(expanded[k].iter().cloned()),
+                            None => body.push(b.clone()),
+                        }
+                    }
+                    body
+                }
+            };
+            let mut inner = expanding.clone();
+            inner.insert(name.clone());
+            let use_loc = t.loc;
+            let use_joined = t.joined;
+            let mut body = body;
+            for (k, b) in body.iter_mut().enumerate() {
+                // the body's own tokens point at the use; arguments keep their places
+                if b.loc.file == u32::MAX {
+                    b.loc = use_loc;
+                }
+                if k == 0 {
+                    b.joined = use_joined;
                 }
             }
+            out.extend(self.expand(body, &inner)?);
         }
-        self.out.push(t);
-        Ok(())
+        Ok(out)
     }
 
     fn include(&mut self, rest: &str, loc: Loc, current: &Path) -> Res<()> {
@@ -233,18 +319,53 @@ impl Pre<'_> {
         if name.is_empty() {
             return fail(loc, "#define needs a name");
         }
-        if rest[name_end..].starts_with('(') {
+        let (params, body_text) = match rest[name_end..].strip_prefix('(') {
+            Some(after) => {
+                let Some(close) = after.find(')') else {
+                    return fail(
+                        loc,
+                        format!("macro '{name}': missing ) after its parameters"),
+                    );
+                };
+                let list = after[..close].trim();
+                let params: Vec<String> = if list.is_empty() {
+                    Vec::new()
+                } else {
+                    list.split(',').map(|p| p.trim().to_string()).collect()
+                };
+                if let Some(bad) = params.iter().find(|p| {
+                    p.is_empty() || !p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                }) {
+                    return fail(
+                        loc,
+                        format!(
+                            "macro '{name}': parameter '{bad}' is not supported (names only, no ...)"
+                        ),
+                    );
+                }
+                (Some(params), &after[close + 1..])
+            }
+            None => (None, &rest[name_end..]),
+        };
+        if body_text.contains('#') {
             return fail(
                 loc,
-                format!("function-like macro '{name}' is not supported: use a const or an action"),
+                format!("macro '{name}': the # and ## operators are not supported: write the tokens out"),
             );
         }
-        let mut body = lex(&rest[name_end..], loc.file).map_err(|mut e| {
+        let mut body = lex(body_text, loc.file).map_err(|mut e| {
             e.loc = loc;
             e
         })?;
         body.pop();
-        self.macros.insert(name.to_string(), body);
+        // the body's tokens take the place of each use (see `expand`)
+        for b in &mut body {
+            b.loc = Loc {
+                file: u32::MAX,
+                ..b.loc
+            };
+        }
+        self.macros.insert(name.to_string(), Macro { params, body });
         Ok(())
     }
 
@@ -273,7 +394,7 @@ impl Pre<'_> {
                 }
                 Tok::Ident(n) => {
                     match self.macros.get(n) {
-                        Some(body) => flat.extend(body.iter().map(|t| t.tok.clone())),
+                        Some(m) => flat.extend(m.body.iter().map(|t| t.tok.clone())),
                         None => flat.push(Tok::Int(0, None)),
                     }
                     i += 1;
@@ -371,4 +492,29 @@ impl CondEval<'_> {
             _ => fail(self.loc, "cannot evaluate this #if expression"),
         }
     }
+}
+
+/// The arguments of a macro call whose `(` is just before `start`: token lists split at
+/// top-level commas, and the index of the closing `)`.
+fn call_args(toks: &[Token], start: usize, name: &str, loc: Loc) -> Res<(Vec<Vec<Token>>, usize)> {
+    let mut args = vec![Vec::new()];
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(start) {
+        match t.tok {
+            // as in C, only parentheses keep a comma inside one argument
+            Tok::Punct("(") => depth += 1,
+            Tok::Punct(")") if depth == 0 => return Ok((args, k)),
+            Tok::Punct(")") => depth -= 1,
+            Tok::Punct(",") if depth == 0 => {
+                args.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        args.last_mut().expect("one at least").push(t.clone());
+    }
+    fail(
+        loc,
+        format!("macro '{name}': missing ) to close its arguments (before the next # line)"),
+    )
 }

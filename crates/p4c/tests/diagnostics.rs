@@ -147,14 +147,6 @@ fn unsupported_constructs_say_so() {
     );
     assert!(e.starts_with("prog.p4:16:9: error: "), "{e}");
     let e = error(
-        "fn",
-        &program("bit<8> twice(in bit<8> v) { return v + v; }", "", ""),
-    );
-    assert_eq!(
-        e,
-        "prog.p4:6:8: error: function 'twice' is not supported: write its body as an action"
-    );
-    let e = error(
         "recirc-ingress",
         &program("", "", "        recirculate_preserving_field_list(0);"),
     );
@@ -171,6 +163,103 @@ fn unsupported_constructs_say_so() {
         e,
         "prog.p4:13:11: error: table s has `selector` keys but no implementation = action_selector(...)"
     );
+}
+
+/// Functions, inlined controls and function-like macros: what they refuse, at the place.
+#[test]
+fn inlining_refusals() {
+    let e = error(
+        "fn-rec",
+        &program(
+            "bit<8> f(in bit<8> v) { return f(v); }",
+            "",
+            "        meta.x = f(meta.x);",
+        ),
+    );
+    assert_eq!(
+        e,
+        "prog.p4:6:32: error: function 'f' calls itself: recursion is not allowed in P4"
+    );
+    let e = error(
+        "fn-ret",
+        &program(
+            "bit<8> f(in bit<8> v) { if (v == 0) { if (v == 1) { return 1; } } return v; }",
+            "",
+            "        meta.x = f(meta.x);",
+        ),
+    );
+    assert_eq!(e, "prog.p4:6:25: error: function 'f': a return inside this if, with statements after the if, is supported only when a branch returns on every path: move the statements after it into an else");
+    let e = error(
+        "fn-args",
+        &program(
+            "bit<8> f(in bit<8> v) { return v; }",
+            "",
+            "        meta.x = f();",
+        ),
+    );
+    assert_eq!(
+        e,
+        "prog.p4:16:18: error: function 'f' takes 1 argument(s), 0 given"
+    );
+    let e = error(
+        "fn-generic",
+        &program("T f<T>(in T v) { return v; }", "", ""),
+    );
+    assert_eq!(
+        e,
+        "prog.p4:6:4: error: generic function 'f' is not supported: give its types"
+    );
+    let e = error(
+        "fn-inout",
+        &program(
+            "bit<8> inc(inout bit<8> v) { v = v + 1; return v; }",
+            "",
+            "        if (meta.x == 0 && inc(meta.x) == 1) { t.apply(); }",
+        ),
+    );
+    assert_eq!(e, "prog.p4:16:28: error: function 'inc' writes its arguments: call it in a statement of its own, not under &&, || or ?:");
+    let e = error(
+        "fn-key",
+        &program(
+            "bit<8> low(in bit<48> v) { return v[7:0]; }",
+            "    table u { key = { low(hdr.ethernet.dst): exact; } actions = { fwd; } }",
+            "        u.apply();",
+        ),
+    );
+    assert_eq!(e, "prog.p4:13:23: error: function 'low' called in a table key: compute it into a variable before applying the table, and match on that");
+    let e = error(
+        "macro-arity",
+        &program(
+            "#define ADD(a, b) ((a) + (b))",
+            "",
+            "        meta.x = ADD(1);",
+        ),
+    );
+    assert_eq!(
+        e,
+        "prog.p4:16:18: error: macro 'ADD' takes 2 argument(s), 1 given"
+    );
+    let e = error("macro-paste", &program("#define CAT(a, b) a ## b", "", ""));
+    assert_eq!(e, "prog.p4:6:1: error: macro 'CAT': the # and ## operators are not supported: write the tokens out");
+    let sub = "control Sub(inout bit<8> v) { apply { v = v + 1; } }";
+    let e = error(
+        "ctl-args",
+        &program(
+            sub,
+            "    Sub() s;",
+            "        s.apply(meta.x); s.apply(hdr.ethernet.etherType[7:0]);",
+        ),
+    );
+    assert_eq!(e, "prog.p4:16:34: error: argument for 'v' of control 'Sub' (inout) must be the same field or variable at every apply of 's'");
+    let e = error(
+        "ctl-typo",
+        &program(
+            "control Sub(inout headers h) { apply { h.ethernet.etherTyp = 1; } }",
+            "    Sub() s;",
+            "        s.apply(hdr);",
+        ),
+    );
+    assert_eq!(e, "prog.p4:6:51: error: header ethernet_t (hdr.ethernet) has no field 'etherTyp'; its fields: dst, src, etherType");
 }
 
 #[test]

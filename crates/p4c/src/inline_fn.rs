@@ -1,0 +1,390 @@
+//! Functions, inlined where they are called as p4c's frontend does. A call in an expression is
+//! taken out of its statement: before it come a variable per `in` parameter (copy-in), the
+//! body with `return e` turned into an assignment to a result variable, and the call becomes
+//! that variable. `out` / `inout` parameters stand for the argument itself. Returns must end
+//! the body's paths (`if (c) return a; return b;` is fine: the rest goes into the else).
+
+use crate::ast::*;
+use crate::diag::{fail, Loc, Res};
+use crate::subst::Subst;
+use std::collections::HashMap;
+
+pub struct FnInliner<'a> {
+    funcs: &'a HashMap<String, FunctionDecl>,
+    /// Numbers the variables of each inlined call.
+    count: usize,
+    /// Functions being inlined (a call back into one is recursion).
+    active: Vec<String>,
+}
+
+impl<'a> FnInliner<'a> {
+    pub fn new(funcs: &'a HashMap<String, FunctionDecl>) -> Self {
+        FnInliner {
+            funcs,
+            count: 0,
+            active: Vec::new(),
+        }
+    }
+
+    fn called(&self, e: &Expr) -> Option<&'a FunctionDecl> {
+        match e {
+            Expr::Call { func, .. } => match &**func {
+                Expr::Name(n, _) => self.funcs.get(n),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The first function call inside `e` (name and place), if any.
+    pub fn call_in(&self, e: &Expr) -> Option<(String, Loc)> {
+        if let Some(f) = self.called(e) {
+            return Some((f.name.clone(), e.start()));
+        }
+        match e {
+            Expr::Member(x, _, _) | Expr::Unary(_, x, _) | Expr::Cast(_, x, _) => self.call_in(x),
+            Expr::Index(x, y, _)
+            | Expr::Binary(_, x, y, _)
+            | Expr::Mask(x, y, _)
+            | Expr::Range(x, y, _) => self.call_in(x).or_else(|| self.call_in(y)),
+            Expr::Slice(x, _, _, _) => self.call_in(x),
+            Expr::Mux(c, x, y, _) => self
+                .call_in(c)
+                .or_else(|| self.call_in(x))
+                .or_else(|| self.call_in(y)),
+            Expr::Call { func, args, .. } => self
+                .call_in(func)
+                .or_else(|| args.iter().find_map(|a| self.call_in(a))),
+            Expr::List(xs, _) => xs.iter().find_map(|a| self.call_in(a)),
+            _ => None,
+        }
+    }
+
+    pub fn stmts(&mut self, stmts: &[Stmt]) -> Res<Vec<Stmt>> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.stmt(s, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, s: &Stmt, out: &mut Vec<Stmt>) -> Res<()> {
+        let st = match s {
+            Stmt::Call(c, loc) => match (self.called(c), c) {
+                (Some(f), Expr::Call { args, .. }) => {
+                    let mut args2 = Vec::with_capacity(args.len());
+                    for a in args {
+                        args2.push(self.hoist(a, out, false)?);
+                    }
+                    self.inline(f, &args2, *loc, out)?;
+                    return Ok(());
+                }
+                _ => Stmt::Call(self.hoist(c, out, false)?, *loc),
+            },
+            Stmt::Assign(l, r, loc) => {
+                let l = self.hoist(l, out, false)?;
+                Stmt::Assign(l, self.hoist(r, out, false)?, *loc)
+            }
+            Stmt::If(c, t, e, loc) => {
+                let c = self.hoist(c, out, false)?;
+                Stmt::If(c, self.stmts(t)?, self.stmts(e)?, *loc)
+            }
+            Stmt::Block(b) => Stmt::Block(self.stmts(b)?),
+            Stmt::Switch(e, cases, loc) => {
+                let e = self.hoist(e, out, false)?;
+                let mut cs = Vec::with_capacity(cases.len());
+                for c in cases {
+                    cs.push(SwitchCase {
+                        body: match &c.body {
+                            Some(b) => Some(self.stmts(b)?),
+                            None => None,
+                        },
+                        ..c.clone()
+                    });
+                }
+                Stmt::Switch(e, cs, *loc)
+            }
+            Stmt::Var {
+                ty,
+                name,
+                init: Some(i),
+                loc,
+            } => Stmt::Var {
+                ty: ty.clone(),
+                name: name.clone(),
+                init: Some(self.hoist(i, out, false)?),
+                loc: *loc,
+            },
+            Stmt::ReturnValue(e, loc) => Stmt::ReturnValue(self.hoist(e, out, false)?, *loc),
+            other => other.clone(),
+        };
+        out.push(st);
+        Ok(())
+    }
+
+    /// `e` with every function call in it replaced by its result variable (the inlined bodies
+    /// appended to `pre`). Under `&&`, `||` and `?:` (`cond` true) a function that writes its
+    /// arguments is refused: taking it out of the expression would run it unconditionally.
+    fn hoist(&mut self, e: &Expr, pre: &mut Vec<Stmt>, cond: bool) -> Res<Expr> {
+        if let (Some(f), Expr::Call { args, .. }) = (self.called(e), e) {
+            let loc = e.start();
+            if cond
+                && f.params
+                    .iter()
+                    .any(|p| matches!(p.dir, Dir::Out | Dir::InOut))
+            {
+                return fail(loc, format!("function '{}' writes its arguments: call it in a statement of its own, not under &&, || or ?:", f.name));
+            }
+            let mut args2 = Vec::with_capacity(args.len());
+            for a in args {
+                args2.push(self.hoist(a, pre, cond)?);
+            }
+            return self.inline(f, &args2, loc, pre);
+        }
+        let mut h = |x: &Expr, c: bool| -> Res<Box<Expr>> { Ok(Box::new(self.hoist(x, pre, c)?)) };
+        Ok(match e {
+            Expr::Member(x, m, l) => Expr::Member(h(x, cond)?, m.clone(), *l),
+            Expr::Index(x, i, l) => Expr::Index(h(x, cond)?, h(i, cond)?, *l),
+            Expr::Slice(x, a, b, l) => Expr::Slice(h(x, cond)?, a.clone(), b.clone(), *l),
+            Expr::Call {
+                func,
+                type_args,
+                args,
+                loc,
+            } => {
+                let func = h(func, cond)?;
+                let mut a2 = Vec::with_capacity(args.len());
+                for a in args {
+                    a2.push(*h(a, cond)?);
+                }
+                Expr::Call {
+                    func,
+                    type_args: type_args.clone(),
+                    args: a2,
+                    loc: *loc,
+                }
+            }
+            Expr::Unary(o, x, l) => Expr::Unary(o, h(x, cond)?, *l),
+            Expr::Binary(o, x, y, l) => {
+                let short = matches!(*o, "&&" | "||");
+                Expr::Binary(o, h(x, cond)?, h(y, cond || short)?, *l)
+            }
+            Expr::Cast(t, x, l) => Expr::Cast(t.clone(), h(x, cond)?, *l),
+            Expr::Mux(c, x, y, l) => Expr::Mux(h(c, cond)?, h(x, true)?, h(y, true)?, *l),
+            Expr::List(xs, l) => {
+                let mut v = Vec::with_capacity(xs.len());
+                for x in xs {
+                    v.push(*h(x, cond)?);
+                }
+                Expr::List(v, *l)
+            }
+            other => other.clone(),
+        })
+    }
+
+    /// Appends the inlined body of `f(args)` to `pre`; the result variable (a dummy name for a
+    /// function returning void).
+    fn inline(
+        &mut self,
+        f: &FunctionDecl,
+        args: &[Expr],
+        loc: Loc,
+        pre: &mut Vec<Stmt>,
+    ) -> Res<Expr> {
+        if self.active.contains(&f.name) {
+            return fail(
+                loc,
+                format!(
+                    "function '{}' calls itself: recursion is not allowed in P4",
+                    f.name
+                ),
+            );
+        }
+        if args.len() != f.params.len() {
+            return fail(
+                loc,
+                format!(
+                    "function '{}' takes {} argument(s), {} given",
+                    f.name,
+                    f.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let n = self.count;
+        self.count += 1;
+        let fresh = |x: &str| format!("{}_{x}_{n}", f.name);
+        let mut sub = Subst::default();
+        for (p, a) in f.params.iter().zip(args) {
+            match p.dir {
+                Dir::Out | Dir::InOut => {
+                    if a.path().is_none() && !matches!(a, Expr::Slice(..)) {
+                        return fail(
+                            a.start(),
+                            format!(
+                                "argument for '{}' of function '{}' must be a field or variable (it is {})",
+                                p.name,
+                                f.name,
+                                if p.dir == Dir::Out { "out" } else { "inout" }
+                            ),
+                        );
+                    }
+                    sub.add(&p.name, a.clone());
+                }
+                Dir::In | Dir::None => {
+                    if matches!(a, Expr::Int { .. } | Expr::Bool(..)) {
+                        sub.add(&p.name, a.clone());
+                    } else {
+                        let v = fresh(&p.name);
+                        pre.push(Stmt::Var {
+                            ty: p.ty.clone(),
+                            name: v.clone(),
+                            init: Some(a.clone()),
+                            loc,
+                        });
+                        sub.add(&p.name, Expr::Name(v, loc));
+                    }
+                }
+            }
+        }
+        let mut declared = Vec::new();
+        declared_names(&f.body, &mut declared);
+        for d in declared {
+            sub.add(&d, Expr::Name(fresh(&d), loc));
+        }
+        let is_void = matches!(f.ret, Type::Void);
+        let ret = fresh("retval");
+        let body = returns_at_end(sub.stmts(&f.body), &f.name)?;
+        let body = replace_returns(body, &ret, loc);
+        if !is_void {
+            pre.push(Stmt::Var {
+                ty: f.ret.clone(),
+                name: ret.clone(),
+                init: None,
+                loc,
+            });
+        }
+        self.active.push(f.name.clone());
+        let body = self.stmts(&body);
+        self.active.pop();
+        pre.extend(body?);
+        Ok(Expr::Name(ret, loc))
+    }
+}
+
+fn declared_names(stmts: &[Stmt], out: &mut Vec<String>) {
+    for s in stmts {
+        match s {
+            Stmt::Var { name, .. } | Stmt::Const { name, .. } => out.push(name.clone()),
+            Stmt::Block(b) => declared_names(b, out),
+            Stmt::If(_, a, b, _) => {
+                declared_names(a, out);
+                declared_names(b, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn contains_return(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return(_) | Stmt::ReturnValue(..) => true,
+        Stmt::If(_, a, b, _) => contains_return(a) || contains_return(b),
+        Stmt::Block(b) => contains_return(b),
+        Stmt::Switch(_, cases, _) => cases
+            .iter()
+            .any(|c| c.body.as_deref().is_some_and(contains_return)),
+        _ => false,
+    })
+}
+
+fn is_return(s: &Stmt) -> bool {
+    matches!(s, Stmt::Return(_) | Stmt::ReturnValue(..))
+}
+
+/// Whether every path through `stmts` ends in a return.
+fn always_returns(stmts: &[Stmt]) -> bool {
+    match stmts.last() {
+        Some(s) if is_return(s) => true,
+        Some(Stmt::If(_, a, b, _)) => always_returns(a) && always_returns(b),
+        Some(Stmt::Block(b)) => always_returns(b),
+        _ => false,
+    }
+}
+
+/// Rewrites `if (c) { ...; return x; } rest` as `if (c) { ...; return x; } else { rest }` until
+/// every return ends a path; a return anywhere else is refused.
+fn returns_at_end(stmts: Vec<Stmt>, fname: &str) -> Res<Vec<Stmt>> {
+    let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+    let mut it = stmts.into_iter();
+    while let Some(s) = it.next() {
+        let rest: Vec<Stmt> = it.clone().collect();
+        let has_return = contains_return(std::slice::from_ref(&s));
+        match s {
+            Stmt::If(c, a, b, loc) if !rest.is_empty() && (always_returns(&a) || always_returns(&b)) => {
+                let add = |br: Vec<Stmt>| -> Vec<Stmt> {
+                    if always_returns(&br) {
+                        br
+                    } else {
+                        let mut v = br;
+                        v.extend(rest.iter().cloned());
+                        v
+                    }
+                };
+                let (a, b) = (add(a), add(b));
+                out.push(Stmt::If(
+                    c,
+                    returns_at_end(a, fname)?,
+                    returns_at_end(b, fname)?,
+                    loc,
+                ));
+                return Ok(out);
+            }
+            Stmt::If(_, _, _, loc) if !rest.is_empty() && has_return => {
+                return fail(
+                    loc,
+                    format!("function '{fname}': a return inside this if, with statements after the if, is supported only when a branch returns on every path: move the statements after it into an else"),
+                )
+            }
+            Stmt::If(c, a, b, loc) => out.push(Stmt::If(
+                c,
+                returns_at_end(a, fname)?,
+                returns_at_end(b, fname)?,
+                loc,
+            )),
+            Stmt::Block(b) => out.push(Stmt::Block(returns_at_end(b, fname)?)),
+            Stmt::Switch(_, _, loc) if has_return => {
+                return fail(
+                    loc,
+                    format!("function '{fname}': return inside a switch is not supported: use if/else"),
+                )
+            }
+            Stmt::Return(loc) | Stmt::ReturnValue(_, loc) if !rest.is_empty() => {
+                return fail(
+                    loc,
+                    format!("function '{fname}': statements after this return are never run: remove them"),
+                )
+            }
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
+fn replace_returns(stmts: Vec<Stmt>, ret: &str, loc: Loc) -> Vec<Stmt> {
+    stmts
+        .into_iter()
+        .map(|s| match s {
+            Stmt::ReturnValue(e, l) => Stmt::Assign(Expr::Name(ret.to_string(), loc), e, l),
+            Stmt::Return(_) => Stmt::Empty,
+            Stmt::If(c, a, b, l) => Stmt::If(
+                c,
+                replace_returns(a, ret, loc),
+                replace_returns(b, ret, loc),
+                l,
+            ),
+            Stmt::Block(b) => Stmt::Block(replace_returns(b, ret, loc)),
+            other => other,
+        })
+        .collect()
+}
