@@ -94,11 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _start_p4runtime(sw: object, sa: object):
-    try:
-        from lanes.p4runtime.server import start_server
-    except ModuleNotFoundError:
-        print("lanes switch: P4Runtime server not available in this build", file=sys.stderr)
-        return None
+    from lanes.p4runtime.server import start_server  # grpc loads only for a switch that serves it
+
     return start_server(sw, sa)
 
 
