@@ -311,6 +311,40 @@ pub fn migrate_files(net: &str, dump: &str, opts: &str) -> Result<String> {
     Ok(v.to_string())
 }
 
+/// Migration simulator on the tree of `spec` (its compute nodes become hypervisors). `opts`:
+/// {"vfs", "population", "initial", "pattern", "migrations", "mode": "copy"|"min-copy",
+/// "rebalance_every", "snapshot_percent", "bisect_runs", "seed", "progress"}.
+pub fn migsim(spec: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let phys = spec_to_pgft(spec)?.build()?;
+    let num = |k: &str, d: u64| o.get(k).and_then(Value::as_u64).unwrap_or(d);
+    let s = |k: &str, d: &'static str| -> String {
+        o.get(k).and_then(Value::as_str).unwrap_or(d).to_string()
+    };
+    let so = crate::migsim::SimOptions {
+        vfs: num("vfs", 4).min(250) as u32,
+        population: o.get("population").and_then(Value::as_f64).unwrap_or(0.25),
+        initial: crate::migplan::Initial::parse(&s("initial", "uniform"))?,
+        pattern: crate::migplan::Pattern::parse(&s("pattern", "random"))?,
+        migrations: o.get("migrations").and_then(Value::as_u64).map(|x| x as usize),
+        mode: match s("mode", "min-copy").as_str() {
+            "copy" => migrate::Mode::Copy,
+            "min-copy" => migrate::Mode::MinCopy,
+            m => bail!("unknown mode {m:?} (copy, min-copy)"),
+        },
+        rebalance_every: num("rebalance_every", 0) as usize,
+        snapshot_percent: o
+            .get("snapshot_percent")
+            .and_then(Value::as_f64)
+            .unwrap_or(10.0),
+        bisect_runs: num("bisect_runs", 200).max(1) as usize,
+        seed: num("seed", 1),
+        progress: o.get("progress").and_then(Value::as_bool).unwrap_or(true),
+    };
+    let r = crate::migsim::simulate(&phys, &so)?;
+    serde_json::to_string(&r).map_err(|e| err(e.to_string()))
+}
+
 /// Paper IV node-order study. `opts`: {"pattern", "placement", "runs", "seed"}.
 pub fn order_study(net: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;

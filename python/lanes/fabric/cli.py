@@ -395,6 +395,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_order_study)
 
-    from lanes.fabric import cli_ops
+    from lanes.fabric import cli_ops, migsim
 
     cli_ops.register(sub)
+    migsim.register(sub)
