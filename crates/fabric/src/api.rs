@@ -28,6 +28,11 @@ pub fn write_text(path: &str, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| err(format!("cannot write {path}: {e}")))
 }
 
+pub fn write_bytes(path: &str, data: &[u8]) -> Result<()> {
+    write_text(path, "")?;
+    std::fs::write(path, data).map_err(|e| err(format!("cannot write {path}: {e}")))
+}
+
 /// Streams an opensm-lfts.dump to `path`.
 pub fn write_dump_file(path: &str, f: &Fabric, lfts: &Lfts) -> Result<()> {
     write_text(path, "")?;
@@ -173,8 +178,21 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     Ok(s.to_string())
 }
 
+fn name_list(o: &Value, key: &str) -> Result<Option<Vec<String>>> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect(),
+        )),
+        Some(_) => bail!("{key}: expected a list of node names"),
+    }
+}
+
 /// Routes a netlist with an engine and writes opensm-lfts.dump. `opts` is a JSON object:
-/// {"lids_from": dump, "order": [node names], "old": dump, "check": bool, "vms": {...}}.
+/// {"lids_from": dump, "order": [node names], "old": dump, "subtree": [names], "vms": [names],
+/// "check": bool, "metabase_in": file (mfattree: phase II only), "metabase_out": file}.
 pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     let o: Value = if opts.trim().is_empty() {
         json!({})
@@ -183,12 +201,54 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     };
     let f = load_with_lids(net, o.get("lids_from").and_then(Value::as_str))?;
     let t = Topo::new(&f)?;
-    let (lfts, stats) = engines::run(&f, &t, engine, &o)?;
+    let mut eo = engines::EngineOptions {
+        order: name_list(&o, "order")?,
+        subtree: name_list(&o, "subtree")?,
+        vms: name_list(&o, "vms")?,
+        ..Default::default()
+    };
+    if let Some(p) = o.get("old").and_then(Value::as_str) {
+        eo.old = Some(load_lfts(p)?.lfts);
+    }
+    let (mb_in, mb_out) = (
+        o.get("metabase_in").and_then(Value::as_str),
+        o.get("metabase_out").and_then(Value::as_str),
+    );
+    if (mb_in.is_some() || mb_out.is_some()) && engine != "mfattree" {
+        bail!("a metabase is mfattree's: --metabase-in/--metabase-out need --engine mfattree");
+    }
+    let mut mb_times = serde_json::Map::new();
+    if let Some(p) = mb_in {
+        let start = Instant::now();
+        let bytes = std::fs::read(p).map_err(|e| err(format!("cannot read {p}: {e}")))?;
+        eo.metabase = Some(
+            crate::metabase::Metabase::from_bytes(&bytes, &f, &t)
+                .map_err(|e| err(format!("{p}: {e}")))?,
+        );
+        mb_times.insert("metabase_load_seconds".into(), json!(start.elapsed().as_secs_f64()));
+    } else if mb_out.is_some() {
+        let mb = crate::metabase::Metabase::build(&t);
+        mb_times.insert("metabase_build_seconds".into(), json!(mb.seconds));
+        eo.metabase = Some(mb);
+    }
+    let (lfts, stats) = engines::run(&f, &t, engine, &eo)?;
+    if let (Some(p), Some(mb)) = (mb_out, &eo.metabase) {
+        let start = Instant::now();
+        write_bytes(p, &mb.to_bytes(&f, &t))?;
+        mb_times.insert("metabase_save_seconds".into(), json!(start.elapsed().as_secs_f64()));
+        mb_times.insert("metabase_out".into(), json!(p));
+    }
     let start = Instant::now();
     write_dump_file(out, &f, &lfts)?;
     let mut v = serde_json::to_value(&stats).map_err(|e| err(e.to_string()))?;
     v["write_seconds"] = json!(start.elapsed().as_secs_f64());
     v["out"] = json!(out);
+    for (k, x) in mb_times {
+        v[k] = x;
+    }
+    if mb_in.is_some() {
+        v["phase_ii_only"] = json!(true);
+    }
     if o.get("check").and_then(Value::as_bool).unwrap_or(true) {
         let r = check::check(&f, &t, &lfts)?;
         v["check"] = serde_json::to_value(&r).map_err(|e| err(e.to_string()))?;

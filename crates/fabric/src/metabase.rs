@@ -7,11 +7,16 @@
 
 use std::time::Instant;
 
+use crate::bail;
+use crate::error::Result;
 use crate::ftree::{route_one, Columns, Counters, Slots, Stats};
 use crate::lft::{Lfts, NO_PATH};
 use crate::model::Fabric;
 use crate::topo::Topo;
 
+const MAGIC: &[u8; 8] = b"LANESMB1";
+
+#[derive(Debug, Clone)]
 pub struct Metabase {
     pub nsw: usize,
     /// Paths (slots) per leaf.
@@ -46,6 +51,73 @@ impl Metabase {
     pub fn path(&self, leaf_index: usize, slot: usize) -> &[u8] {
         let k = (leaf_index * self.per_leaf + slot) * self.nsw;
         &self.data[k..k + self.nsw]
+    }
+
+    /// Fingerprint of the fat-tree view a metabase belongs to: switch GUIDs in routing order, the
+    /// leaves, each switch's up port groups and ports (FNV-1a). Any change of the topology that
+    /// matters to phase I changes it.
+    pub fn fingerprint(f: &Fabric, t: &Topo) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            for b in x.to_le_bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for (s, &n) in t.sw_node.iter().enumerate() {
+            eat(f.nodes[n as usize].guid);
+            eat(u64::from(t.level[s]));
+            for g in &t.up[s] {
+                eat(u64::from(g.remote));
+                for &p in &g.ports {
+                    eat(u64::from(p));
+                }
+            }
+        }
+        for &l in &t.leaves {
+            eat(u64::from(l));
+        }
+        eat(t.max_cn_per_leaf as u64);
+        h
+    }
+
+    /// The metabase as a file: magic, fingerprint, sizes, then the shadow columns.
+    pub fn to_bytes(&self, f: &Fabric, t: &Topo) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32 + self.data.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&Self::fingerprint(f, t).to_le_bytes());
+        out.extend_from_slice(&(self.nsw as u64).to_le_bytes());
+        out.extend_from_slice(&(self.per_leaf as u64).to_le_bytes());
+        out.extend_from_slice(&self.data);
+        out
+    }
+
+    /// Reads a saved metabase; refuses one made for another topology.
+    pub fn from_bytes(b: &[u8], f: &Fabric, t: &Topo) -> Result<Metabase> {
+        if b.len() < 32 || &b[..8] != MAGIC {
+            bail!("not a lanes metabase file");
+        }
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        if word(8) != Self::fingerprint(f, t) {
+            bail!("the metabase was built for another topology: run phase I again (without --metabase-in)");
+        }
+        let (nsw, per_leaf) = (word(16) as usize, word(24) as usize);
+        if nsw != t.num_switches()
+            || per_leaf != t.max_cn_per_leaf
+            || b.len() - 32 != t.leaves.len() * per_leaf * nsw
+        {
+            bail!("metabase file has the wrong size for this topology");
+        }
+        Ok(Metabase {
+            nsw,
+            per_leaf,
+            data: b[32..].to_vec(),
+            seconds: 0.0,
+        })
     }
 
     /// Phase II: nodes take their leaf's paths in slot order.

@@ -111,6 +111,10 @@ def cmd_route(args: argparse.Namespace) -> int:
     vms = _read_order(args.vms)
     if vms is not None:
         opts["vms"] = vms
+    if args.metabase_in:
+        opts["metabase_in"] = args.metabase_in
+    if args.metabase_out:
+        opts["metabase_out"] = args.metabase_out
     print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
     r = native.route(args.net, args.engine, args.out, opts)
     lines = [
@@ -119,6 +123,14 @@ def cmd_route(args: argparse.Namespace) -> int:
             f"routed in {r['seconds'] * 1000:.1f} ms -> {r['out']}"
         )
     ]
+    if r.get("phase_ii_only"):
+        lines.append(
+            f"metabase read from {args.metabase_in} in {r['metabase_load_seconds'] * 1000:.1f} ms: phase II only"
+        )
+    if r.get("metabase_out"):
+        lines.append(
+            f"metabase (phase I, {r['metabase_build_seconds'] * 1000:.1f} ms) saved to {r['metabase_out']}"
+        )
     chk = r.get("check")
     if chk:
         lines.append(
@@ -318,6 +330,10 @@ def register(subparsers: Any) -> None:
         help="file of tenant node names: re-route only their sub-tree (ftree/noftree, needs --old)",
     )
     r.add_argument("--vms", help="file naming the running VMs (vswitch-ftree; default: every VF HCA)")
+    r.add_argument("--metabase-out", help="mfattree: save the metabase (phase I) to this file")
+    r.add_argument(
+        "--metabase-in", help="mfattree: read a saved metabase and run phase II only (same topology)"
+    )
     r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_route)

@@ -78,7 +78,12 @@ def _plot(path: Path, r: dict[str, Any], title: str) -> None:
     a1.set_title("SMPs", fontsize=9)
     a1.grid(alpha=0.3)
     pct = [s["percent"] for s in r["snapshots"]]
-    a2.plot(pct, [s["current"]["bisect"] for s in r["snapshots"]], marker="o", label=f"tables in place ({r['mode']})")
+    a2.plot(
+        pct,
+        [s["current"]["bisect"] for s in r["snapshots"]],
+        marker="o",
+        label=f"tables in place ({r['mode']})",
+    )
     a2.plot(
         pct,
         [s["rebalanced"]["bisect"] for s in r["snapshots"]],
@@ -133,7 +138,7 @@ def cmd_migsim(args: argparse.Namespace) -> int:
     r = native.migsim(spec, opts)
     title = (
         f"{_tree_name(spec)}: {r['hypervisors']} hypervisors, {r['vms']} VMs, "
-        f"{r['initial']} -> {r['pattern']}, {r['mode']}, re-balance every {r['rebalance_every'] or 'never'}, "
+        f"{r['initial']} -> {r['pattern']}, {r['mode']}, {'re-balance every ' + str(r['rebalance_every']) if r['rebalance_every'] else 'no re-balancing'}, "
         f"seed {r['seed']}"
     )
     if args.out:
@@ -166,7 +171,10 @@ def cmd_migsim(args: argparse.Namespace) -> int:
         f"every snapshot deadlock free: {all(s['deadlock_free'] for s in r['snapshots'])}",
     ]
     if args.out:
-        lines.append(f"wrote {args.out}/steps.csv, snapshots.csv, summary.json" + ("" if args.no_plot else ", migsim.png"))
+        lines.append(
+            f"wrote {args.out}/steps.csv, snapshots.csv, summary.json"
+            + ("" if args.no_plot else ", migsim.png")
+        )
     if args.json:
         print(json.dumps({k: v for k, v in r.items() if k != "steps"}, indent=2))
     else:
@@ -176,7 +184,8 @@ def cmd_migsim(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     m = sub.add_parser(
-        "migsim", help="simulate sequences of VM migrations on a vSwitch fat tree (Paper V): SMPs, routing quality"
+        "migsim",
+        help="simulate sequences of VM migrations on a vSwitch fat tree (Paper V): SMPs, routing quality",
     )
     m.add_argument("kind", choices=["xgft", "pgft", "kary", "named"], help="physical tree, as for gen")
     m.add_argument("--h", type=int)
@@ -192,9 +201,13 @@ def register(sub: Any) -> None:
     m.add_argument("--initial", choices=["uniform", "random"], default="uniform")
     m.add_argument("--pattern", choices=["random", "consolidate", "grouping", "to-uniform"], default="random")
     m.add_argument("--migrations", type=int, help="moves of the random pattern (default 2 x hypervisors)")
-    m.add_argument("--mode", choices=["copy", "min-copy"], default="min-copy", help="copy = ItRC, min-copy = FTreeMinRC")
+    m.add_argument(
+        "--mode", choices=["copy", "min-copy"], default="min-copy", help="copy = ItRC, min-copy = FTreeMinRC"
+    )
     m.add_argument("--rebalance-every", type=int, default=0, help="re-route with vswitch-ftree every N moves")
-    m.add_argument("--snapshot-percent", type=float, default=10.0, help="routing quality every X %% of the moves")
+    m.add_argument(
+        "--snapshot-percent", type=float, default=10.0, help="routing quality every X %% of the moves"
+    )
     m.add_argument("--bisect-runs", type=int, default=200, help="random bisect pairings per snapshot")
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--out", help="directory for steps.csv, snapshots.csv, summary.json, migsim.png")
