@@ -214,8 +214,10 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
         o.get("metabase_in").and_then(Value::as_str),
         o.get("metabase_out").and_then(Value::as_str),
     );
-    if (mb_in.is_some() || mb_out.is_some()) && engine != "mfattree" {
-        bail!("a metabase is mfattree's: --metabase-in/--metabase-out need --engine mfattree");
+    if (mb_in.is_some() || mb_out.is_some() || o.get("metabase_paths").is_some())
+        && engine != "mfattree"
+    {
+        bail!("a metabase is mfattree's: --metabase-in/-out/-paths need --engine mfattree");
     }
     let mut mb_times = serde_json::Map::new();
     if let Some(p) = mb_in {
@@ -225,9 +227,21 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
             crate::metabase::Metabase::from_bytes(&bytes, &f, &t)
                 .map_err(|e| err(format!("{p}: {e}")))?,
         );
-        mb_times.insert("metabase_load_seconds".into(), json!(start.elapsed().as_secs_f64()));
-    } else if mb_out.is_some() {
-        let mb = crate::metabase::Metabase::build(&t);
+        mb_times.insert(
+            "metabase_load_seconds".into(),
+            json!(start.elapsed().as_secs_f64()),
+        );
+    } else if mb_out.is_some() || o.get("metabase_paths").is_some() {
+        let mb = match o.get("metabase_paths").and_then(Value::as_str) {
+            None | Some("nodes") => crate::metabase::Metabase::build(&f, &t),
+            Some("disjoint") => crate::metabase::Metabase::build_paths(
+                &f,
+                &t,
+                crate::metabase::Metabase::disjoint_paths(&t),
+            ),
+            Some(x) => bail!("metabase paths: {x:?} (nodes, disjoint)"),
+        };
+        mb_times.insert("metabase_paths_per_leaf".into(), json!(mb.per_leaf));
         mb_times.insert("metabase_build_seconds".into(), json!(mb.seconds));
         eo.metabase = Some(mb);
     }
@@ -235,7 +249,10 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     if let (Some(p), Some(mb)) = (mb_out, &eo.metabase) {
         let start = Instant::now();
         write_bytes(p, &mb.to_bytes(&f, &t))?;
-        mb_times.insert("metabase_save_seconds".into(), json!(start.elapsed().as_secs_f64()));
+        mb_times.insert(
+            "metabase_save_seconds".into(),
+            json!(start.elapsed().as_secs_f64()),
+        );
         mb_times.insert("metabase_out".into(), json!(p));
     }
     let start = Instant::now();
@@ -386,7 +403,10 @@ pub fn migsim(spec: &str, opts: &str) -> Result<String> {
         population: o.get("population").and_then(Value::as_f64).unwrap_or(0.25),
         initial: crate::migplan::Initial::parse(&s("initial", "uniform"))?,
         pattern: crate::migplan::Pattern::parse(&s("pattern", "random"))?,
-        migrations: o.get("migrations").and_then(Value::as_u64).map(|x| x as usize),
+        migrations: o
+            .get("migrations")
+            .and_then(Value::as_u64)
+            .map(|x| x as usize),
         mode: match s("mode", "min-copy").as_str() {
             "copy" => migrate::Mode::Copy,
             "min-copy" => migrate::Mode::MinCopy,

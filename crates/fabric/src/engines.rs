@@ -68,7 +68,7 @@ pub fn run(f: &Fabric, t: &Topo, engine: &str, o: &EngineOptions) -> Result<(Lft
             let mb = match &o.metabase {
                 Some(mb) => mb,
                 None => {
-                    built = Metabase::build(t);
+                    built = Metabase::build(f, t);
                     &built
                 }
             };

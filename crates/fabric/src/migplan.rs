@@ -39,7 +39,9 @@ impl Pattern {
             "consolidate" => Pattern::Consolidate,
             "grouping" => Pattern::Grouping,
             "to-uniform" => Pattern::ToUniform,
-            _ => bail!("unknown migration pattern {s:?} (random, consolidate, grouping, to-uniform)"),
+            _ => {
+                bail!("unknown migration pattern {s:?} (random, consolidate, grouping, to-uniform)")
+            }
         })
     }
 }

@@ -41,7 +41,11 @@ fn consolidation_with_minimal_copy_costs_six_smps_per_move() {
     assert_eq!((r.hypervisors, r.vms, r.migrations), (16, 16, 12));
     assert_eq!(r.intra_leaf, 0);
     for s in &r.steps {
-        assert_eq!((s.smps, s.switches_updated, s.vswitch_smps), (6, 6, 2), "{s:?}");
+        assert_eq!(
+            (s.smps, s.switches_updated, s.vswitch_smps),
+            (6, 6, 2),
+            "{s:?}"
+        );
         assert!(s.to == "hv-0" || s.to == "hv-1" || s.to == "hv-2" || s.to == "hv-3");
     }
     assert_eq!(r.steps[0].from, "hv-15");

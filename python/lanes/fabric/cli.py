@@ -115,6 +115,8 @@ def cmd_route(args: argparse.Namespace) -> int:
         opts["metabase_in"] = args.metabase_in
     if args.metabase_out:
         opts["metabase_out"] = args.metabase_out
+    if args.metabase_paths:
+        opts["metabase_paths"] = args.metabase_paths
     print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
     r = native.route(args.net, args.engine, args.out, opts)
     lines = [
@@ -333,6 +335,11 @@ def register(subparsers: Any) -> None:
     r.add_argument("--metabase-out", help="mfattree: save the metabase (phase I) to this file")
     r.add_argument(
         "--metabase-in", help="mfattree: read a saved metabase and run phase II only (same topology)"
+    )
+    r.add_argument(
+        "--metabase-paths",
+        choices=["nodes", "disjoint"],
+        help="mfattree: paths per leaf, one per node slot (default, = ftree) or the disjoint spanning trees",
     )
     r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
     r.add_argument("--json", action="store_true")
