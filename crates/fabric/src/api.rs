@@ -153,7 +153,9 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     }
     let mut f = t.build()?;
     if let Some((vfs, counts)) = vs {
-        f = vswitch::expand(&f, vfs, &counts)?;
+        let scheme =
+            vswitch::HvLid::parse(v.get("hv_lid").and_then(Value::as_str).unwrap_or("own"))?;
+        f = vswitch::expand_with(&f, vfs, &counts, scheme)?;
         crate::model::check_lid_count(f.num_lids() as u64)?;
         let topo = Topo::new(&f)?;
         let hvs = topo
@@ -167,6 +169,8 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
             "vfs_per_hypervisor": vfs,
             "vms": f.num_hcas() - hvs,
             "lids": lids,
+            "hv_lid": if scheme == vswitch::HvLid::Own { "own" } else { "shared" },
+            "physical_switches": f.num_switches() - hvs,
             "switches_with_vswitches": f.num_switches(),
             "lft_blocks_per_switch": blocks_for(f.max_lid() as usize),
         });
@@ -420,6 +424,7 @@ pub fn migsim(spec: &str, opts: &str) -> Result<String> {
         bisect_runs: num("bisect_runs", 200).max(1) as usize,
         seed: num("seed", 1),
         progress: o.get("progress").and_then(Value::as_bool).unwrap_or(true),
+        hv_lid: vswitch::HvLid::parse(&s("hv_lid", "own"))?,
     };
     let r = crate::migsim::simulate(&phys, &so)?;
     serde_json::to_string(&r).map_err(|e| err(e.to_string()))

@@ -25,7 +25,7 @@ use crate::migrate::{migrate, Migration, Mode};
 use crate::model::Fabric;
 use crate::patterns::{phases, Rng};
 use crate::topo::{Dir, Topo, NONE};
-use crate::vswitch::{self, expand, is_vswitch, FIRST_VF, UPLINK};
+use crate::vswitch::{self, expand_with, is_vswitch, HvLid, FIRST_VF, UPLINK};
 
 #[derive(Debug, Clone)]
 pub struct SimOptions {
@@ -43,6 +43,8 @@ pub struct SimOptions {
     pub bisect_runs: usize,
     pub seed: u64,
     pub progress: bool,
+    /// The hypervisors' own LID or the PF's.
+    pub hv_lid: HvLid,
 }
 
 /// One migration as carried out.
@@ -98,6 +100,7 @@ pub struct SimResult {
     pub population: f64,
     pub rebalance_every: usize,
     pub seed: u64,
+    pub hv_lid: &'static str,
     pub migrations: usize,
     pub intra_leaf: usize,
     pub smps_total: usize,
@@ -124,8 +127,8 @@ pub struct State {
 
 impl State {
     /// Hypervisors with `vfs` VFs and `counts[i]` VMs on `phys`, routed with vSwitchFatTree.
-    pub fn new(phys: &Fabric, vfs: u32, counts: &[u32]) -> Result<State> {
-        let f = expand(phys, vfs, counts)?;
+    pub fn new(phys: &Fabric, vfs: u32, counts: &[u32], hv_lid: HvLid) -> Result<State> {
+        let f = expand_with(phys, vfs, counts, hv_lid)?;
         crate::model::check_lid_count(f.num_lids() as u64)?;
         let t = Topo::new(&f)?;
         let (lfts, _) = vswitch::route(&f, &t, None)?;
@@ -304,7 +307,7 @@ pub fn simulate(phys: &Fabric, o: &SimOptions) -> Result<SimResult> {
     let placement = Placement::from_counts(o.vfs as usize, &counts);
     let moves = plan(&placement, o.pattern, o.migrations, &mut rng)?;
     let counts32: Vec<u32> = counts.iter().map(|&c| c as u32).collect();
-    let mut st = State::new(phys, o.vfs, &counts32)?;
+    let mut st = State::new(phys, o.vfs, &counts32, o.hv_lid)?;
     // VM names as expand gives them, in placement order.
     let names: Vec<String> = counts
         .iter()
@@ -377,6 +380,11 @@ pub fn simulate(phys: &Fabric, o: &SimOptions) -> Result<SimResult> {
         population: o.population,
         rebalance_every: o.rebalance_every,
         seed: o.seed,
+        hv_lid: if o.hv_lid == HvLid::Own {
+            "own"
+        } else {
+            "shared"
+        },
         migrations: steps.len(),
         intra_leaf: steps.iter().filter(|s| s.same_leaf).count(),
         smps_total: steps.iter().map(|s| s.smps).sum(),

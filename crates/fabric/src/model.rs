@@ -173,9 +173,13 @@ impl Fabric {
         self.nodes.iter().map(|n| n.lid).max().unwrap_or(0)
     }
 
-    /// Number of LIDs in use (switches + connected HCAs).
+    /// Number of distinct LIDs in use (switches + connected HCAs; a shared LID counts once).
     pub fn num_lids(&self) -> usize {
-        self.nodes.iter().filter(|n| n.lid != 0).count()
+        let mut seen = vec![false; self.max_lid() as usize + 1];
+        self.nodes
+            .iter()
+            .filter(|n| n.lid != 0 && !std::mem::replace(&mut seen[n.lid as usize], true))
+            .count()
     }
 
     pub fn find(&self, name: &str) -> Option<u32> {
@@ -198,7 +202,15 @@ impl Fabric {
             if n.lid > 0xBFFF {
                 bail!("{}: LID {:#x} outside the unicast range", n.name, n.lid);
             }
-            if std::mem::replace(&mut seen[n.lid as usize], true) {
+            // A switch may share its LID with an HCA on one of its own ports (a hypervisor in
+            // vSwitch mode sharing the PF's LID); nothing else may share one.
+            let shares_with_own_hca = (1..=n.nports).any(|p| {
+                n.remote(p).is_some_and(|r| {
+                    let m = &self.nodes[r.node as usize];
+                    m.is_switch() != n.is_switch() && m.lid == n.lid
+                })
+            });
+            if std::mem::replace(&mut seen[n.lid as usize], true) && !shares_with_own_hca {
                 bail!("LID {} used twice", n.lid);
             }
         }

@@ -6,6 +6,7 @@ use lanes_fabric::migplan::{Initial, Pattern};
 use lanes_fabric::migrate::Mode;
 use lanes_fabric::migsim::{simulate, SimOptions, State};
 use lanes_fabric::model::Fabric;
+use lanes_fabric::vswitch::HvLid;
 
 fn tree() -> Fabric {
     Pgft::kary(4, 2).unwrap().build().unwrap()
@@ -24,6 +25,7 @@ fn opts(pattern: Pattern, initial: Initial, mode: Mode) -> SimOptions {
         bisect_runs: 20,
         seed: 5,
         progress: false,
+        hv_lid: HvLid::Own,
     }
 }
 
@@ -76,7 +78,7 @@ fn consolidation_with_minimal_copy_costs_six_smps_per_move() {
 
 #[test]
 fn a_vm_moved_away_and_back_inside_its_leaf_restores_the_tables() {
-    let mut st = State::new(&tree(), 4, &[1; 16]).unwrap();
+    let mut st = State::new(&tree(), 4, &[1; 16], HvLid::Own).unwrap();
     let original = st.lfts.clone();
     let m = st.migrate("hv-0-vm-0", "hv-1", Mode::MinCopy).unwrap();
     assert_eq!((m.smps, m.vswitch_smps), (1, 2));
@@ -121,4 +123,34 @@ fn re_balancing_every_move_keeps_the_fresh_routing_and_seeds_repeat() {
     o.seed = 6;
     let other = simulate(&tree(), &o).unwrap();
     assert_ne!(untimed(&r), untimed(&other));
+}
+
+#[test]
+fn hypervisors_sharing_the_pf_lid_use_table_one_counts() {
+    // Paper II: LIDs = switches + hypervisors x (1 + VFs) with prepopulated VFs; lanes's own
+    // scheme adds one LID per hypervisor. 4-ary-2-tree: 8 switches, 16 hypervisors, 4 VFs.
+    let full = [4u32; 16];
+    for (scheme, lids) in [(HvLid::SharedWithPf, 8 + 16 * 5), (HvLid::Own, 8 + 16 * 6)] {
+        let st = State::new(&tree(), 4, &full, scheme).unwrap();
+        assert_eq!(st.fabric.num_lids(), lids, "{scheme:?}");
+        assert_eq!(st.fabric.max_lid() as usize, lids, "dense LIDs");
+    }
+    // 18-2-1-half with 16 VFs: 36 + 324 x 17 = 5544 LIDs shared, 5868 own.
+    let phys = Pgft::named("18-2-1-half").unwrap().build().unwrap();
+    let g = lanes_fabric::vswitch::expand_with(&phys, 16, &[], HvLid::SharedWithPf).unwrap();
+    assert_eq!(g.num_lids(), 36 + 324 * 17);
+    // Routed, checked and migrated with shared LIDs: the hypervisor's entry for its LID is the
+    // PF's port, and min-copy still costs 6 SMPs across leaves.
+    let mut st = State::new(&tree(), 4, &[1; 16], HvLid::SharedWithPf).unwrap();
+    let f = &st.fabric;
+    let hv = &f.nodes[f.find("hv-3").unwrap() as usize];
+    let pf = &f.nodes[f.find("hv-3-pf").unwrap() as usize];
+    assert_eq!(hv.lid, pf.lid);
+    let t = lanes_fabric::topo::Topo::new(f).unwrap();
+    let r = lanes_fabric::check::check(f, &t, &st.lfts).unwrap();
+    assert!(r.deadlock_free && r.unreachable == 0, "{r:?}");
+    let sw = st.lfts.switches.iter().find(|s| s.name == "hv-3").unwrap();
+    assert_eq!(sw.port(hv.lid), lanes_fabric::vswitch::PF_PORT);
+    let m = st.migrate("hv-0-vm-0", "hv-15", Mode::MinCopy).unwrap();
+    assert_eq!((m.smps, m.vswitch_smps), (6, 2));
 }

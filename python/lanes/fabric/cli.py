@@ -53,6 +53,8 @@ def _spec(args: argparse.Namespace) -> dict[str, Any]:
         spec["vfs"] = args.vfs
     if args.vms is not None:
         spec["vms"] = args.vms
+    if getattr(args, "hv_lid", None) and args.vfs is not None:
+        spec["hv_lid"] = args.hv_lid
     return spec
 
 
@@ -75,7 +77,8 @@ def cmd_gen(args: argparse.Namespace) -> int:
             [
                 (
                     f"vSwitch: {r['vswitch']['hypervisors']} hypervisors, {r['vswitch']['vms']} VMs, "
-                    f"{r['vswitch']['lids']} LIDs, {r['vswitch']['lft_blocks_per_switch']} LFT blocks/switch"
+                    f"{r['vswitch']['lids']} LIDs (hypervisor LID: {r['vswitch']['hv_lid']}), "
+                    f"{r['vswitch']['lft_blocks_per_switch']} LFT blocks/switch"
                 )
             ]
             if "vswitch" in r
@@ -316,6 +319,12 @@ def register(subparsers: Any) -> None:
         "--vfs", type=int, help="make every compute node a hypervisor (vSwitch) with this many VFs"
     )
     g.add_argument("--vms", type=_ints, help="VMs per hypervisor, cycled (default: all VFs), e.g. 4,1,1,1")
+    g.add_argument(
+        "--hv-lid",
+        choices=["own", "shared"],
+        default="own",
+        help="hypervisor LID: its own (default) or the PF's (Paper II: 1 + VFs LIDs per hypervisor)",
+    )
     g.add_argument("--out", help="netlist file to write")
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_gen)

@@ -127,6 +127,7 @@ def cmd_migsim(args: argparse.Namespace) -> int:
         "bisect_runs": args.bisect_runs,
         "seed": args.seed,
         "progress": not args.json,
+        "hv_lid": args.hv_lid,
     }
     if args.migrations is not None:
         opts["migrations"] = args.migrations
@@ -209,6 +210,9 @@ def register(sub: Any) -> None:
         "--snapshot-percent", type=float, default=10.0, help="routing quality every X %% of the moves"
     )
     m.add_argument("--bisect-runs", type=int, default=200, help="random bisect pairings per snapshot")
+    m.add_argument(
+        "--hv-lid", choices=["own", "shared"], default="own", help="hypervisor LID: its own or the PF's"
+    )
     m.add_argument("--seed", type=int, default=1)
     m.add_argument("--out", help="directory for steps.csv, snapshots.csv, summary.json, migsim.png")
     m.add_argument("--no-plot", action="store_true")
