@@ -33,8 +33,12 @@ pub fn write_bytes(path: &str, data: &[u8]) -> Result<()> {
     std::fs::write(path, data).map_err(|e| err(format!("cannot write {path}: {e}")))
 }
 
-/// Streams an opensm-lfts.dump to `path`.
+/// Streams an opensm-lfts.dump to `path`; a path ending in `.lftb` gets lanes's binary state
+/// file instead (read back by `load_lfts`, not by OpenSM).
 pub fn write_dump_file(path: &str, f: &Fabric, lfts: &Lfts) -> Result<()> {
+    if path.ends_with(".lftb") {
+        return write_bytes(path, &crate::lftbin::write(f, lfts));
+    }
     write_text(path, "")?;
     let file = std::fs::File::create(path).map_err(|e| err(format!("cannot write {path}: {e}")))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -45,8 +49,14 @@ pub fn load_fabric(path: &str) -> Result<Fabric> {
     netlist::read(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
 }
 
+/// Tables from an opensm-lfts.dump or from lanes's binary state file (`.lftb`, by content).
 pub fn load_lfts(path: &str) -> Result<lft::Dump> {
-    lft::read_dump(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
+    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read {path}: {e}")))?;
+    if crate::lftbin::is_state(&bytes) {
+        return crate::lftbin::read(&bytes).map_err(|e| err(format!("{path}: {e}")));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| err(format!("{path}: not a text dump")))?;
+    lft::read_dump(&text).map_err(|e| err(format!("{path}: {e}")))
 }
 
 /// Fabric with LIDs taken from an OpenSM dump when given (so tables compare entry by entry).

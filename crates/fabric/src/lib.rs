@@ -27,6 +27,7 @@ pub mod fill;
 pub mod ftree;
 pub mod gen;
 pub mod lft;
+pub mod lftbin;
 pub mod metabase;
 pub mod migplan;
 pub mod migrate;
