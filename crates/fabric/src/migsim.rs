@@ -228,7 +228,7 @@ pub fn quality(f: &Fabric, lfts: &Lfts, runs: usize, seed: u64) -> Result<Qualit
     // Links between physical switches: VM destinations per port.
     let mut load = vec![0usize; t.num_switches() * t.stride];
     let mut links = 0usize;
-    for s in 0..t.num_switches() {
+    for (s, table) in tables.iter().enumerate() {
         if is_vswitch(&t, s as u32) {
             continue;
         }
@@ -240,10 +240,7 @@ pub fn quality(f: &Fabric, lfts: &Lfts, runs: usize, seed: u64) -> Result<Qualit
                 continue;
             }
             links += 1;
-            load[k] = lids
-                .iter()
-                .filter(|&&l| tables[s].port(l) == p as u8)
-                .count();
+            load[k] = lids.iter().filter(|&&l| table.port(l) == p as u8).count();
         }
     }
     let ch = Channels { t: &t, leaf: at };

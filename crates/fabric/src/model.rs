@@ -202,14 +202,24 @@ impl Fabric {
             if n.lid > 0xBFFF {
                 bail!("{}: LID {:#x} outside the unicast range", n.name, n.lid);
             }
-            // A switch may share its LID with an HCA on one of its own ports (a hypervisor in
-            // vSwitch mode sharing the PF's LID); nothing else may share one.
-            let shares_with_own_hca = (1..=n.nports).any(|p| {
-                n.remote(p).is_some_and(|r| {
-                    let m = &self.nodes[r.node as usize];
-                    m.is_switch() != n.is_switch() && m.lid == n.lid
-                })
-            });
+            // A vSwitch hypervisor (uplink to a switch on port 1, the PF on port 2) may share its
+            // LID with its PF; nothing else may share one.
+            let pf_pair = |sw: &Node, hca: &Node| {
+                sw.remote(1)
+                    .is_some_and(|r| self.nodes[r.node as usize].is_switch())
+                    && sw
+                        .remote(2)
+                        .is_some_and(|r| std::ptr::eq(&self.nodes[r.node as usize], hca))
+                    && sw.lid == hca.lid
+            };
+            let shares_with_own_hca = if n.is_switch() {
+                n.remote(2)
+                    .is_some_and(|r| pf_pair(n, &self.nodes[r.node as usize]))
+            } else {
+                n.first_port()
+                    .and_then(|p| n.remote(p))
+                    .is_some_and(|r| pf_pair(&self.nodes[r.node as usize], n))
+            };
             if std::mem::replace(&mut seen[n.lid as usize], true) && !shares_with_own_hca {
                 bail!("LID {} used twice", n.lid);
             }
