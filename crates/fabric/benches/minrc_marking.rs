@@ -27,6 +27,10 @@ fn bench(c: &mut Criterion) {
             g.bench_function(format!("{name}/{scope}"), |b| {
                 b.iter(|| minrc::entries_to_keep(&moved, &l, vm, pf).unwrap())
             });
+            // Marking alone, on the fat-tree view the SM already has (the one before the move).
+            g.bench_function(format!("{name}/{scope}/on-known-view"), |b| {
+                b.iter(|| minrc::entries_to_keep_in(&t, &moved, &l, vm, pf).unwrap())
+            });
         }
     }
     g.finish();

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::eval::{Channels, TableLookup};
 use crate::lft::{Lfts, BLOCK, NO_PATH};
 use crate::migplan::{plan, Initial, Pattern, Placement};
-use crate::migrate::{migrate, Migration, Mode};
+use crate::migrate::{migrate_in, Migration, Mode};
 use crate::model::Fabric;
 use crate::patterns::{phases, Rng};
 use crate::topo::{Dir, Topo, NONE};
@@ -123,6 +123,8 @@ pub struct State {
     pub fabric: Fabric,
     pub lfts: Lfts,
     hv_guids: HashSet<u64>,
+    /// Fat-tree view of the switches (VM moves do not change it); min-copy marks on it.
+    view: Topo,
 }
 
 impl State {
@@ -142,11 +144,12 @@ impl State {
             fabric: f,
             lfts,
             hv_guids,
+            view: t,
         })
     }
 
     pub fn migrate(&mut self, vm: &str, to: &str, mode: Mode) -> Result<Migration> {
-        let (g, l, m) = migrate(&self.fabric, &self.lfts, vm, to, mode)?;
+        let (g, l, m) = migrate_in(&self.fabric, Some(&self.view), &self.lfts, vm, to, mode)?;
         self.fabric = g;
         self.lfts = l;
         Ok(m)

@@ -154,3 +154,32 @@ fn hypervisors_sharing_the_pf_lid_use_table_one_counts() {
     let m = st.migrate("hv-0-vm-0", "hv-15", Mode::MinCopy).unwrap();
     assert_eq!((m.smps, m.vswitch_smps), (6, 2));
 }
+
+#[test]
+fn marking_on_the_view_before_the_moves_gives_the_same_tables() {
+    // The simulator marks on the fat-tree view it built once; a fresh view of every new fabric
+    // must give the same tables, move after move (random moves, 50 % of 4 VFs, 4-ary-3-tree).
+    let phys = Pgft::kary(4, 3).unwrap().build().unwrap();
+    let counts: Vec<u32> = (0..64).map(|i| (i % 4) as u32 + 1).collect();
+    let mut st = State::new(&phys, 4, &counts, HvLid::Own).unwrap();
+    let (mut f, mut l) = (st.fabric.clone(), st.lfts.clone());
+    let mut rng = lanes_fabric::patterns::Rng::new(11);
+    let vms: Vec<String> = counts
+        .iter()
+        .enumerate()
+        .flat_map(|(h, &c)| (0..c).map(move |j| format!("hv-{h}-vm-{j}")))
+        .collect();
+    let mut moved = 0;
+    while moved < 40 {
+        let vm = &vms[rng.below(vms.len())];
+        let to = format!("hv-{}", rng.below(64));
+        let Ok(m) = st.migrate(vm, &to, Mode::MinCopy) else {
+            continue; // full or the same hypervisor
+        };
+        let (g, n, m2) = lanes_fabric::migrate::migrate(&f, &l, vm, &to, Mode::MinCopy).unwrap();
+        assert_eq!((m.smps, m.vswitch_smps), (m2.smps, m2.vswitch_smps));
+        assert_eq!(n, st.lfts);
+        (f, l) = (g, n);
+        moved += 1;
+    }
+}
