@@ -59,7 +59,9 @@ def run_cell(out: Path, name: str, topo: str, alg: str, proto: str, extra: tuple
     cmd = [str(LANES), "lab", "run", "--case", "nas", "--topo", topo, "--alg", alg, "--proto", proto,
            "--link-mbps", "100", "--repeats", str(repeats), "--out", str(out / name), *extra]  # fmt: skip
     t = time.monotonic()
-    print(f"bench: {name} ({repeats} run(s){', beside a CPU hog' if busy else ''})", file=sys.stderr, flush=True)
+    print(
+        f"bench: {name} ({repeats} run(s){', beside a CPU hog' if busy else ''})", file=sys.stderr, flush=True
+    )
     if busy:
         with CpuHog():
             r = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -67,7 +69,11 @@ def run_cell(out: Path, name: str, topo: str, alg: str, proto: str, extra: tuple
         r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     (out / f"{name}.log").write_text(r.stdout + r.stderr)
     if r.returncode != 0:
-        print(f"bench: {name} failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr, flush=True)
+        print(
+            f"bench: {name} failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}",
+            file=sys.stderr,
+            flush=True,
+        )
         return []
     runs = [json.loads((d / "summary.json").read_text()) for d in dirs]
     print(f"bench: {name} done in {time.monotonic() - t:.0f} s: active/ceiling "
@@ -92,25 +98,50 @@ def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
         v = [x["baseline_vs_fair"] for x in r]
         add("nas3 manual: baseline within 5 % of the analytic share", "baseline/analytic", v,
             all(abs(x - 1) <= 0.05 for x in v))  # fmt: skip
-    for name in ("nas3_udp_nas-auto", "busy_nas3_udp_nas-auto", "nas3_udp_nas-inband", "busy_nas3_udp_nas-inband"):
+    for name in (
+        "nas3_udp_nas-auto",
+        "busy_nas3_udp_nas-auto",
+        "nas3_udp_nas-inband",
+        "busy_nas3_udp_nas-inband",
+    ):
         if r := got(name):
             who = f"nas3 {name.split('nas-')[-1]}" + (" beside a CPU hog" if name.startswith("busy") else "")
             v = [x["detection_s"] for x in r]
-            add(f"{who}: demoted within 2 s of the onset", "detection s", v, all(x is not None and x <= 2 for x in v))
+            add(
+                f"{who}: demoted within 2 s of the onset",
+                "detection s",
+                v,
+                all(x is not None and x <= 2 for x in v),
+            )
             v = [x["active_vs_ceiling"] for x in r]
-            add(f"{who}: active total >= 0.97 of the ceiling, every repeat", "active/ceiling", v, min(v) >= 0.97)
+            add(
+                f"{who}: active total >= 0.97 of the ceiling, every repeat",
+                "active/ceiling",
+                v,
+                min(v) >= 0.97,
+            )
             v = [x["victim_recovery_s"] for x in r]
             hold = r[0]["config"]["hold_s"]
             add(f"{who}: victim back to 90 % of its share within hold + 2 s = {hold + 2:g} s of the stop",
                 "back by s", v, all(x is not None and x <= hold + 2 for x in v))  # fmt: skip
             v = [x["max_changes_per_hold"] for x in r]
-            add(f"{who}: at most one state change per hold time", "most changes in a hold time", v, max(v) <= 1)
+            add(
+                f"{who}: at most one state change per hold time",
+                "most changes in a hold time",
+                v,
+                max(v) <= 1,
+            )
             v = [x["false_positives"] for x in r]
             add(f"{who}: no false positives", "false positives", v, max(v) == 0)
     for alg in ("auto-floor", "inband-floor"):
         if r := got(f"nas3_udp_nas-{alg}"):
             v = [x["victim_share_of_first"] for x in r]
-            add(f"{alg}: the demoted flow keeps >= 5 % of the first bottleneck", "victim share", v, min(v) >= 0.05)
+            add(
+                f"{alg}: the demoted flow keeps >= 5 % of the first bottleneck",
+                "victim share",
+                v,
+                min(v) >= 0.05,
+            )
             v = [x["active_vs_ceiling"] for x in r]
             add(f"{alg}: total >= 0.95 of the ceiling", "active/ceiling", v, min(v) >= 0.95)
     for alg in ("auto", "inband"):
@@ -121,7 +152,12 @@ def checks(res: dict[str, list[dict]]) -> list[tuple[str, str, bool | None]]:
         for name in (f"quiet_{n}", f"quiet_{n}_inband"):
             if r := got(name):
                 v = [(x["deprioritisations"], x["feedback_msgs"]) for x in r]
-                add(f"{name}: no demotion, no feedback", "(demotions, feedback)", v, all(d == (0, 0) for d in v))
+                add(
+                    f"{name}: no demotion, no feedback",
+                    "(demotions, feedback)",
+                    v,
+                    all(d == (0, 0) for d in v),
+                )
     for alg in ("auto", "inband"):
         if (off := got("nas3_tcp_nas-off")) and (on := got(f"nas3_tcp_nas-{alg}")):
             a = sum(x["goodput_mbps"]["active"]["total"] for x in on) / len(on)
@@ -142,7 +178,10 @@ def main() -> int:
     args = ap.parse_args()
     groups = args.only.split(",")
     if bad := [g for g in groups if g not in MATRIX]:
-        print(f"bench: unknown group(s) {', '.join(bad)} (expected some of {', '.join(MATRIX)})", file=sys.stderr)
+        print(
+            f"bench: unknown group(s) {', '.join(bad)} (expected some of {', '.join(MATRIX)})",
+            file=sys.stderr,
+        )
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     res: dict[str, list[dict]] = {}

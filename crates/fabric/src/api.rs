@@ -28,8 +28,17 @@ pub fn write_text(path: &str, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| err(format!("cannot write {path}: {e}")))
 }
 
-/// Streams an opensm-lfts.dump to `path`.
+pub fn write_bytes(path: &str, data: &[u8]) -> Result<()> {
+    write_text(path, "")?;
+    std::fs::write(path, data).map_err(|e| err(format!("cannot write {path}: {e}")))
+}
+
+/// Streams an opensm-lfts.dump to `path`; a path ending in `.lftb` gets lanes's binary state
+/// file instead (read back by `load_lfts`, not by OpenSM).
 pub fn write_dump_file(path: &str, f: &Fabric, lfts: &Lfts) -> Result<()> {
+    if path.ends_with(".lftb") {
+        return write_bytes(path, &crate::lftbin::write(f, lfts));
+    }
     write_text(path, "")?;
     let file = std::fs::File::create(path).map_err(|e| err(format!("cannot write {path}: {e}")))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -40,8 +49,14 @@ pub fn load_fabric(path: &str) -> Result<Fabric> {
     netlist::read(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
 }
 
+/// Tables from an opensm-lfts.dump or from lanes's binary state file (`.lftb`, by content).
 pub fn load_lfts(path: &str) -> Result<lft::Dump> {
-    lft::read_dump(&read_text(path)?).map_err(|e| err(format!("{path}: {e}")))
+    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read {path}: {e}")))?;
+    if crate::lftbin::is_state(&bytes) {
+        return crate::lftbin::read(&bytes).map_err(|e| err(format!("{path}: {e}")));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| err(format!("{path}: not a text dump")))?;
+    lft::read_dump(&text).map_err(|e| err(format!("{path}: {e}")))
 }
 
 /// Fabric with LIDs taken from an OpenSM dump when given (so tables compare entry by entry).
@@ -148,7 +163,9 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     }
     let mut f = t.build()?;
     if let Some((vfs, counts)) = vs {
-        f = vswitch::expand(&f, vfs, &counts)?;
+        let scheme =
+            vswitch::HvLid::parse(v.get("hv_lid").and_then(Value::as_str).unwrap_or("own"))?;
+        f = vswitch::expand_with(&f, vfs, &counts, scheme)?;
         crate::model::check_lid_count(f.num_lids() as u64)?;
         let topo = Topo::new(&f)?;
         let hvs = topo
@@ -162,6 +179,8 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
             "vfs_per_hypervisor": vfs,
             "vms": f.num_hcas() - hvs,
             "lids": lids,
+            "hv_lid": if scheme == vswitch::HvLid::Own { "own" } else { "shared" },
+            "physical_switches": f.num_switches() - hvs,
             "switches_with_vswitches": f.num_switches(),
             "lft_blocks_per_switch": blocks_for(f.max_lid() as usize),
         });
@@ -173,8 +192,21 @@ pub fn gen(spec: &str, out: Option<&str>) -> Result<String> {
     Ok(s.to_string())
 }
 
+fn name_list(o: &Value, key: &str) -> Result<Option<Vec<String>>> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect(),
+        )),
+        Some(_) => bail!("{key}: expected a list of node names"),
+    }
+}
+
 /// Routes a netlist with an engine and writes opensm-lfts.dump. `opts` is a JSON object:
-/// {"lids_from": dump, "order": [node names], "old": dump, "check": bool, "vms": {...}}.
+/// {"lids_from": dump, "order": [node names], "old": dump, "subtree": [names], "vms": [names],
+/// "check": bool, "metabase_in": file (mfattree: phase II only), "metabase_out": file}.
 pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     let o: Value = if opts.trim().is_empty() {
         json!({})
@@ -183,12 +215,71 @@ pub fn route(net: &str, engine: &str, out: &str, opts: &str) -> Result<String> {
     };
     let f = load_with_lids(net, o.get("lids_from").and_then(Value::as_str))?;
     let t = Topo::new(&f)?;
-    let (lfts, stats) = engines::run(&f, &t, engine, &o)?;
+    let mut eo = engines::EngineOptions {
+        order: name_list(&o, "order")?,
+        subtree: name_list(&o, "subtree")?,
+        vms: name_list(&o, "vms")?,
+        ..Default::default()
+    };
+    if let Some(p) = o.get("old").and_then(Value::as_str) {
+        eo.old = Some(load_lfts(p)?.lfts);
+    }
+    let (mb_in, mb_out) = (
+        o.get("metabase_in").and_then(Value::as_str),
+        o.get("metabase_out").and_then(Value::as_str),
+    );
+    if (mb_in.is_some() || mb_out.is_some() || o.get("metabase_paths").is_some())
+        && engine != "mfattree"
+    {
+        bail!("a metabase is mfattree's: --metabase-in/-out/-paths need --engine mfattree");
+    }
+    let mut mb_times = serde_json::Map::new();
+    if let Some(p) = mb_in {
+        let start = Instant::now();
+        let bytes = std::fs::read(p).map_err(|e| err(format!("cannot read {p}: {e}")))?;
+        eo.metabase = Some(
+            crate::metabase::Metabase::from_bytes(&bytes, &f, &t)
+                .map_err(|e| err(format!("{p}: {e}")))?,
+        );
+        mb_times.insert(
+            "metabase_load_seconds".into(),
+            json!(start.elapsed().as_secs_f64()),
+        );
+    } else if mb_out.is_some() || o.get("metabase_paths").is_some() {
+        let mb = match o.get("metabase_paths").and_then(Value::as_str) {
+            None | Some("nodes") => crate::metabase::Metabase::build(&f, &t),
+            Some("disjoint") => crate::metabase::Metabase::build_paths(
+                &f,
+                &t,
+                crate::metabase::Metabase::disjoint_paths(&t),
+            ),
+            Some(x) => bail!("metabase paths: {x:?} (nodes, disjoint)"),
+        };
+        mb_times.insert("metabase_paths_per_leaf".into(), json!(mb.per_leaf));
+        mb_times.insert("metabase_build_seconds".into(), json!(mb.seconds));
+        eo.metabase = Some(mb);
+    }
+    let (lfts, stats) = engines::run(&f, &t, engine, &eo)?;
+    if let (Some(p), Some(mb)) = (mb_out, &eo.metabase) {
+        let start = Instant::now();
+        write_bytes(p, &mb.to_bytes(&f, &t))?;
+        mb_times.insert(
+            "metabase_save_seconds".into(),
+            json!(start.elapsed().as_secs_f64()),
+        );
+        mb_times.insert("metabase_out".into(), json!(p));
+    }
     let start = Instant::now();
     write_dump_file(out, &f, &lfts)?;
     let mut v = serde_json::to_value(&stats).map_err(|e| err(e.to_string()))?;
     v["write_seconds"] = json!(start.elapsed().as_secs_f64());
     v["out"] = json!(out);
+    for (k, x) in mb_times {
+        v[k] = x;
+    }
+    if mb_in.is_some() {
+        v["phase_ii_only"] = json!(true);
+    }
     if o.get("check").and_then(Value::as_bool).unwrap_or(true) {
         let r = check::check(&f, &t, &lfts)?;
         v["check"] = serde_json::to_value(&r).map_err(|e| err(e.to_string()))?;
@@ -309,6 +400,44 @@ pub fn migrate_files(net: &str, dump: &str, opts: &str) -> Result<String> {
         v["out"] = json!(p);
     }
     Ok(v.to_string())
+}
+
+/// Migration simulator on the tree of `spec` (its compute nodes become hypervisors). `opts`:
+/// {"vfs", "population", "initial", "pattern", "migrations", "mode": "copy"|"min-copy",
+/// "rebalance_every", "snapshot_percent", "bisect_runs", "seed", "progress"}.
+pub fn migsim(spec: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let phys = spec_to_pgft(spec)?.build()?;
+    let num = |k: &str, d: u64| o.get(k).and_then(Value::as_u64).unwrap_or(d);
+    let s = |k: &str, d: &'static str| -> String {
+        o.get(k).and_then(Value::as_str).unwrap_or(d).to_string()
+    };
+    let so = crate::migsim::SimOptions {
+        vfs: num("vfs", 4).min(250) as u32,
+        population: o.get("population").and_then(Value::as_f64).unwrap_or(0.25),
+        initial: crate::migplan::Initial::parse(&s("initial", "uniform"))?,
+        pattern: crate::migplan::Pattern::parse(&s("pattern", "random"))?,
+        migrations: o
+            .get("migrations")
+            .and_then(Value::as_u64)
+            .map(|x| x as usize),
+        mode: match s("mode", "min-copy").as_str() {
+            "copy" => migrate::Mode::Copy,
+            "min-copy" => migrate::Mode::MinCopy,
+            m => bail!("unknown mode {m:?} (copy, min-copy)"),
+        },
+        rebalance_every: num("rebalance_every", 0) as usize,
+        snapshot_percent: o
+            .get("snapshot_percent")
+            .and_then(Value::as_f64)
+            .unwrap_or(10.0),
+        bisect_runs: num("bisect_runs", 200).max(1) as usize,
+        seed: num("seed", 1),
+        progress: o.get("progress").and_then(Value::as_bool).unwrap_or(true),
+        hv_lid: vswitch::HvLid::parse(&s("hv_lid", "own"))?,
+    };
+    let r = crate::migsim::simulate(&phys, &so)?;
+    serde_json::to_string(&r).map_err(|e| err(e.to_string()))
 }
 
 /// Paper IV node-order study. `opts`: {"pattern", "placement", "runs", "seed"}.

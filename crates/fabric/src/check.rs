@@ -195,7 +195,15 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
 
 pub(crate) fn all_dests(f: &Fabric, t: &Topo) -> Vec<u16> {
     let mut dests = hca_lids(f, t);
-    dests.extend(t.sw_node.iter().map(|&n| f.nodes[n as usize].lid));
+    // A switch sharing its LID with an HCA on one of its ports (a hypervisor with the PF's LID)
+    // is that HCA's destination already.
+    let sw: Vec<u16> = t
+        .sw_node
+        .iter()
+        .map(|&n| f.nodes[n as usize].lid)
+        .filter(|l| dests.binary_search(l).is_err())
+        .collect();
+    dests.extend(sw);
     dests
 }
 

@@ -1,7 +1,7 @@
 //! Engine selection by name. Every engine yields up*/down* routes on fat trees; `api::route`
 //! runs the deadlock check (up/down walk and channel-dependency-graph acyclicity) on the result.
-
-use serde_json::Value;
+//! The engines take typed options: files (old tables, a saved metabase) are read by the front
+//! end (`api`) before they get here.
 
 use crate::bail;
 use crate::error::{err, Result};
@@ -11,7 +11,7 @@ use crate::metabase::Metabase;
 use crate::model::Fabric;
 use crate::order::{noftree_slots, positions, sorted_slots};
 use crate::topo::Topo;
-use crate::{api, slimupdate, subtree, vswitch};
+use crate::{slimupdate, subtree, vswitch};
 
 pub const ENGINES: &[&str] = &[
     "ftree",
@@ -21,50 +21,40 @@ pub const ENGINES: &[&str] = &[
     "vswitch-ftree",
 ];
 
-fn order(f: &Fabric, t: &Topo, opts: &Value) -> Result<Option<Vec<usize>>> {
-    match opts.get("order") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => {
-            let names: Vec<String> = a
-                .iter()
-                .map(|x| x.as_str().unwrap_or("").to_string())
-                .collect();
-            Ok(Some(positions(f, t, &names)?))
-        }
-        Some(_) => bail!("order: expected a list of node names"),
-    }
+/// What an engine may need besides the fabric.
+#[derive(Default)]
+pub struct EngineOptions {
+    /// Node names in order (noftree; mfattree: SlimUpdate by node order).
+    pub order: Option<Vec<String>>,
+    /// Tenant node names: re-route only their sub-tree (Paper III), with `old` elsewhere.
+    pub subtree: Option<Vec<String>>,
+    /// Tables in place (slimupdate, subtree).
+    pub old: Option<Lfts>,
+    /// Running VMs (vswitch-ftree); None = every VF HCA.
+    pub vms: Option<Vec<String>>,
+    /// mfattree: a metabase (phase I) already built for this fabric; only phase II runs.
+    pub metabase: Option<Metabase>,
 }
 
-fn names(opts: &Value, key: &str) -> Result<Option<Vec<String>>> {
-    match opts.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) => Ok(Some(
-            a.iter()
-                .map(|x| x.as_str().unwrap_or("").to_string())
-                .collect(),
-        )),
-        Some(_) => bail!("{key}: expected a list of node names"),
-    }
-}
-
-pub fn run(f: &Fabric, t: &Topo, engine: &str, opts: &Value) -> Result<(Lfts, Stats)> {
-    if let Some(tenant) = names(opts, "subtree")? {
+pub fn run(f: &Fabric, t: &Topo, engine: &str, o: &EngineOptions) -> Result<(Lfts, Stats)> {
+    if let Some(tenant) = &o.subtree {
         // Paper III: re-route only the sub-tree holding the tenant, keep the old tables elsewhere.
         if engine != "ftree" && engine != "noftree" {
             bail!("subtree re-routing works with ftree or noftree, not {engine}");
         }
-        let Some(old) = opts.get("old").and_then(Value::as_str) else {
+        let Some(old) = &o.old else {
             bail!("subtree re-routing needs the current tables (--old)")
         };
-        let old = api::load_lfts(old)?.lfts;
-        let ord = names(opts, "order")?;
-        if engine == "noftree" && ord.is_none() {
+        if engine == "noftree" && o.order.is_none() {
             bail!("noftree needs a node order (--order FILE)");
         }
-        let (l, s, _) = subtree::reroute(f, t, &old, &tenant, ord.as_deref())?;
+        let (l, s, _) = subtree::reroute(f, t, old, tenant, o.order.as_deref())?;
         return Ok((l, s));
     }
-    let pos = order(f, t, opts)?;
+    let pos = match &o.order {
+        Some(names) => Some(positions(f, t, names)?),
+        None => None,
+    };
     match engine {
         "ftree" => ftree::route_slots(f, t, &ftree::port_order_slots(t), "ftree"),
         "noftree" => {
@@ -74,41 +64,27 @@ pub fn run(f: &Fabric, t: &Topo, engine: &str, opts: &Value) -> Result<(Lfts, St
             ftree::route_slots(f, t, &noftree_slots(t, &pos), "noftree")
         }
         "mfattree" => {
-            let mb = Metabase::build(t);
+            let built;
+            let mb = match &o.metabase {
+                Some(mb) => mb,
+                None => {
+                    built = Metabase::build(f, t);
+                    &built
+                }
+            };
             let slots = match &pos {
                 Some(p) => sorted_slots(t, p),
                 None => ftree::port_order_slots(t),
             };
-            Ok(mb.assign(
-                f,
-                t,
-                &slots,
-                if pos.is_some() {
-                    "mfattree (slimupdate by node order)"
-                } else {
-                    "mfattree"
-                },
-            ))
-        }
-        "slimupdate" => {
-            let old = match opts.get("old").and_then(Value::as_str) {
-                Some(p) => Some(api::load_lfts(p)?.lfts),
-                None => None,
+            let name = if pos.is_some() {
+                "mfattree (slimupdate by node order)"
+            } else {
+                "mfattree"
             };
-            slimupdate::route(f, t, old.as_ref())
+            Ok(mb.assign(f, t, &slots, name))
         }
-        "vswitch-ftree" => {
-            let vms: Option<Vec<String>> = match opts.get("vms") {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(a)) => Some(
-                    a.iter()
-                        .map(|x| x.as_str().unwrap_or("").to_string())
-                        .collect(),
-                ),
-                Some(_) => bail!("vms: expected a list of VM node names"),
-            };
-            vswitch::route(f, t, vms.as_deref())
-        }
+        "slimupdate" => slimupdate::route(f, t, o.old.as_ref()),
+        "vswitch-ftree" => vswitch::route(f, t, o.vms.as_deref()),
         _ => Err(err(format!(
             "unknown engine {engine:?} (available: {})",
             ENGINES.join(", ")

@@ -200,6 +200,13 @@ impl Columns {
                 });
             }
         });
+        self.into_lfts(f)
+    }
+
+    /// Per-switch tables from complete columns (no filling).
+    pub fn into_lfts(self, f: &Fabric) -> Lfts {
+        let nsw = self.nsw;
+        let nlids = self.data.len() / nsw.max(1);
         let mut lfts = Lfts::empty(f);
         // Transpose in tiles of LIDs to stay in cache.
         const TILE: usize = 256;

@@ -6,7 +6,8 @@
 //! - [`topo`]: the fat-tree view (levels, port groups) the engines use.
 //! - [`ftree`]: OpenSM-style fat-tree routing.
 //! - [`check`], [`balance`], [`eval`]: deadlock freedom, balance and routing quality.
-//! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy.
+//! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy;
+//!   [`migsim`] ([`migplan`]): sequences of migrations, SMPs and routing quality over time.
 //! - [`fail`], [`failsub`]: failures re-routed (the failure's sub-tree only with `failsub`);
 //!   [`phases`]: drop-first updates in two phases; [`minrc`]: minimal reconfiguration after a move.
 //! - [`vlcheck`]: deadlock freedom per VL (path SLs, SL-to-VL tables) on any topology.
@@ -26,8 +27,11 @@ pub mod fill;
 pub mod ftree;
 pub mod gen;
 pub mod lft;
+pub mod lftbin;
 pub mod metabase;
+pub mod migplan;
 pub mod migrate;
+pub mod migsim;
 pub mod minrc;
 pub mod model;
 pub mod netlist;

@@ -91,6 +91,19 @@ pub fn migrate(
     to: &str,
     mode: Mode,
 ) -> Result<(Fabric, Lfts, Migration)> {
+    migrate_in(f, None, lfts, vm, to, mode)
+}
+
+/// `migrate` with the fat-tree view of `f` the caller already has (min-copy then marks on it
+/// instead of building the view of the new fabric).
+pub fn migrate_in(
+    f: &Fabric,
+    view: Option<&crate::topo::Topo>,
+    lfts: &Lfts,
+    vm: &str,
+    to: &str,
+    mode: Mode,
+) -> Result<(Fabric, Lfts, Migration)> {
     let Some(v) = f.find(vm) else {
         bail!("unknown VM {vm:?}")
     };
@@ -156,7 +169,10 @@ pub fn migrate(
     // Minimal copy: the entries that must change, found on the new fabric (timed: the marking).
     let marking = std::time::Instant::now();
     let keep = if mode == Mode::MinCopy {
-        Some(crate::minrc::entries_to_keep(&g, lfts, v, other_lid)?)
+        Some(match view {
+            Some(t) => crate::minrc::entries_to_keep_in(t, &g, lfts, v, other_lid)?,
+            None => crate::minrc::entries_to_keep(&g, lfts, v, other_lid)?,
+        })
     } else {
         None
     };

@@ -21,13 +21,35 @@ use crate::topo::{Dir, Topo};
 /// entry for the LID of `vm` (node index in the new fabric `g`) still leads to it; `pf_lid` is
 /// the destination PF's LID.
 pub fn entries_to_keep(g: &Fabric, old: &Lfts, vm: u32, pf_lid: u16) -> Result<HashSet<u64>> {
-    let t = Topo::new(g)?;
+    entries_to_keep_in(&Topo::new(g)?, g, old, vm, pf_lid)
+}
+
+/// The same with a fat-tree view `t` the SM already has: the new fabric's, or the one before the
+/// move (switches and their links do not change when a VM moves; only the VM's new port, taken
+/// from `g`, is trusted to reach the VM, so stale HCA lists in `t` do no harm).
+pub fn entries_to_keep_in(
+    t: &Topo,
+    g: &Fabric,
+    old: &Lfts,
+    vm: u32,
+    pf_lid: u16,
+) -> Result<HashSet<u64>> {
     let vm_lid = g.nodes[vm as usize].lid;
     let node = &g.nodes[vm as usize];
     let Some(dest) = node.first_port().and_then(|p| node.remote(p)) else {
         bail!("{} is not connected", node.name)
     };
+    if t.node_sw
+        .get(dest.node as usize)
+        .is_none_or(|&s| s == crate::topo::NONE)
+    {
+        bail!(
+            "the fat-tree view does not know {}",
+            g.nodes[dest.node as usize].name
+        );
+    }
     let dest_sw = t.node_sw[dest.node as usize];
+    let dest_port = dest.port;
     let by_guid = old.by_guid();
     let guid = |s: usize| g.nodes[t.sw_node[s] as usize].guid;
     let ns = t.num_switches();
@@ -46,11 +68,11 @@ pub fn entries_to_keep(g: &Fabric, old: &Lfts, vm: u32, pf_lid: u16) -> Result<H
     let mut kept = vec![false; ns];
     down_only[dest_sw as usize] = Some(true);
     let hop = |s: usize, p: u8, settled: &[Option<bool>]| -> Option<bool> {
+        if s == dest_sw as usize && p == dest_port {
+            return Some(true);
+        }
         match t.dir(s as u32, p) {
-            Dir::Hca => t.hcas[s]
-                .iter()
-                .any(|&(hp, h)| hp == p && h == vm)
-                .then_some(true),
+            Dir::Hca => None,
             Dir::Up => settled[t.remote_sw[s * t.stride + p as usize] as usize].map(|_| false),
             Dir::Down => settled[t.remote_sw[s * t.stride + p as usize] as usize]
                 .filter(|&d| d)

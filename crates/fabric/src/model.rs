@@ -173,9 +173,13 @@ impl Fabric {
         self.nodes.iter().map(|n| n.lid).max().unwrap_or(0)
     }
 
-    /// Number of LIDs in use (switches + connected HCAs).
+    /// Number of distinct LIDs in use (switches + connected HCAs; a shared LID counts once).
     pub fn num_lids(&self) -> usize {
-        self.nodes.iter().filter(|n| n.lid != 0).count()
+        let mut seen = vec![false; self.max_lid() as usize + 1];
+        self.nodes
+            .iter()
+            .filter(|n| n.lid != 0 && !std::mem::replace(&mut seen[n.lid as usize], true))
+            .count()
     }
 
     pub fn find(&self, name: &str) -> Option<u32> {
@@ -198,7 +202,25 @@ impl Fabric {
             if n.lid > 0xBFFF {
                 bail!("{}: LID {:#x} outside the unicast range", n.name, n.lid);
             }
-            if std::mem::replace(&mut seen[n.lid as usize], true) {
+            // A vSwitch hypervisor (uplink to a switch on port 1, the PF on port 2) may share its
+            // LID with its PF; nothing else may share one.
+            let pf_pair = |sw: &Node, hca: &Node| {
+                sw.remote(1)
+                    .is_some_and(|r| self.nodes[r.node as usize].is_switch())
+                    && sw
+                        .remote(2)
+                        .is_some_and(|r| std::ptr::eq(&self.nodes[r.node as usize], hca))
+                    && sw.lid == hca.lid
+            };
+            let shares_with_own_hca = if n.is_switch() {
+                n.remote(2)
+                    .is_some_and(|r| pf_pair(n, &self.nodes[r.node as usize]))
+            } else {
+                n.first_port()
+                    .and_then(|p| n.remote(p))
+                    .is_some_and(|r| pf_pair(&self.nodes[r.node as usize], n))
+            };
+            if std::mem::replace(&mut seen[n.lid as usize], true) && !shares_with_own_hca {
                 bail!("LID {} used twice", n.lid);
             }
         }

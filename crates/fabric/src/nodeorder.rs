@@ -83,7 +83,7 @@ pub fn study(
         bail!("unknown placement {placement:?} (leaf-blocks, random)");
     }
     let (lfts, _) = ftree::route_slots(f, t, &ftree::port_order_slots(t), "ftree")?;
-    let mb = Metabase::build(t);
+    let mb = Metabase::build(f, t);
     let (mut leaf_index, mut leaf_sw, mut port, mut lids) = (vec![], vec![], vec![], vec![]);
     let mut first = Vec::new(); // first node index of each leaf
     for (li, &l) in t.leaves.iter().enumerate() {

@@ -33,6 +33,64 @@ pub const FIRST_VF: u8 = 3;
 const HV_GUID_BASE: u64 = 0x0002_c903_0000_0000;
 const VHCA_GUID_BASE: u64 = 0x0002_c904_0000_0000;
 
+/// How a hypervisor (vSwitch) is addressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HvLid {
+    /// Its own LID besides the PF's (lanes's default: every switch has a LID of its own).
+    #[default]
+    Own,
+    /// The PF's LID, as in Paper II: a hypervisor with v VFs uses 1 + v LIDs.
+    SharedWithPf,
+}
+
+impl HvLid {
+    pub fn parse(s: &str) -> Result<HvLid> {
+        Ok(match s {
+            "own" => HvLid::Own,
+            "shared" | "pf" => HvLid::SharedWithPf,
+            _ => bail!("unknown hypervisor LID scheme {s:?} (own, shared)"),
+        })
+    }
+}
+
+/// `expand`, then the hypervisors' LIDs by `scheme`; LIDs stay dense from 1.
+pub fn expand_with(f: &Fabric, vfs: u32, counts: &[u32], scheme: HvLid) -> Result<Fabric> {
+    let hvs = f.num_hcas() as u64;
+    let vms: u64 = (0..hvs)
+        .map(|k| {
+            if counts.is_empty() {
+                u64::from(vfs)
+            } else {
+                u64::from(counts[k as usize % counts.len()])
+            }
+        })
+        .sum();
+    let own = u64::from(scheme == HvLid::Own);
+    crate::model::check_lid_count(f.num_switches() as u64 + hvs * (1 + own) + vms)?;
+    let mut g = expand(f, vfs, counts)?;
+    if scheme == HvLid::SharedWithPf {
+        let hvs: Vec<(usize, usize)> = g
+            .switches()
+            .filter(|(_, n)| n.name.starts_with("hv-"))
+            .filter_map(|(i, n)| n.remote(PF_PORT).map(|r| (i as usize, r.node as usize)))
+            .collect();
+        for (hv, pf) in hvs {
+            g.nodes[hv].lid = g.nodes[pf].lid;
+        }
+        // Close the gaps the hypervisors' own LIDs left, keeping the order.
+        let mut used: Vec<u16> = g.nodes.iter().map(|n| n.lid).filter(|&l| l != 0).collect();
+        used.sort_unstable();
+        used.dedup();
+        for n in &mut g.nodes {
+            if n.lid != 0 {
+                n.lid = used.binary_search(&n.lid).map_or(0, |i| i as u16 + 1);
+            }
+        }
+        g.check_lids()?;
+    }
+    Ok(g)
+}
+
 /// Replaces every compute node of `f` by a hypervisor "hv-<i>" with `vfs` VF ports, its PF
 /// "hv-<i>-pf" and `counts[i % counts.len()]` VMs "hv-<i>-vm-<j>" (all VFs when `counts` is empty).
 pub fn expand(f: &Fabric, vfs: u32, counts: &[u32]) -> Result<Fabric> {

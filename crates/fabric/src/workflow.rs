@@ -37,7 +37,7 @@ fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
 fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftree::Stats)> {
     match engine {
         "slimupdate" => slimupdate::route(g, t, Some(old)),
-        "ftree" | "mfattree" => engines::run(g, t, engine, &json!({})),
+        "ftree" | "mfattree" => engines::run(g, t, engine, &engines::EngineOptions::default()),
         _ => bail!(
             "re-routing after failures works with ftree, slimupdate, mfattree or subtree, not {engine}"
         ),

@@ -85,6 +85,12 @@ fn fabric_order_study(py: Python<'_>, net: &str, opts: &str) -> PyResult<String>
         .map_err(py_err)
 }
 
+/// Migration simulator (Paper V): sequences of VM moves on a vSwitch fat tree. Returns JSON.
+#[pyfunction]
+fn fabric_migsim(py: Python<'_>, spec: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| api::migsim(spec, opts)).map_err(py_err)
+}
+
 #[pyfunction]
 fn fabric_fail(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
     py.allow_threads(|| lanes_fabric::workflow::fail_files(net, opts))
@@ -152,5 +158,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_migrate, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_order_study, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_migsim, m)?)?;
     Ok(())
 }

@@ -53,6 +53,8 @@ def _spec(args: argparse.Namespace) -> dict[str, Any]:
         spec["vfs"] = args.vfs
     if args.vms is not None:
         spec["vms"] = args.vms
+    if getattr(args, "hv_lid", None) and args.vfs is not None:
+        spec["hv_lid"] = args.hv_lid
     return spec
 
 
@@ -75,7 +77,8 @@ def cmd_gen(args: argparse.Namespace) -> int:
             [
                 (
                     f"vSwitch: {r['vswitch']['hypervisors']} hypervisors, {r['vswitch']['vms']} VMs, "
-                    f"{r['vswitch']['lids']} LIDs, {r['vswitch']['lft_blocks_per_switch']} LFT blocks/switch"
+                    f"{r['vswitch']['lids']} LIDs (hypervisor LID: {r['vswitch']['hv_lid']}), "
+                    f"{r['vswitch']['lft_blocks_per_switch']} LFT blocks/switch"
                 )
             ]
             if "vswitch" in r
@@ -111,6 +114,12 @@ def cmd_route(args: argparse.Namespace) -> int:
     vms = _read_order(args.vms)
     if vms is not None:
         opts["vms"] = vms
+    if args.metabase_in:
+        opts["metabase_in"] = args.metabase_in
+    if args.metabase_out:
+        opts["metabase_out"] = args.metabase_out
+    if args.metabase_paths:
+        opts["metabase_paths"] = args.metabase_paths
     print(f"fabric: routing {args.net} with {args.engine} ...", file=sys.stderr)
     r = native.route(args.net, args.engine, args.out, opts)
     lines = [
@@ -119,6 +128,14 @@ def cmd_route(args: argparse.Namespace) -> int:
             f"routed in {r['seconds'] * 1000:.1f} ms -> {r['out']}"
         )
     ]
+    if r.get("phase_ii_only"):
+        lines.append(
+            f"metabase read from {args.metabase_in} in {r['metabase_load_seconds'] * 1000:.1f} ms: phase II only"
+        )
+    if r.get("metabase_out"):
+        lines.append(
+            f"metabase (phase I, {r['metabase_build_seconds'] * 1000:.1f} ms) saved to {r['metabase_out']}"
+        )
     chk = r.get("check")
     if chk:
         lines.append(
@@ -302,6 +319,12 @@ def register(subparsers: Any) -> None:
         "--vfs", type=int, help="make every compute node a hypervisor (vSwitch) with this many VFs"
     )
     g.add_argument("--vms", type=_ints, help="VMs per hypervisor, cycled (default: all VFs), e.g. 4,1,1,1")
+    g.add_argument(
+        "--hv-lid",
+        choices=["own", "shared"],
+        default="own",
+        help="hypervisor LID: its own (default) or the PF's (Paper II: 1 + VFs LIDs per hypervisor)",
+    )
     g.add_argument("--out", help="netlist file to write")
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_gen)
@@ -318,6 +341,15 @@ def register(subparsers: Any) -> None:
         help="file of tenant node names: re-route only their sub-tree (ftree/noftree, needs --old)",
     )
     r.add_argument("--vms", help="file naming the running VMs (vswitch-ftree; default: every VF HCA)")
+    r.add_argument("--metabase-out", help="mfattree: save the metabase (phase I) to this file")
+    r.add_argument(
+        "--metabase-in", help="mfattree: read a saved metabase and run phase II only (same topology)"
+    )
+    r.add_argument(
+        "--metabase-paths",
+        choices=["nodes", "disjoint"],
+        help="mfattree: paths per leaf, one per node slot (default, = ftree) or the disjoint spanning trees",
+    )
     r.add_argument("--no-check", action="store_true", help="skip the deadlock-freedom check")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=cmd_route)
@@ -395,6 +427,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_order_study)
 
-    from lanes.fabric import cli_ops
+    from lanes.fabric import cli_ops, migsim
 
     cli_ops.register(sub)
+    migsim.register(sub)

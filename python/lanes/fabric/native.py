@@ -55,6 +55,10 @@ def migrate(net: str, dump: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_migrate", net, dump, json.dumps(opts))
 
 
+def migsim(spec: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_migsim", json.dumps(spec), json.dumps(opts))
+
+
 def order_study(net: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_order_study", net, json.dumps(opts))
 
