@@ -26,6 +26,7 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--report-only", action="store_true", help="run nothing; tables and report of what is there")
     s.add_argument("--dry-run", action="store_true", help="list the cells and the time estimate, run nothing")
     s.add_argument("--out", type=Path, required=True, help="sweep directory (one sub-directory per cell)")
+    s.add_argument("--report-dir", type=Path, help="where the report goes (default: OUT/report); small files only")
     s.set_defaults(func=_sweep)
 
 
@@ -49,5 +50,5 @@ def _sweep(args: argparse.Namespace) -> int:
         sweep(cells, args.out, args.repeats, preset)
     from lanes.lab.sweep_report import write_all
 
-    write_all(args.out, cells, args.repeats, preset)
+    write_all(args.out, cells, args.repeats, preset, args.report_dir)
     return 0
