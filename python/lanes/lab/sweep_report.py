@@ -94,7 +94,7 @@ def compare_rows(rows: list[dict]) -> list[dict]:
         if key in PAPER:
             pdiff = setup_diff(r, PAPER_LINK_MBPS, THESIS_DURATION_S[r["case"]], THESIS_MPI_ITERS)
             for k, theirs in PAPER[key].items():
-                out.append(_line("paper", "Paper II evaluation", r, k, theirs, pdiff))
+                out.append(_line("paper", "Conference paper evaluation", r, k, theirs, pdiff))
     return out
 
 
@@ -160,6 +160,40 @@ def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
     return figs
 
 
+def _m(rows: list[dict], case: str, alg: str, k: str) -> float | None:
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", case, "udp", alg)), None)
+    return (r.get(k) or {}).get("mean") if r else None
+
+
+def _sizes(rows: list[dict], alg: str) -> dict[str, float]:
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", "mpi", "udp", alg)), None)
+    return {n: v["latency_us"]["mean"] for n, v in (r or {}).get("mpi", {}).items() if v.get("latency_us")}
+
+
+def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The conference paper's qualitative results on tree2/UDP, each checked against our numbers."""
+    body = []
+    hi, lo = _m(rows, "proactive", "no", "high_mbps"), _m(rows, "proactive", "no", "low_mbps")
+    if hi is not None and lo is not None:
+        body.append(["NO: the high class gets no larger share when it appears", f"high {_fmt(hi)}, others {_fmt(lo)} Mb/s",
+                     "holds" if hi <= 1.1 * lo else "does not hold"])  # fmt: skip
+    s, d = _m(rows, "proactive", "strict", "low_mbps"), _m(rows, "proactive", "rlsp-drr", "low_mbps")
+    if s is not None and d is not None:
+        body.append(["RL-SP-DRR uses the link slightly better for the lower classes than STRICT",
+                     f"rlsp-drr {_fmt(d)}, strict {_fmt(s)} Mb/s", "holds" if d > s else "does not hold"])  # fmt: skip
+    no, st, dr = _sizes(rows, "no"), _sizes(rows, "strict"), _sizes(rows, "rlsp-drr")
+    common = [n for n in no if n in st and n in dr]
+    if common:
+        below = [n for n in common if st[n] < no[n] and dr[n] < no[n]]
+        body.append(["MPI: STRICT and RL-SP-DRR below NO at every message size",
+                     f"{len(below)} of {len(common)} sizes", "holds" if len(below) == len(common) else "does not hold"])  # fmt: skip
+    if "16384" in st and "16384" in dr:
+        body.append(["MPI: STRICT below RL-SP-DRR (16 KiB: 51 ms vs 2.6 s)",
+                     f"strict {_fmt(st['16384'] / 1000)}, rlsp-drr {_fmt(dr['16384'] / 1000)} ms",
+                     "holds" if st["16384"] < dr["16384"] else "does not hold"])  # fmt: skip
+    return ["The conference paper says", "ours (tree2, 10 Mb/s, UDP)", "verdict"], body
+
+
 def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     head = ["topo", "proto", "alg", "s to prioritised", "s back to fair", "thesis"]
     body = []
@@ -202,10 +236,13 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         "(the congested port was busy, senders sent their rate, little CPU steal)."
     )
     blocks: list[tuple[str, tuple[list[str], list[list[str]]] | str]] = []
-    for section in ["7.1 RUNTIME", "7.2 PROACTIVE", "7.3 MPI", "7.4 control-plane writes", "Paper II evaluation"]:
+    for section in ["7.1 RUNTIME", "7.2 PROACTIVE", "7.3 MPI", "7.4 control-plane writes", "Conference paper evaluation"]:
         lines = [x for x in comp if x["section"] == section]
         if lines:
             blocks.append((f"Thesis {section}" if section[0].isdigit() else section, _table(lines)))
+    pc = paper_claims(rows)
+    if pc[1]:
+        blocks.append(("Conference paper evaluation: its qualitative results", pc))
     tt = _transition_table(rows)
     if tt[1]:
         blocks.append(("RUNTIME transition times (high class; 1-s resolution)", tt))

@@ -63,7 +63,7 @@ TRANSITIONS: dict[tuple[str, str, str, str], dict[str, float]] = {
     ("star", "runtime", "tcp", "strict"): {"to_prioritized_s": 0},
 }
 
-# Paper II's evaluation: tree2 (its TOPO-3 with 12 hosts) at 10 Mb/s, UDP load. High-class
+# The thesis's conference paper, its evaluation: tree2 (its TOPO-3 with 12 hosts) at 10 Mb/s, UDP load. High-class
 # throughput with the high class present (PROACTIVE), MPI ping-pong latency at 16 KiB (ms).
 PAPER: dict[tuple[str, str, str, str], dict[str, float]] = {
     ("tree2", "proactive", "udp", "strict"): {"high_mbps": 5.3},
