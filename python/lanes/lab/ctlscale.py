@@ -34,12 +34,12 @@ def _prefix(k: int) -> str:
 
 def start_switches(n: int, base_port: int) -> list[subprocess.Popen]:
     lanes = str(Path(sys.executable).with_name("lanes"))
-    return [
-        subprocess.Popen([lanes, "switch", "--no-p4", "--device-id", "0", "--thrift-port", str(base_port + 2 * i + 1),
-                          "--", "--grpc-server-addr", f"127.0.0.1:{base_port + 2 * i}"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        for i in range(n)
-    ]
+    procs = []
+    for i in range(n):
+        cmd = [lanes, "switch", "--no-p4", "--device-id", "0", "--thrift-port", str(base_port + 2 * i + 1),
+               "--", "--grpc-server-addr", f"127.0.0.1:{base_port + 2 * i}"]  # fmt: skip
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    return procs
 
 
 def change(tables: list[P4RuntimeTables], m: int, alg: str, prioritise: bool) -> int:
