@@ -1,5 +1,5 @@
-"""Per-cell numbers of a sweep: each run's metrics (those of `lanes lab report` plus the RUNTIME
-transition times), their mean and 95 % confidence interval over the repeats, and the cell's
+"""Per-cell numbers of a sweep: each run's metrics (those of `lanes lab report`, RUNTIME
+transition times included), their mean and 95 % confidence interval over the repeats, and the cell's
 machine load and wall time. One row per cell; written as sweep.csv."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from lanes.lab.csvout import write_csv
 from lanes.lab.report import COLUMNS, metrics
 from lanes.nas.summary import mean_ci
 
-METRICS = [k for k, _ in COLUMNS] + ["to_prioritized_s", "to_fair_s"]
+METRICS = [k for k, _ in COLUMNS]
 KEYS = ["topo", "case", "alg", "proto", "link_mbps", "duration_s", "mpi_iters"]
 
 
@@ -21,15 +21,6 @@ def run_dirs(out: Path, name: str) -> list[Path]:
     if (d / "summary.json").is_file():
         return [d]
     return sorted((p for p in d.glob("r*") if (p / "summary.json").is_file()), key=lambda p: p.name)
-
-
-def run_metrics(s: dict) -> dict[str, float | None]:
-    m = metrics(s)
-    tr = list((s.get("transitions") or {}).values())
-    for k in ("to_prioritized_s", "to_fair_s"):
-        v = [x[k] for x in tr if x.get(k) is not None]
-        m[k] = sum(v) / len(v) if v else None
-    return m
 
 
 def _json(p: Path) -> dict:
@@ -48,7 +39,7 @@ def cell_row(out: Path, cell) -> dict | None:  # cell: lanes.lab.sweep.Cell
     if not runs:
         return None
     row: dict = {k: getattr(cell, k) for k in KEYS}
-    per = [run_metrics(s) for _, s in runs]
+    per = [metrics(s) for _, s in runs]
     for k in METRICS:
         row[k] = mean_ci([m[k] for m in per if m.get(k) is not None])
     metas = [_json(d / "cell.json") for d, _ in runs]
