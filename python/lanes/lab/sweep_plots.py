@@ -18,7 +18,7 @@ with warnings.catch_warnings():
 from lanes.lab.plots import COLORS
 
 ALG_COLORS = {"no": "tab:gray", "strict": "tab:orange", "rlsp-drr": "tab:purple"}
-DPI = 72
+DPI = 90
 
 
 def _load(run: Path) -> tuple[dict, dict]:
@@ -77,7 +77,7 @@ def mpi_curves(rows: list[dict], topo: str, algs: list[str], protos: list[str], 
     if not cells:
         return None
     protos = [p for p in protos if any(k[0] == p for k in cells)]
-    fig, axes = plt.subplots(1, len(protos), figsize=(5 * len(protos), 3.6), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(protos), figsize=(4.6 * len(protos) + 1.6, 3.8), squeeze=False, sharey=True)
     for j, proto in enumerate(protos):
         ax = axes[0][j]
         for alg in algs:
@@ -97,7 +97,13 @@ def mpi_curves(rows: list[dict], topo: str, algs: list[str], protos: list[str], 
         ax.set_title(f"{topo}, {proto.upper()} load", fontsize=9)
         ax.grid(alpha=0.3, which="both")
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=7)
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    for a in axes[0][:-1]:  # every algorithm once, even when the last panel lacks one
+        for h, lab in zip(*a.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    axes[0][-1].legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     r0 = next(iter(cells.values()))
     fig.suptitle(f"MPI ping-pong, {topo} at {r0['link_mbps']:g} Mb/s, {r0['mpi_iters']} round trips per size",
                  fontsize=10)  # fmt: skip

@@ -112,8 +112,9 @@ def _line(source: str, section: str, r: dict, k: str, theirs: float, diff: list[
 
 
 def _table(lines: list[dict]) -> tuple[list[str], list[list[str]]]:
-    head = ["topo", "proto", "alg", "metric", "published", "ours", "same set-up", "verdict", "valid runs", "load"]
-    body = [[x["topo"], x["proto"].upper(), x["alg"], LABELS.get(x["metric"], x["metric"]), _fmt(x["published"]),
+    head = ["topo", "case", "proto", "alg", "metric", "published", "ours", "same set-up", "verdict", "valid runs",
+            "load"]  # fmt: skip
+    body = [[x["topo"], x["case"], x["proto"].upper(), x["alg"], LABELS.get(x["metric"], x["metric"]), _fmt(x["published"]),
              x["ours_text"], x["same_setup"], x["verdict"], x["valid"], _fmt(x["load1"])] for x in lines]  # fmt: skip
     return head, body
 
