@@ -134,6 +134,7 @@ def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: 
                 if not (Path(run) / "series.csv").exists():
                     write_run_csvs(Path(run))
     write_sweep_csv(rep / "sweep.csv", rows)
+    _concat_csv(rep / "flows.csv", [Path(r["runs"][0]) / "summary.csv" for r in rows])
     write_mpi_csv(rep / "mpi_sizes.csv", rows)
     comp = compare_rows(rows)
     write_csv(rep / "compare.csv", ["source", "section", "topo", "case", "proto", "alg", "metric", "published", "ours",
@@ -144,6 +145,16 @@ def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: 
     _write_docs(rep, rows, comp, figs, len(cells), preset)
     print(f"sweep report: {len(rows)} of {len(names)} cells -> {rep}/report.md, {rep}/report.html")
     return rep
+
+
+def _concat_csv(path: Path, parts: list[Path]) -> None:
+    """One CSV of the cells' per-flow, per-phase rows (their summary.csv files share a header)."""
+    lines: list[str] = []
+    for part in parts:
+        if part.exists():
+            body = part.read_text().splitlines()
+            lines += body if not lines else body[1:]
+    path.write_text("\n".join(lines) + "\n" if lines else "")
 
 
 def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
