@@ -94,10 +94,12 @@ def test_sweep_skips_complete_cells_and_reruns_incomplete_ones(tmp_path: Path, m
     cells = plan_cells(PRESETS["fast"], topos="star", cases="proactive", protos="udp")
     _put(cells[0].run_dir(tmp_path, 1), _summary(cells[0]))  # complete
     _put(cells[1].run_dir(tmp_path, 1), {"params": {}})  # a run that died before its summary
+    (cells[1].run_dir(tmp_path, 1) / "cell.json").write_text("{}")  # ... and the sweep's record of it
     ran: list[str] = []
 
     def fake_run(cell: Cell, run_dir: Path, log: Path, timeout_s: float) -> int:
         ran.append(cell.name)  # stands in for `lanes lab run`, which the Mininet test runs for real
+        assert not (run_dir / "cell.json").exists()  # `lanes lab run` would refuse the directory
         _put(run_dir, _summary(cell))
         return 0
 

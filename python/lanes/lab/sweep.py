@@ -224,6 +224,9 @@ def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[di
         say(f"[{done}/{len(cells)} done, ~{fmt_duration(eta.left(todo[i:]))} left, load {loadavg():.1f}] "
             f"{cell.name} r{cell.repeat} at {cell.link_mbps:g} Mb/s, {cell.duration_s:g} s")  # fmt: skip
         rd.mkdir(parents=True, exist_ok=True)
+        # the record of an earlier failed attempt goes first: `lanes lab run` refuses a directory
+        # holding files that are not a run's
+        (rd / "cell.json").unlink(missing_ok=True)
         t0, load0, started = time.monotonic(), loadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         timeout = 4 * (cell.nominal_s() + OVERHEAD_S) + (1800 if cell.case == "mpi" else 300)
         rc = _run_one(cell, rd, out / f"{cell.name}{'' if repeats == 1 else f'-r{cell.repeat}'}.log", timeout)
