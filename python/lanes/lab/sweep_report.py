@@ -213,6 +213,9 @@ def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
         if r["case"] != "runtime":
             continue
         th = TRANSITIONS.get((r["topo"], r["case"], r["proto"], r["alg"]), {}).get("to_prioritized_s")
+        if r["alg"] == "no":  # best effort: no change is made, there is nothing to settle after
+            body.append([r["topo"], r["proto"].upper(), r["alg"], "no change", "no change", "–"])
+            continue
         body.append([r["topo"], r["proto"].upper(), r["alg"], _ours(r, "to_prioritized_s")[1],
                      _ours(r, "to_fair_s")[1], "–" if th is None else f"{th:g} s to prioritised"])  # fmt: skip
     return head, body
