@@ -49,8 +49,9 @@ PRESETS = {
                    note="smoke check: the thesis's link rates, 12-s runs, 5 ping-pongs per size"),
     "paper": Preset("paper", {"tree2": 10.0}, THESIS_S, 100, topos=["tree2"], cases=["proactive", "mpi"],
                     protos=["udp"], note="the paper's evaluation: tree2 at 10 Mb/s, PROACTIVE and MPI, UDP load"),
-    # the highest rates at which this machine's runs stayed valid (bench/results/lab.md): tree1 ran
-    # at 100 Mb/s, tree2 met its shares at 50 but not at 100, star's senders reach ~480 Mb/s in total
+    # the highest rates at which this machine's runs stayed valid (bench/results/lab.md, sweep.md):
+    # star at 400 Mb/s (not 1000: the senders reach ~480-600 Mb/s in total), tree1 at 100, tree2
+    # at 50 (at 100 its seven switch processes take most of the two cores)
     "high-rate": Preset("high-rate", {"star": 400.0, "tree1": 100.0, "tree2": 50.0}, dict.fromkeys(CASES, 30.0), 100,
                         note="the highest rates this 2-core machine carries: star 400, tree1 100, tree2 50 Mb/s"),
 }  # fmt: skip
