@@ -120,3 +120,11 @@ fuzz:
 	@export PATH="$(dir $(CARGO)):$$PATH"; \
 	command -v cargo-fuzz >/dev/null || { echo "fuzz: cargo-fuzz not found: cargo install cargo-fuzz (needs a nightly toolchain)" >&2; exit 1; }; \
 	fuzz/run_all.sh $(FUZZ_SECONDS)
+
+# The paper's evaluation (tree2 at 10 Mb/s, PROACTIVE and MPI under UDP load, no/strict/rlsp-drr)
+# as a resumable sweep with its report; root. PAPER_ARGS e.g. `--duration 60 --mpi-iters 30`.
+PAPER_OUT ?= results/paper
+PAPER_ARGS ?=
+.PHONY: paper
+paper: setup
+	$(LANES) lab sweep --preset paper --out $(PAPER_OUT) $(PAPER_ARGS)

@@ -203,7 +203,7 @@ def test_vswitch_routing_and_migration_load_into_opensm(tmp_path: Path, capsys, 
 
 
 def test_subtree_noftree_reroute_touches_only_the_pod_and_loads(tmp_path: Path, capsys) -> None:
-    """Paper III: a tenant inside one pod of a 4-ary-3-tree is re-routed by NoFTree in its sub-tree
+    """the conference paperI: a tenant inside one pod of a 4-ary-3-tree is re-routed by NoFTree in its sub-tree
     only; the merged tables are deadlock free and OpenSM programs them unchanged."""
     net, old, new = str(tmp_path / "f.net"), str(tmp_path / "old.dump"), str(tmp_path / "new.dump")
     assert main(["fabric", "gen", "kary", "--k", "4", "--n", "3", "--out", net]) == 0

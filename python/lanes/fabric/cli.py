@@ -406,7 +406,7 @@ def register(subparsers: Any) -> None:
     o.add_argument("--json", action="store_true")
     o.set_defaults(func=cmd_opensm)
 
-    m = sub.add_parser("migrate", help="move a VM by LID swap or copy; SMP counts (Paper II Alg. 1)")
+    m = sub.add_parser("migrate", help="move a VM by LID swap or copy; SMP counts (the conference paper Alg. 1)")
     m.add_argument("net")
     m.add_argument("dump", help="current LFTs (opensm-lfts.dump)")
     m.add_argument("--vm", required=True, help="VM node name")

@@ -13,7 +13,7 @@ from lanes.nas.topo import NAS_TOPOLOGIES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    lab = subparsers.add_parser("lab", help="thesis experiments on Mininet: run, report, clean")
+    lab = subparsers.add_parser("lab", help="thesis experiments on Mininet: run, sweep, report, clean")
     sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
     r = sub.add_parser("run", help="one experiment: topology, case, algorithm, protocol")
     r.add_argument("--topo", default="star", help=" | ".join(TOPOLOGIES + NAS_TOPOLOGIES))
@@ -30,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
+    r.add_argument("--mpi-iters", type=int, default=100, metavar="N",
+                   help="case mpi: ping-pong round trips per message size")  # fmt: skip
     r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
     r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],
                    help="table writes over P4Runtime or the switch's command port")  # fmt: skip
@@ -52,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rep.add_argument("runs", nargs="+", type=Path, help="run directories (or parents of them)")
     rep.add_argument("--out", type=Path, required=True, help="report directory")
     rep.set_defaults(func=_report)
+    from lanes.lab.sweep_cli import register_sweep
+
+    register_sweep(sub)
     c = sub.add_parser("clean", help="remove what killed lab runs left behind (idempotent)")
     c.set_defaults(func=_clean)
 
@@ -70,6 +75,8 @@ def _run(args: argparse.Namespace) -> int:
     args.duration = 20.0 if args.duration is None else args.duration
     if not (0 < args.high_load <= 1000 and 0 < args.low_load <= 1000):
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
+    if not 1 <= args.mpi_iters <= 10_000:
+        raise LanesError(f"--mpi-iters must be 1 to 10000, got {args.mpi_iters}")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
     if args.burst_bytes is not None and args.burst_bytes < 1:
@@ -82,7 +89,7 @@ def _run(args: argparse.Namespace) -> int:
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
-            batch_us=args.batch_us,
+            batch_us=args.batch_us, mpi_iters=args.mpi_iters,
         )
     )  # fmt: skip
     return 0

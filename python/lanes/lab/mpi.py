@@ -34,7 +34,7 @@ def binary(out: Path) -> Path:
     return b
 
 
-def start(net, topo, out: Path, procs) -> subprocess.Popen:
+def start(net, topo, out: Path, procs, iterations: int = ITERATIONS) -> subprocess.Popen:
     a, b = topo.mpi_pair
     hosts_file = out / "mpi_hosts.txt"
     hosts_file.write_text(
@@ -46,7 +46,7 @@ def start(net, topo, out: Path, procs) -> subprocess.Popen:
     cmd = [
         "mpiexec", "-genvnone", "-launcher", "ssh", "-launcher-exec", str(HERE / "mnlaunch.sh"),
         "-iface", dev, "-hosts", f"{topo.hosts[a].ip},{topo.hosts[b].ip}", "-n", "2", "-ppn", "1",
-        str(binary(out)), str(MAX_BYTES), str(ITERATIONS),
+        str(binary(out)), str(MAX_BYTES), str(iterations),
     ]  # fmt: skip
     return procs.start(ha, cmd, out / "mpi.txt", env=env)
 
@@ -56,7 +56,7 @@ def finished(out: Path) -> bool:
     return path.exists() and any(line.startswith(f"{MAX_BYTES} ") for line in path.read_text().splitlines())
 
 
-def collect(out: Path) -> dict:
+def collect(out: Path, iterations: int = ITERATIONS) -> dict:
     path = out / "mpi.txt"
     lat: dict[str, float] = {}
     mx: dict[str, float] = {}
@@ -68,4 +68,4 @@ def collect(out: Path) -> dict:
     if not lat:
         tail = path.read_text().strip().splitlines()[-3:] if path.exists() else []
         raise LanesError(f"the MPI ping-pong gave no results: {' | '.join(tail)}")
-    return {"latency_us": lat, "max_us": mx, "iterations": ITERATIONS}
+    return {"latency_us": lat, "max_us": mx, "iterations": iterations}

@@ -40,6 +40,7 @@ class Params:
     low_load_pct: float = 50.0  # of each medium and low class (thesis: 50 % each)
     burst_bytes: int | None = None  # token bucket of rate-limited classes (None: the default)
     batch_us: float | None = None  # the lanes switch's batch window (None: its default)
+    mpi_iters: int = 100  # ping-pong round trips per message size (case mpi)
 
 
 def say(msg: str) -> None:
@@ -135,6 +136,9 @@ def run(p: Params) -> Path:
     from lanes.lab.plots import plot_run
 
     plot_run(p.out, summary)
+    from lanes.lab.csvout import write_run_csvs
+
+    write_run_csvs(p.out)
     say(f"done: {p.out}/summary.json")
     return p.out
 
@@ -213,7 +217,7 @@ def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
     from lanes.lab import mpi
 
     say("MPI ping-pong on the idle network")
-    proc = mpi.start(net, topo, p.out, procs)
+    proc = mpi.start(net, topo, p.out, procs, p.mpi_iters)
     deadline = time.monotonic() + mpi.TIMEOUT_S
     done_at = None
     while proc.poll() is None and time.monotonic() < deadline:
@@ -223,7 +227,7 @@ def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
             break
         time.sleep(0.1)
     procs.stop([proc])
-    idle = mpi.collect(p.out)["latency_us"]
+    idle = mpi.collect(p.out, p.mpi_iters)["latency_us"]
     (p.out / "mpi.txt").rename(p.out / "mpi_idle.txt")
     return idle
 
@@ -281,7 +285,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
                 else:
                     from lanes.lab import mpi
 
-                    mpi_proc = mpi.start(net, topo, p.out, procs)
+                    mpi_proc = mpi.start(net, topo, p.out, procs, p.mpi_iters)
             if mpi_proc is not None:
                 from lanes.lab import mpi
 
@@ -321,7 +325,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     if plan.mpi_start_s is not None:
         from lanes.lab import mpi
 
-        mpi_result = mpi.collect(p.out)
+        mpi_result = mpi.collect(p.out, p.mpi_iters)
         if mpi_idle:
             mpi_result["idle_latency_us"] = mpi_idle
     (p.out / "writes.json").write_text(json.dumps(writes.entries))

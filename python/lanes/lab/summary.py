@@ -145,6 +145,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
             "topo": p.topo, "case": p.case, "alg": p.alg, "proto": p.proto,
             "link_mbps": p.link_mbps, "duration_s": p.duration_s,
             "high_load_pct": p.high_load_pct, "low_load_pct": p.low_load_pct, "queue_depth": p.queue_depth,
+            "mpi_iters": getattr(p, "mpi_iters", 100),
         },
         "phases": phases,
         "flows": flows,
@@ -162,6 +163,10 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]
+    if p.case == "runtime":
+        from lanes.lab.transitions import runtime_transitions
+
+        summary["transitions"] = runtime_transitions(summary, series)
     summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(cpu_recs),
                                          result.get("offered_mbps", {}))  # fmt: skip
     return summary

@@ -56,6 +56,25 @@ PUBLISHED: dict[tuple[str, str, str, str], dict[str, float]] = {
 }  # fmt: skip
 
 
+# RUNTIME transition times (thesis 7.1, TOPO-1, TCP): seconds from the priority change until the
+# high class holds its prioritised rate ("almost instant" for strict: 0 within our 1-s resolution)
+TRANSITIONS: dict[tuple[str, str, str, str], dict[str, float]] = {
+    ("star", "runtime", "tcp", "rlsp-drr"): {"to_prioritized_s": 4},
+    ("star", "runtime", "tcp", "strict"): {"to_prioritized_s": 0},
+}
+
+# The thesis's conference paper, its evaluation: tree2 (its TOPO-3 with 12 hosts) at 10 Mb/s, UDP load. High-class
+# throughput with the high class present (PROACTIVE), MPI ping-pong latency at 16 KiB (ms).
+PAPER: dict[tuple[str, str, str, str], dict[str, float]] = {
+    ("tree2", "proactive", "udp", "strict"): {"high_mbps": 5.3},
+    ("tree2", "proactive", "udp", "rlsp-drr"): {"high_mbps": 5.3},
+    ("tree2", "mpi", "udp", "no"): {"mpi_16384_ms": 3900},
+    ("tree2", "mpi", "udp", "strict"): {"mpi_16384_ms": 51},
+    ("tree2", "mpi", "udp", "rlsp-drr"): {"mpi_16384_ms": 2600},
+}
+PAPER_LINK_MBPS = 10.0
+
+
 def control_writes(case: str, alg: str, n_vswitches: int, m_classes: int = 3) -> int | None:
     """Thesis 7.4: writes after set-up. runtime: strict N*M per change (two changes), the DRR
     family N per change; proactive: strict N*(M-1) when the high class appears, DRR none."""

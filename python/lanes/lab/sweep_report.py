@@ -1,0 +1,296 @@
+"""The sweep's report: sweep.csv (one row per cell, mean and 95 % CI), mpi_sizes.csv, compare.csv,
+figures, and report.md/report.html with a table per thesis section (7.1 RUNTIME, 7.2 PROACTIVE,
+7.3 MPI, 7.4 control-plane writes) and one for the paper's evaluation: the published value,
+ours, whether the set-up was the same, and a verdict."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from lanes.lab.csvout import write_csv, write_run_csvs
+from lanes.lab.sweep_plots import mpi_curves, throughput_grid
+from lanes.lab.sweep_stats import cell_row, write_mpi_csv, write_sweep_csv
+from lanes.lab.thesis import PAPER, PAPER_LINK_MBPS, PUBLISHED, THESIS_LINK_MBPS, TRANSITIONS, control_writes
+
+SECTIONS = [("runtime", "7.1 RUNTIME"), ("proactive", "7.2 PROACTIVE"), ("mpi", "7.3 MPI")]
+THESIS_DURATION_S = {"runtime": 270.0, "proactive": 180.0, "mpi": 180.0}
+THESIS_MPI_ITERS = 100
+PCT_TOL = 3.0  # percentage points
+REL_TOL = 0.10  # throughput
+LAT_FACTOR = 1.5  # latencies and times: within x1.5 either way ...
+ABS_TOL = {"_ms": 1.0, "_s": 1.0}  # ... or this close
+LABELS = {
+    "high_mbps": "high Mb/s", "low_mbps": "med/low Mb/s", "high_loss_pct": "high loss %",
+    "low_loss_pct": "med/low loss %", "high_owd_ms": "high OWD ms", "low_owd_ms": "med/low OWD ms",
+    "mpi_1024_ms": "MPI 1 KiB ms", "mpi_16384_ms": "MPI 16 KiB ms", "control_writes": "writes after set-up",
+    "to_prioritized_s": "s to prioritised", "to_fair_s": "s back to fair",
+}  # fmt: skip
+
+
+def verdict(metric: str, ours: float | None, theirs: float | None) -> str:
+    """'agrees', or which way ours differs and by how much; '–' when either is missing."""
+    if ours is None or theirs is None:
+        return "–"
+    if metric == "control_writes":
+        return "agrees" if round(ours) == round(theirs) else f"differs ({ours:g} vs {theirs:g})"
+    d = ours - theirs
+    if metric.endswith("_pct"):
+        return "agrees" if abs(d) <= PCT_TOL else f"ours {'higher' if d > 0 else 'lower'} ({d:+.1f} pp)"
+    if metric.endswith("_mbps"):
+        if abs(d) <= REL_TOL * abs(theirs):
+            return "agrees"
+        return f"ours {'higher' if d > 0 else 'lower'} ({100 * d / theirs:+.0f} %)" if theirs else "differs"
+    tol = next((v for k, v in ABS_TOL.items() if metric.endswith(k)), 0.0)
+    if abs(d) <= tol or (theirs > 0 and ours > 0 and 1 / LAT_FACTOR <= ours / theirs <= LAT_FACTOR):
+        return "agrees"
+    ratio = f"x{ours / theirs:.2g}" if theirs > 0 else f"{d:+.3g}"
+    return f"ours {'higher' if d > 0 else 'lower'} ({ratio})"
+
+
+def setup_diff(row: dict, link_mbps: float | None, duration_s: float | None, iters: int | None) -> list[str]:
+    """How this cell's set-up differs from the publication's (empty: the same)."""
+    diff = []
+    if link_mbps is not None and abs(row["link_mbps"] - link_mbps) > 1e-9:
+        diff.append(f"{row['link_mbps']:g} vs {link_mbps:g} Mb/s")
+    if duration_s is not None and row["case"] != "mpi" and abs(row["duration_s"] - duration_s) > 1e-9:
+        diff.append(f"{row['duration_s']:g} vs {duration_s:g} s")
+    if iters is not None and row["case"] == "mpi" and row["mpi_iters"] != iters:
+        diff.append(f"{row['mpi_iters']} vs {iters} round trips per size")
+    return diff
+
+
+def _ours(row: dict, k: str) -> tuple[float | None, str]:
+    m = row.get(k)
+    if not m:
+        return None, "–"
+    txt = _fmt(m["mean"]) + (f" ± {_fmt(m['ci95'])}" if m["ci95"] is not None else "")
+    return m["mean"], txt
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "–"
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def compare_rows(rows: list[dict]) -> list[dict]:
+    """One line per (cell, metric) with a published value: thesis sections and the paper."""
+    out = []
+    for r in rows:
+        key = (r["topo"], r["case"], r["proto"], r["alg"])
+        pub: dict[str, float] = dict(PUBLISHED.get(key, {})) | dict(TRANSITIONS.get(key, {}))
+        w = control_writes(r["case"], r["alg"], {"star": 1, "tree1": 2, "tree2": 4}[r["topo"]])
+        if w is not None:
+            pub["control_writes"] = w
+        diff = setup_diff(r, THESIS_LINK_MBPS.get(r["topo"]), THESIS_DURATION_S[r["case"]], THESIS_MPI_ITERS)
+        section = dict(SECTIONS)[r["case"]]
+        for k, theirs in pub.items():
+            if k == "control_writes":
+                section_k, diff_k = "7.4 control-plane writes", []  # counts do not depend on rates or time
+            else:
+                section_k, diff_k = section, diff
+            out.append(_line("thesis", section_k, r, k, theirs, diff_k))
+        if key in PAPER:
+            pdiff = setup_diff(r, PAPER_LINK_MBPS, THESIS_DURATION_S[r["case"]], THESIS_MPI_ITERS)
+            for k, theirs in PAPER[key].items():
+                out.append(_line("paper", "Conference paper evaluation", r, k, theirs, pdiff))
+    return out
+
+
+def _line(source: str, section: str, r: dict, k: str, theirs: float, diff: list[str]) -> dict:
+    ours, txt = _ours(r, k)
+    rate_bound = k.endswith(("_mbps", "_ms"))  # absolute rates and delays scale with the link rate
+    comparable = not (rate_bound and any("Mb/s" in d for d in diff))
+    return {
+        "source": source, "section": section, "topo": r["topo"], "case": r["case"], "proto": r["proto"],
+        "alg": r["alg"], "metric": k, "published": theirs, "ours": ours, "ours_text": txt,
+        "same_setup": "yes" if not diff else "no: " + ", ".join(diff),
+        "verdict": verdict(k, ours, theirs) if comparable else "not comparable (link rate)",
+        "valid": f"{r['valid_runs']}/{r['n']}", "load1": r.get("load1"),
+    }  # fmt: skip
+
+
+def _table(lines: list[dict]) -> tuple[list[str], list[list[str]]]:
+    head = ["topo", "case", "proto", "alg", "metric", "published", "ours", "same set-up", "verdict", "valid runs",
+            "load"]  # fmt: skip
+    body = [[x["topo"], x["case"], x["proto"].upper(), x["alg"], LABELS.get(x["metric"], x["metric"]), _fmt(x["published"]),
+             x["ours_text"], x["same_setup"], x["verdict"], x["valid"], _fmt(x["load1"])] for x in lines]  # fmt: skip
+    return head, body
+
+
+def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: Path | None = None) -> Path:
+    rep = report_dir or out / "report"
+    (rep / "figures").mkdir(parents=True, exist_ok=True)
+    names, rows = set(), []
+    for c in cells:
+        if c.name in names:
+            continue
+        names.add(c.name)
+        row = cell_row(out, c)
+        if row is not None:
+            rows.append(row)
+            for run in row["runs"]:
+                if not (Path(run) / "series.csv").exists():
+                    write_run_csvs(Path(run))
+    write_sweep_csv(rep / "sweep.csv", rows)
+    _concat_csv(rep / "flows.csv", [Path(r["runs"][0]) / "summary.csv" for r in rows])
+    write_mpi_csv(rep / "mpi_sizes.csv", rows)
+    comp = compare_rows(rows)
+    write_csv(rep / "compare.csv", ["source", "section", "topo", "case", "proto", "alg", "metric", "published", "ours",
+                                    "same_setup", "verdict", "valid", "load1"],
+              [[x[k] for k in ("source", "section", "topo", "case", "proto", "alg", "metric", "published", "ours",
+                               "same_setup", "verdict", "valid", "load1")] for x in comp])  # fmt: skip
+    figs = _figures(rows, rep / "figures")
+    _write_docs(rep, rows, comp, figs, len(cells), preset)
+    print(f"sweep report: {len(rows)} of {len(names)} cells -> {rep}/report.md, {rep}/report.html")
+    return rep
+
+
+def _concat_csv(path: Path, parts: list[Path]) -> None:
+    """One CSV of the cells' per-flow, per-phase rows (their summary.csv files share a header)."""
+    lines: list[str] = []
+    for part in parts:
+        if part.exists():
+            body = part.read_text().splitlines()
+            lines += body if not lines else body[1:]
+    path.write_text("\n".join(lines) + "\n" if lines else "")
+
+
+def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
+    from lanes.lab.sweep import ALGS, PROTOS, TOPOS
+
+    figs = []
+    for topo in TOPOS:
+        for case in ("runtime", "proactive", "mpi"):
+            f = throughput_grid(rows, topo, case, ALGS, PROTOS, d / f"{topo}_{case}_throughput.png")
+            if f:
+                figs.append((f"{topo} {case}: throughput over time", f))
+        f = mpi_curves(rows, topo, ALGS, PROTOS, d / f"{topo}_mpi_latency.png")
+        if f:
+            figs.append((f"{topo}: MPI latency vs message size", f))
+    return figs
+
+
+def _m(rows: list[dict], case: str, alg: str, k: str) -> float | None:
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", case, "udp", alg)), None)
+    return (r.get(k) or {}).get("mean") if r else None
+
+
+def _sizes(rows: list[dict], alg: str) -> dict[str, float]:
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", "mpi", "udp", alg)), None)
+    return {n: v["latency_us"]["mean"] for n, v in (r or {}).get("mpi", {}).items() if v.get("latency_us")}
+
+
+def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """The conference paper's qualitative results on tree2/UDP, each checked against our numbers."""
+    body = []
+    hi, lo = _m(rows, "proactive", "no", "high_mbps"), _m(rows, "proactive", "no", "low_mbps")
+    if hi is not None and lo is not None:
+        body.append(["NO: the high class gets no larger share when it appears", f"high {_fmt(hi)}, others {_fmt(lo)} Mb/s",
+                     "holds" if hi <= 1.1 * lo else "does not hold"])  # fmt: skip
+    s, d = _m(rows, "proactive", "strict", "low_mbps"), _m(rows, "proactive", "rlsp-drr", "low_mbps")
+    if s is not None and d is not None:
+        body.append(["RL-SP-DRR uses the link slightly better for the lower classes than STRICT",
+                     f"rlsp-drr {_fmt(d)}, strict {_fmt(s)} Mb/s", "holds" if d > s else "does not hold"])  # fmt: skip
+    no, st, dr = _sizes(rows, "no"), _sizes(rows, "strict"), _sizes(rows, "rlsp-drr")
+    common = [n for n in no if n in st and n in dr]
+    if common:
+        below = [n for n in common if st[n] < no[n] and dr[n] < no[n]]
+        body.append(["MPI: STRICT and RL-SP-DRR below NO at every message size",
+                     f"{len(below)} of {len(common)} sizes", "holds" if len(below) == len(common) else "does not hold"])  # fmt: skip
+    if "16384" in st and "16384" in dr:
+        body.append(["MPI: STRICT below RL-SP-DRR (16 KiB: 51 ms vs 2.6 s)",
+                     f"strict {_fmt(st['16384'] / 1000)}, rlsp-drr {_fmt(dr['16384'] / 1000)} ms",
+                     "holds" if st["16384"] < dr["16384"] else "does not hold"])  # fmt: skip
+    return ["The conference paper says", "ours (tree2, 10 Mb/s, UDP)", "verdict"], body
+
+
+def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    head = ["topo", "proto", "alg", "s to prioritised", "s back to fair", "thesis"]
+    body = []
+    for r in rows:
+        if r["case"] != "runtime":
+            continue
+        th = TRANSITIONS.get((r["topo"], r["case"], r["proto"], r["alg"]), {}).get("to_prioritized_s")
+        if r["alg"] == "no":  # best effort: no change is made, there is nothing to settle after
+            body.append([r["topo"], r["proto"].upper(), r["alg"], "no change", "no change", "–"])
+            continue
+        body.append([r["topo"], r["proto"].upper(), r["alg"], _ours(r, "to_prioritized_s")[1],
+                     _ours(r, "to_fair_s")[1], "–" if th is None else f"{th:g} s to prioritised"])  # fmt: skip
+    return head, body
+
+
+def _mpi_table(rows: list[dict], topo: str, proto: str) -> tuple[list[str], list[list[str]]]:
+    from lanes.lab.sweep import ALGS
+
+    cells = {r["alg"]: r for r in rows if (r["topo"], r["case"], r["proto"]) == (topo, "mpi", proto)}
+    algs = [a for a in ALGS if a in cells]
+    sizes = sorted({n for r in cells.values() for n in r.get("mpi", {})}, key=int)
+    head = ["bytes", *(f"{a} ms" for a in algs), *(f"{a} idle ms" for a in algs)]
+    body = []
+    for n in sizes:
+        v = [cells[a]["mpi"].get(n, {}) for a in algs]
+        body.append([n, *(_fmt(x["latency_us"]["mean"] / 1000) if x.get("latency_us") else "–" for x in v),
+                     *(_fmt(x["idle_latency_us"]["mean"] / 1000) if x.get("idle_latency_us") else "–" for x in v)])  # fmt: skip
+    return head, body
+
+
+def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[str, Path]], n_cells: int,
+                preset: object) -> None:  # fmt: skip
+    loads = [r["load1"] for r in rows if r.get("load1") is not None]
+    when = sorted(r["started_utc"] for r in rows if r.get("started_utc"))
+    intro = (
+        f"{len(rows)} of {n_cells} planned cells have complete runs (preset {getattr(preset, 'name', '?')}). "
+        f"Runs from {when[0] if when else '?'} to {when[-1] if when else '?'} UTC on a 2-core shared VM, busy with "
+        f"other work (1-min load average {min(loads, default=0):.1f} to {max(loads, default=0):.1f} during the runs). "
+        "Ours: mean ± 95 % CI over the repeats (no ± with one run). 'same set-up' names what differed from the "
+        "publication (link rate, run length, ping-pongs per size); rates and delays at another link rate are not "
+        "compared. Verdict tolerances: loss and shares ±3 percentage points, throughput ±10 %, latencies and "
+        "times within x1.5 (or 1 ms / 1 s), write counts exact. 'valid runs': runs whose validity checks passed "
+        "(the congested port was busy, senders sent their rate, little CPU steal)."
+    )
+    blocks: list[tuple[str, tuple[list[str], list[list[str]]] | str]] = []
+    for section in ["7.1 RUNTIME", "7.2 PROACTIVE", "7.3 MPI", "7.4 control-plane writes", "Conference paper evaluation"]:
+        lines = [x for x in comp if x["section"] == section]
+        if lines:
+            blocks.append((f"Thesis {section}" if section[0].isdigit() else section, _table(lines)))
+    pc = paper_claims(rows)
+    if pc[1]:
+        blocks.append(("Conference paper evaluation: its qualitative results", pc))
+    tt = _transition_table(rows)
+    if tt[1]:
+        blocks.append(("RUNTIME transition times (high class; 1-s resolution)", tt))
+    for topo in ("star", "tree1", "tree2"):
+        for proto in ("udp", "tcp"):
+            t = _mpi_table(rows, topo, proto)
+            if t[1]:
+                blocks.append((f"MPI ping-pong latency by message size, {topo}, {proto.upper()} load", t))
+    warn = [f"{r['topo']}-{r['case']}-{r['alg']}-{r['proto']}: {w}" for r in rows for w in r["warnings"]]
+    md = ["# lanes lab sweep", "", intro, ""]
+    body = [f"<h1>lanes lab sweep</h1><p>{html.escape(intro)}</p>"]
+    for title, (head, tbl) in blocks:  # type: ignore[misc]
+        md += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        md += ["| " + " | ".join(str(c) for c in r) + " |" for r in tbl] + [""]
+        body.append(f"<h2>{html.escape(title)}</h2>" + _html_table(head, tbl))
+    if figs:
+        md += ["## Figures", ""]
+        body.append("<h2>Figures</h2>")
+        for title, f in figs:
+            md += [f"**{title}**", "", f"![{title}](figures/{f.name})", ""]
+            body.append(f"<h3>{html.escape(title)}</h3><img src='figures/{html.escape(f.name)}'>")
+    if warn:
+        md += ["## Validity warnings", "", *(f"- {w}" for w in warn), ""]
+        body.append("<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>")
+    (rep / "report.md").write_text("\n".join(md) + "\n")
+    (rep / "report.html").write_text(
+        "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab sweep</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>" + "".join(body) + "</body></html>\n"
+    )
+
+
+def _html_table(head: list[str], rows: list[list]) -> str:
+    h = "".join(f"<th>{html.escape(str(c))}</th>" for c in head)
+    b = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{h}</tr>{b}</table>"
