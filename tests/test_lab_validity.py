@@ -60,3 +60,35 @@ def test_strict_priority_leaves_capacity_idle_by_design(tmp_path: Path) -> None:
     v = _run(tmp_path, "strict", idle, SENT)
     assert v["valid"], v["warnings"]
     assert v["ports"]["high_present"]["h4"]["checked"] is False
+
+
+def _tree2_tcp(tmp_path: Path, uplink_share: float) -> dict:
+    """tree2 at 10 Mb/s, TCP: each virtual switch's flows fill `uplink_share` of its uplink."""
+    topo = build("tree2", 10)
+    plan = cases.plan(topo, "proactive", "rlsp-drr", 20)
+    phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
+    cap = validity.goodput_capacity_mbps(10, "tcp")
+    weights = {"high": 0.52, "medium": 0.24, "low": 0.24}
+    flows = {}
+    for fr in plan.flows:
+        per = {}
+        for ph in phases:
+            if fr.start_s < ph["end_s"] - 0.5:
+                here = topo.hosts[fr.flow.src].switch
+                total = sum(weights[g.flow.cls] for g in plan.flows
+                            if g.start_s < ph["end_s"] - 0.5 and topo.hosts[g.flow.src].switch == here)  # fmt: skip
+                per[ph["name"]] = {"throughput_mbps": uplink_share * cap * weights[fr.flow.cls] / total}
+        flows[fr.flow.key] = {"class": fr.flow.cls, "phases": per}
+    p = SimpleNamespace(out=tmp_path, proto="tcp")
+    return validity.check(p, topo, plan, flows, phases, 0.1, {})
+
+
+def test_on_a_tree_the_shared_uplink_is_the_port_checked(tmp_path: Path) -> None:
+    v = _tree2_tcp(tmp_path, 0.99)
+    # no receiver's own port is full, but the virtual switches' uplinks are: valid
+    assert v["valid"], v["warnings"]
+    checked = v["ports"]["high_present"]
+    assert set(checked) == {"s1->s5", "s2->s5"} and min(c["share"] for c in checked.values()) > 0.95
+    slow = _tree2_tcp(tmp_path, 0.85)
+    assert not slow["valid"]
+    assert any("high_present: the port s1->s5 delivered 8.1 of 9.6 Mb/s (85.0 %)" in w for w in slow["warnings"])

@@ -2,10 +2,12 @@
 what they were asked to, and the machine did not lose much CPU time to its hypervisor. A run that
 fails a check still has its numbers; the warnings stand beside them in summary.json and reports.
 
-- port: per phase and receiving host, the goodput delivered over its access link, as a share of
-  what that link carries at line rate (frames of UDP_LEN payload + 42 B, or TCP's 1448 + 66 B),
-  checked where the offered load exceeds it (the port was backlogged), for work-conserving
-  schedulers only: strict priority with per-class rates leaves capacity idle by design.
+- port: per phase and bottleneck port, the goodput delivered through it, as a share of what its
+  link carries at line rate (frames of UDP_LEN payload + 42 B, or TCP's 1448 + 66 B), checked
+  where the offered load exceeds it (the port was backlogged), for work-conserving schedulers
+  only: strict priority with per-class rates leaves capacity idle by design. A flow's bottleneck
+  is the port on its path that is the most used, so on a tree the virtual switch's uplink that
+  several receivers share is checked, not each receiver's own port.
 - senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
   it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
 - steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
@@ -33,6 +35,35 @@ def goodput_capacity_mbps(link_mbps: float, proto: str) -> float:
     return link_mbps * TCP_PAYLOAD / TCP_FRAME
 
 
+Hop = tuple[str, str]  # (node that sends, node that receives) over one link
+
+
+def _paths(topo: Topology, flows: list) -> tuple[dict[str, list[Hop]], dict[Hop, float]]:
+    """Each flow's egress hops from its sender to its receiver, and each hop's link rate (Mb/s)."""
+    ends: dict[tuple[str, int], tuple[str, float]] = {}
+    for lk in topo.links:
+        ends[(lk.a, lk.a_port)] = (lk.b, lk.mbps)
+        ends[(lk.b, lk.b_port)] = (lk.a, lk.mbps)
+    rates: dict[Hop, float] = {}
+    paths: dict[str, list[Hop]] = {}
+    for f in flows:
+        dst_ip = topo.hosts[f.dst].ip
+        node, port, hops = f.src, 0, []
+        while len(hops) < 16:
+            peer, mbps = ends[(node, port)]
+            rates[(node, peer)] = mbps
+            hops.append((node, peer))
+            if peer == f.dst or peer in topo.hosts:
+                break
+            node, port = peer, topo.out_port(peer, dst_ip)
+        paths[f.key] = hops
+    return paths, rates
+
+
+def _label(topo: Topology, hop: Hop) -> str:
+    return hop[1] if hop[1] in topo.hosts else f"{hop[0]}->{hop[1]}"
+
+
 def _client_intervals(out: Path, src: str, dst: str) -> list[traffic.Interval]:
     """The sending side's per-second reports (iperf 2 prints them as the receiver does)."""
     log = out / f"client_{src}_{dst}.txt"
@@ -57,16 +88,20 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
     starts = {fr.flow.key: fr.start_s for fr in plan.flows}
     # each sender's log read once, not once per phase
     sent_ivs = {fr.flow.key: _client_intervals(out, fr.flow.src, fr.flow.dst) for fr in plan.flows}
+    paths, rates = _paths(topo, [fr.flow for fr in plan.flows])
     for ph in phases:
         name = ph["name"]
-        by_dst: dict[str, list] = {}
-        for fr in plan.flows:
-            st = flows[fr.flow.key]["phases"].get(name)
-            if st is not None:
-                by_dst.setdefault(fr.flow.dst, []).append((fr.flow, st))
-        for dst, items in sorted(by_dst.items()):
-            host = topo.hosts[dst]
-            cap = goodput_capacity_mbps(topo.port_rates(host.switch)[host.port], proto)
+        active = [(fr.flow, st) for fr in plan.flows if (st := flows[fr.flow.key]["phases"].get(name)) is not None]
+        through: dict[Hop, list] = {}
+        for f, st in active:
+            for hop in paths[f.key]:
+                through.setdefault(hop, []).append((f, st))
+        caps = {hop: goodput_capacity_mbps(rates[hop], proto) for hop in through}
+        use = {hop: sum(st["throughput_mbps"] for _, st in items) / caps[hop] for hop, items in through.items()}
+        # each flow's bottleneck: the most used port on its path (the first of equals)
+        bottlenecks = {max(paths[f.key], key=lambda h: use[h]) for f, _ in active}
+        for hop in sorted(bottlenecks, key=lambda h: _label(topo, h)):
+            items, cap, dst = through[hop], caps[hop], _label(topo, hop)
             delivered = sum(st["throughput_mbps"] for _, st in items)
             offered = sum(offered_mbps.get(f.key, 0.0) for f, _ in items) if proto == "udp" else None
             backlogged = proto == "tcp" or (offered is not None and offered >= 1.02 * cap)
@@ -80,7 +115,7 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
             }  # fmt: skip
             if work_conserving and backlogged and share is not None and share < PORT_MIN_SHARE:
                 warnings.append(
-                    f"{name}: the port to {dst} delivered {delivered:.1f} of {cap:.1f} Mb/s "
+                    f"{name}: the port {'to ' if hop[1] in topo.hosts else ''}{dst} delivered {delivered:.1f} of {cap:.1f} Mb/s "
                     f"({100 * share:.1f} %) while backlogged (under {100 * PORT_MIN_SHARE:.0f} %)"
                 )
         if proto != "udp":
