@@ -228,3 +228,38 @@ fn token_bucket_removes_shaper_delay_for_a_conforming_bursty_source() {
         assert_eq!(r["flows"][f]["loss_pct"].as_f64().unwrap(), 0.0, "{f}");
     }
 }
+
+#[test]
+fn strict_priority_starves_without_rates_and_when_rates_overbook_the_link() {
+    let r = run_file("starvation_80m.toml");
+    // while the high class sends (1-2 s, the first interval skipped)
+    let mbps = |flow: &str, port: &str| phase(&r, 1.1, 2.0, flow, port).0 / 1e6;
+    // no rates: the high class takes the whole link, both lower classes get nothing
+    assert!(close(mbps("high-a", "strict-no-rates"), 80.0, 0.01));
+    assert!(mbps("medium-a", "strict-no-rates") < 0.1 && mbps("low-a", "strict-no-rates") < 0.1);
+    // 80/20/20 % = 120 %: the middle class keeps its 20 %, only the lowest starves
+    assert!(close(mbps("high-b", "strict-120pct"), 64.0, 0.01));
+    assert!(close(mbps("medium-b", "strict-120pct"), 16.0, 0.01));
+    assert!(mbps("low-b", "strict-120pct") < 0.1);
+    // RL-SP-DRR: the high class at its 60 %, the other two share the rest equally
+    assert!(close(mbps("high-c", "rlsp-drr"), 48.0, 0.01));
+    assert!(close(mbps("medium-c", "rlsp-drr"), 16.0, 0.02));
+    assert!(close(mbps("low-c", "rlsp-drr"), 16.0, 0.02));
+    // before the high class starts, every port is full with the two lower classes
+    for port in ["strict-no-rates", "rlsp-drr"] {
+        assert!(phase(&r, 0.1, 1.0, "low-a", port).1 > 0.99, "{port}");
+    }
+}
+
+#[test]
+fn drr_gives_the_high_class_round_delays_that_rlsp_drr_does_not() {
+    let r = run_file("drr_round_delay_80m.toml");
+    let delay = |flow: &str, q: &str| r["flows"][flow]["delay_ns"][q].as_f64().unwrap();
+    // both send the high class's whole offer (40 % of the link)
+    for flow in ["high-drr", "high-rlsp"] {
+        assert!(r["flows"][flow]["loss_pct"].as_f64().unwrap() == 0.0, "{flow}");
+    }
+    // a larger quantum is not priority: under DRR a high packet waits for the others' turns
+    assert!(delay("high-drr", "p50") > 2.0 * delay("high-rlsp", "p50"));
+    assert!(delay("high-drr", "p99") > 2.0 * delay("high-rlsp", "p99"));
+}
