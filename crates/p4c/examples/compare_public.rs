@@ -8,30 +8,12 @@
 use lanes_p4::{EgressMeta, IngressResult, MatchKey, PacketState, Program, Reentry};
 use std::path::Path;
 
-fn entry(p: &mut Program, table: &str, keys: Vec<MatchKey>, action: &str, params: Vec<Vec<u8>>) {
-    let t = p
-        .table_id(table)
-        .unwrap_or_else(|| panic!("no table {table}"));
-    let a = p
-        .action_id(t, action)
-        .unwrap_or_else(|| panic!("no action {action} in {table}"));
-    p.add_entry(t, keys, a, params, 0)
-        .unwrap_or_else(|e| panic!("{table}: {e}"));
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{csum, entry};
 
 fn lpm(a: [u8; 4], n: u32) -> Vec<MatchKey> {
     vec![MatchKey::Lpm(a.to_vec(), n)]
-}
-
-fn csum(b: &[u8]) -> u16 {
-    let mut s = 0u32;
-    for c in b.chunks(2) {
-        s += (u32::from(c[0]) << 8) | u32::from(*c.get(1).unwrap_or(&0));
-    }
-    while s > 0xffff {
-        s = (s >> 16) + (s & 0xffff);
-    }
-    !(s as u16)
 }
 
 fn eth(t: u16) -> Vec<u8> {

@@ -12,16 +12,9 @@
 use lanes_p4::{EgressMeta, MatchKey, Program};
 use std::path::Path;
 
-fn csum(b: &[u8]) -> u16 {
-    let mut s = 0u32;
-    for c in b.chunks(2) {
-        s += (u32::from(c[0]) << 8) | u32::from(*c.get(1).unwrap_or(&0));
-    }
-    while s > 0xffff {
-        s = (s >> 16) + (s & 0xffff);
-    }
-    !(s as u16)
-}
+#[path = "common/mod.rs"]
+mod common;
+use common::{csum, entry};
 
 /// CRC-16/ARC (bmv2's crc16): reflected polynomial 0x8005, initial 0, no final xor.
 fn crc16(data: &[u8]) -> u32 {
@@ -134,17 +127,6 @@ fn run(p: &mut Program, f: &[u8], port: u32) -> Option<(u32, Vec<u8>)> {
         return None;
     }
     Some((ig.egress_spec, out[..eg.len].to_vec()))
-}
-
-fn entry(p: &mut Program, table: &str, keys: Vec<MatchKey>, action: &str, data: Vec<Vec<u8>>) {
-    let t = p
-        .table_id(table)
-        .unwrap_or_else(|| panic!("no table {table}"));
-    let a = p
-        .action_id(t, action)
-        .unwrap_or_else(|| panic!("no action {action}"));
-    p.add_entry(t, keys, a, data, 0)
-        .unwrap_or_else(|e| panic!("{table}: {e}"));
 }
 
 fn host_routes(p: &mut Program) {

@@ -257,7 +257,10 @@ fn drr_gives_the_high_class_round_delays_that_rlsp_drr_does_not() {
     let delay = |flow: &str, q: &str| r["flows"][flow]["delay_ns"][q].as_f64().unwrap();
     // both send the high class's whole offer (40 % of the link)
     for flow in ["high-drr", "high-rlsp"] {
-        assert!(r["flows"][flow]["loss_pct"].as_f64().unwrap() == 0.0, "{flow}");
+        assert!(
+            r["flows"][flow]["loss_pct"].as_f64().unwrap() == 0.0,
+            "{flow}"
+        );
     }
     // a larger quantum is not priority: under DRR a high packet waits for the others' turns
     assert!(delay("high-drr", "p50") > 2.0 * delay("high-rlsp", "p50"));

@@ -225,13 +225,7 @@ pub(crate) fn entry_keys<'a>(
         .zip(&t.keys)
         .map(|(k, i)| parse_key(k, i.match_kind, i.bitwidth))
         .collect::<Result<_, _>>()?;
-    let needs_priority = t.keys.iter().any(|k| {
-        matches!(
-            k.match_kind,
-            MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
-        )
-    });
-    let (values, priority) = if needs_priority {
+    let (values, priority) = if has_priority(&t) {
         let (last, rest) = tail
             .split_last()
             .ok_or("this table needs a priority after the parameters")?;
@@ -247,6 +241,16 @@ pub(crate) fn entry_keys<'a>(
     })
 }
 
+/// Whether a table's entries carry a priority: it has a ternary, range or optional key.
+fn has_priority(t: &TableInfo) -> bool {
+    t.keys.iter().any(|k| {
+        matches!(
+            k.match_kind,
+            MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
+        )
+    })
+}
+
 /// A priority as simple_switch_CLI takes it (the lowest value wins) as the table's (the highest
 /// wins, as P4Runtime), the mapping the loader applies to a bmv2 JSON's const entries.
 fn bmv2_priority(s: &str) -> Result<i32, String> {
@@ -258,13 +262,7 @@ fn bmv2_priority(s: &str) -> Result<i32, String> {
 
 /// An entry's priority as table_add took it (bmv2's: lowest wins); 0 where it has none.
 fn shown_priority(t: &TableInfo, p: i32) -> i32 {
-    let ternary = t.keys.iter().any(|k| {
-        matches!(
-            k.match_kind,
-            MatchKind::Ternary | MatchKind::Range | MatchKind::Optional
-        )
-    });
-    if ternary {
+    if has_priority(t) {
         i32::MAX - p
     } else {
         p
