@@ -553,7 +553,16 @@ impl Env {
             (Ty::InfInt, t) if t.width().is_some() => {
                 let w = t.width().unwrap_or(128);
                 if v > mask(w) {
-                    return fail(loc, format!("value {v} does not fit in {}", to.describe()));
+                    // an unsized negative constant is held as its 128-bit two's complement
+                    let shown = if v >> 127 != 0 {
+                        (v as i128).to_string()
+                    } else {
+                        v.to_string()
+                    };
+                    return fail(
+                        loc,
+                        format!("value {shown} does not fit in {}", to.describe()),
+                    );
                 }
                 Ok(v)
             }

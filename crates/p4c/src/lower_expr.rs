@@ -622,9 +622,15 @@ impl Lowerer<'_> {
                 if let Some(s) = v.get("value").and_then(Value::as_str) {
                     let n = u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or(0);
                     if n > mask(t.width().unwrap_or(128)) {
+                        // an unsized negative constant is its 128-bit two's complement
+                        let shown = if n >> 127 != 0 {
+                            (n as i128).to_string()
+                        } else {
+                            n.to_string()
+                        };
                         return fail(
                             loc,
-                            format!("value {n} does not fit in {what} ({})", t.describe()),
+                            format!("value {shown} does not fit in {what} ({})", t.describe()),
                         );
                     }
                 }

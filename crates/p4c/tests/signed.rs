@@ -193,5 +193,8 @@ fn int_and_bit_do_not_mix_without_a_cast() {
         "prog.p4:26:29: error: operator / is not defined on int<8>"
     );
     let bad = SIGNED.replace("LIMIT = -100", "LIMIT = -129");
-    assert!(error("signed-range", &bad).contains("value -129 does not fit in int<8>"));
+    assert!(error("signed-range", &bad).ends_with("error: value -129 does not fit in int<8>"));
+    // a negative constant is no bit<W> value
+    let bad = SIGNED.replace("bit<8> c = 0;", "bit<8> c = -1;");
+    assert!(error("signed-bit", &bad).ends_with("value -1 does not fit in c (bit<8>)"));
 }
