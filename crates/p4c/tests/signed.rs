@@ -198,3 +198,56 @@ fn int_and_bit_do_not_mix_without_a_cast() {
     let bad = SIGNED.replace("bit<8> c = 0;", "bit<8> c = -1;");
     assert!(error("signed-bit", &bad).ends_with("value -1 does not fit in c (bit<8>)"));
 }
+
+/// Negative constants in select cases and table entries on int<W> keys: matched as their bits.
+const KEYS: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header s_t { int<8> a; bit<8> out; bit<8> seen; }
+struct headers { ethernet_t eth; s_t s; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.s); transition select(hdr.s.a) { -1: minus_one; 8s2: two; default: accept; } }
+    state minus_one { hdr.s.seen = 1; transition accept; }
+    state two { hdr.s.seen = 2; transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action set_out(bit<8> v) { hdr.s.out = v; }
+    table t {
+        key = { hdr.s.a: ternary; }
+        actions = { set_out; NoAction; }
+        const entries = { -2: set_out(7); 3: set_out(9); -128 &&& 0x80: set_out(1); }
+        default_action = NoAction();
+    }
+    apply { t.apply(); sm.egress_spec = 1; }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn negative_select_cases_and_entries_on_int_keys() {
+    let out = compile_src("signed-keys", KEYS).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load(&out.json);
+    // (a, out, seen): -2 exact; -1 and -5 only under the sign-bit mask; -1 and 2 select states
+    for (a, o, seen) in [
+        (-2i8, 7u8, 0u8),
+        (-1, 1, 1),
+        (-5, 1, 0),
+        (3, 9, 0),
+        (2, 0, 2),
+        (4, 0, 0),
+    ] {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&0x88b5u16.to_be_bytes());
+        f.extend_from_slice(&[a as u8, 0, 0]);
+        let bytes = run(&mut p, &f);
+        assert_eq!(&bytes[14..17], &[a as u8, o, seen], "a {a}");
+    }
+    let bad = KEYS.replace("-1: minus_one", "-129: minus_one");
+    assert!(error("signed-case", &bad).ends_with("error: value -129 does not fit in int<8>"));
+}
