@@ -267,7 +267,12 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
         _ => None,
     };
     if let Some(b) = bin {
-        let (l, r) = (operand(v, "left", s, ctx)?, operand(v, "right", s, ctx)?);
+        // bmv2's unary minus is "-" without a left operand: 0 - right
+        let l = match (b, json::opt(v, "left")) {
+            (BinOp::Sub, None) => Box::new(Expr::Const(0)),
+            _ => operand(v, "left", s, ctx)?,
+        };
+        let r = operand(v, "right", s, ctx)?;
         // the signed forms, chosen once here from the operand types
         let b = match b {
             BinOp::Gt | BinOp::Ge | BinOp::Lt | BinOp::Le if l.signed() || r.signed() => match b {
@@ -622,6 +627,18 @@ mod tests {
         assert_eq!(
             run(&l, e("sat_cast", e("+", f("a"), f("b")), k("0x8")), &w) as u8,
             0x81
+        );
+        // unary minus (no left operand) of -128 wraps back to -128 in two_comp_mod(_, 8)
+        let neg =
+            json!({"type": "expression", "value": {"op": "-", "left": null, "right": f("a")}});
+        assert_eq!(
+            run(&l, e("two_comp_mod", neg.clone(), k("0x8")), &w) as u8,
+            0x80
+        );
+        assert_eq!(
+            run(&l, e("<", neg, k("0x0")), &w),
+            0,
+            "-(-128) unbounded is 128, not < 0"
         );
     }
 
