@@ -73,7 +73,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 
 
 def test_new_refusals_are_one_line_with_the_place(tmp_path: Path) -> None:
-    """Functions are compiled now, recursion is refused; a signed field is still refused."""
+    """Functions are compiled now, recursion is refused; int and bit do not mix without a cast."""
     cases = [
         (
             "bit<9> f(in bit<9> v) { return f(v); }",
@@ -82,7 +82,13 @@ def test_new_refusals_are_one_line_with_the_place(tmp_path: Path) -> None:
             7,
             "function 'f' calls itself: recursion is not allowed in P4",
         ),
-        ("header s_t { int<8> x; }", "", "int<8> x", 7, "signed field 'x' (int<W>) is not supported"),
+        (
+            "",
+            "int<8> x = -1; bit<8> y = 2; bit<8> z = x + y;",
+            "x + y",
+            2,
+            "type mismatch: int<8> + bit<8>; P4-16 does not mix int and bit",
+        ),
     ]
     for decl, stmt, where, shift, msg in cases:
         src = PORT_PROG.replace('#include "port.p4"', decl).replace("sm.egress_spec = OUT;", stmt)

@@ -6,6 +6,11 @@
 //! and masks, so 128 bits matter). Fields wider than 128 bits are refused here (they may only be
 //! copied, matched, extracted and emitted, which the callers handle separately). Booleans are 0
 //! or 1.
+//!
+//! Signed `int<W>` values are held sign-extended to 128 bits (their two's complement), so `+`,
+//! `-`, `*`, `~`, `&`, `|`, `^` and `<<` need nothing else; the few operators whose result
+//! depends on the sign (`<`, `<=`, `>`, `>=`, `>>`) get their signed form when compiled, from
+//! the operand types (signed fields, `two_comp_mod`, `sat_cast`), never per packet.
 
 use crate::json::{self, err, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
@@ -31,11 +36,19 @@ pub enum BinOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// Signed comparisons and arithmetic shift right (operands of type int<W>).
+    SGt,
+    SGe,
+    SLt,
+    SLe,
+    Sar,
 }
 
 #[derive(Debug, Clone)]
 pub enum Expr {
     Const(u128),
+    /// A negative constant ("-0x1"), its 128-bit two's complement: a signed operand.
+    SConst(u128),
     Field {
         word: u32,
     },
@@ -67,6 +80,12 @@ pub enum Expr {
     /// Unsigned saturating cast to a width (p4c's `|+|` and `|-|`): the value of a `+` or `-`
     /// of at most 64-bit operands, a negative result (wrapped past 2^127) clamped to 0.
     USat(Box<Expr>, u32),
+    /// bmv2's `two_comp_mod(v, W)`: the low W bits read as int<W>, sign-extended to 128 bits
+    /// (also how a signed field is read).
+    Signed(Box<Expr>, u32),
+    /// Signed saturating cast to int<W> (p4c's `|+|` and `|-|` on int<W>): the value, read as
+    /// a 128-bit signed number, clamped to [-2^(W-1), 2^(W-1) - 1].
+    SSat(Box<Expr>, u32),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
@@ -103,13 +122,31 @@ impl Scope<'_> {
 /// Widest value expressions compute with.
 pub const MAX_BITS: u32 = 128;
 
-fn field_expr(f: FieldRef, ctx: &str) -> R<Expr> {
-    match f.width {
-        0..=64 => Ok(Expr::Field { word: f.word }),
-        65..=MAX_BITS => Ok(Expr::Field2 { word: f.word }),
-        w => err(
+fn field_expr(f: FieldRef, signed: bool, ctx: &str) -> R<Expr> {
+    let e = match f.width {
+        0..=64 => Expr::Field { word: f.word },
+        65..=MAX_BITS => Expr::Field2 { word: f.word },
+        w => {
+            return err(
+                ctx,
+                format!("arithmetic on a {w}-bit field not supported (max {MAX_BITS})"),
+            )
+        }
+    };
+    Ok(if signed {
+        Expr::Signed(Box::new(e), f.width)
+    } else {
+        e
+    })
+}
+
+/// A constant width operand (`two_comp_mod`, `sat_cast`, `usat_cast`) within `lo..=hi`.
+fn width_operand(v: &Value, s: &Scope, ctx: &str, what: &str, lo: u32, hi: u32) -> R<u32> {
+    match *operand(v, "right", s, ctx)? {
+        Expr::Const(w) if (u128::from(lo)..=u128::from(hi)).contains(&w) => Ok(w as u32),
+        _ => err(
             ctx,
-            format!("arithmetic on a {w}-bit field not supported (max {MAX_BITS})"),
+            format!("{what} needs a constant width of {lo} to {hi} bits"),
         ),
     }
 }
@@ -119,10 +156,18 @@ pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
     let val = json::get(v, "value", ctx)?;
     match ty {
         "field" => match s.layout.resolve(val, ctx)? {
-            FieldLoc::Field(f) => field_expr(f, ctx),
+            FieldLoc::Field(f) => field_expr(f, s.layout.is_signed(f), ctx),
             FieldLoc::Valid(h) => Ok(Expr::Valid(h)),
         },
-        "hexstr" => Ok(Expr::Const(json::hex_u128(json::as_str(val, ctx)?, ctx)?)),
+        "hexstr" => {
+            let text = json::as_str(val, ctx)?;
+            let c = json::hex_u128(text, ctx)?;
+            Ok(if text.starts_with('-') {
+                Expr::SConst(c)
+            } else {
+                Expr::Const(c)
+            })
+        }
         "bool" => match val.as_bool() {
             Some(b) => Ok(Expr::Const(u128::from(b))),
             None => err(ctx, "bool value must be true or false"),
@@ -162,7 +207,22 @@ pub fn compile(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
                     format!("arithmetic on a {width}-bit field not supported (max 64)"),
                 );
             }
-            Ok(Expr::StackLast { stack, words })
+            let signed = s.layout.stacks[stack as usize]
+                .headers
+                .first()
+                .and_then(|h| {
+                    s.layout.headers[*h as usize]
+                        .fields
+                        .iter()
+                        .find(|f| f.word == words[0])
+                })
+                .is_some_and(|f| f.signed);
+            let e = Expr::StackLast { stack, words };
+            Ok(if signed {
+                Expr::Signed(Box::new(e), width)
+            } else {
+                e
+            })
         }
         "expression" => compile_op(val, s, ctx),
         other => err(
@@ -207,22 +267,40 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
         _ => None,
     };
     if let Some(b) = bin {
-        return Ok(Expr::Bin(
-            b,
-            operand(v, "left", s, ctx)?,
-            operand(v, "right", s, ctx)?,
-        ));
+        // bmv2's unary minus is "-" without a left operand: 0 - right
+        let l = match (b, json::opt(v, "left")) {
+            (BinOp::Sub, None) => Box::new(Expr::Const(0)),
+            _ => operand(v, "left", s, ctx)?,
+        };
+        let r = operand(v, "right", s, ctx)?;
+        // the signed forms, chosen once here from the operand types
+        let b = match b {
+            BinOp::Gt | BinOp::Ge | BinOp::Lt | BinOp::Le if l.signed() || r.signed() => match b {
+                BinOp::Gt => BinOp::SGt,
+                BinOp::Ge => BinOp::SGe,
+                BinOp::Lt => BinOp::SLt,
+                _ => BinOp::SLe,
+            },
+            BinOp::Shr if l.signed() => BinOp::Sar,
+            b => b,
+        };
+        return Ok(Expr::Bin(b, l, r));
     }
     match op {
         "not" => Ok(Expr::Not(operand(v, "right", s, ctx)?)),
         "~" => Ok(Expr::BitNot(operand(v, "right", s, ctx)?)),
         "d2b" => Ok(Expr::D2b(operand(v, "right", s, ctx)?)),
         "usat_cast" => {
-            let width = match *operand(v, "right", s, ctx)? {
-                Expr::Const(w) if (1..=64).contains(&w) => w as u32,
-                _ => return err(ctx, "usat_cast needs a constant width of 1 to 64 bits"),
-            };
+            let width = width_operand(v, s, ctx, "usat_cast", 1, 64)?;
             Ok(Expr::USat(operand(v, "left", s, ctx)?, width))
+        }
+        "sat_cast" => {
+            let width = width_operand(v, s, ctx, "sat_cast", 2, 64)?;
+            Ok(Expr::SSat(operand(v, "left", s, ctx)?, width))
+        }
+        "two_comp_mod" => {
+            let width = width_operand(v, s, ctx, "two_comp_mod", 1, MAX_BITS)?;
+            Ok(Expr::Signed(operand(v, "left", s, ctx)?, width))
         }
         "b2d" => Ok(*operand(v, "right", s, ctx)?),
         "?" => Ok(Expr::Cond(
@@ -245,7 +323,39 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
     }
 }
 
+/// `v`'s low `w` bits as a two's complement number, sign-extended to 128 bits.
+#[inline]
+fn sign_extend(v: u128, w: u32) -> u128 {
+    let k = MAX_BITS - w.min(MAX_BITS);
+    (((v << k) as i128) >> k) as u128
+}
+
 impl Expr {
+    /// Whether the value is of a signed type (int<W>), as bmv2 reads it: a signed field,
+    /// `two_comp_mod`, `sat_cast`, or an operator whose result is negative whenever its
+    /// operands' are, or a negative constant ("-0x1").
+    pub fn signed(&self) -> bool {
+        match self {
+            Expr::Signed(..) | Expr::SSat(..) => true,
+            Expr::SConst(_) => true,
+            Expr::BitNot(a) => a.signed(),
+            Expr::Cond(_, a, b) => a.signed() || b.signed(),
+            Expr::Bin(op, a, b) => match op {
+                BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Shl
+                | BinOp::BitOr
+                | BinOp::BitXor => a.signed() || b.signed(),
+                // a mask (p4c's cast of an int<W> to bit<W>) makes the value non-negative
+                BinOp::BitAnd => a.signed() && b.signed(),
+                BinOp::Sar => true,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The value truncated to 64 bits (what every narrow destination takes).
     #[inline]
     pub fn eval(&self, e: &Env) -> u64 {
@@ -267,7 +377,7 @@ impl Expr {
                 | u128::from(w.get(i + 1).copied().unwrap_or(0))
         };
         match self {
-            Expr::Const(c) => *c,
+            Expr::Const(c) | Expr::SConst(c) => *c,
             Expr::Field { word } => u128::from(e.w[*word as usize]),
             Expr::Field2 { word } => two(e.w, *word),
             Expr::Valid(h) => u128::from(e.valid[*h as usize]),
@@ -305,6 +415,12 @@ impl Expr {
                 } else {
                     v.min(u128::from(crate::bits::mask(*width)))
                 }
+            }
+            Expr::Signed(a, width) => sign_extend(a.eval128(e), *width),
+            Expr::SSat(a, width) => {
+                let v = a.eval128(e) as i128;
+                let hi = (1i128 << (*width - 1)) - 1;
+                v.clamp(-hi - 1, hi) as u128
             }
             Expr::Cond(c, a, b) => {
                 if c.eval128(e) != 0 {
@@ -350,6 +466,11 @@ impl Expr {
                     BinOp::BitAnd => x & y,
                     BinOp::BitOr => x | y,
                     BinOp::BitXor => x ^ y,
+                    BinOp::SGt => u128::from(x as i128 > y as i128),
+                    BinOp::SGe => u128::from(x as i128 >= y as i128),
+                    BinOp::SLt => u128::from((x as i128) < y as i128),
+                    BinOp::SLe => u128::from(x as i128 <= y as i128),
+                    BinOp::Sar => ((x as i128) >> y.min(127)) as u128,
                     BinOp::And | BinOp::Or => 0,
                 }
             }
@@ -360,7 +481,12 @@ impl Expr {
     pub fn lookahead_bits(&self) -> u32 {
         match self {
             Expr::Lookahead { bit_off, width } => bit_off + width,
-            Expr::Not(a) | Expr::BitNot(a) | Expr::D2b(a) | Expr::USat(a, _) => a.lookahead_bits(),
+            Expr::Not(a)
+            | Expr::BitNot(a)
+            | Expr::D2b(a)
+            | Expr::USat(a, _)
+            | Expr::Signed(a, _)
+            | Expr::SSat(a, _) => a.lookahead_bits(),
             Expr::Bin(_, a, b) => a.lookahead_bits().max(b.lookahead_bits()),
             Expr::Cond(c, a, b) => c
                 .lookahead_bits()
@@ -451,6 +577,72 @@ mod tests {
     }
 
     #[test]
+    fn signed_fields_compare_shift_and_saturate_as_bmv2() {
+        // s_t: a and b int<8>, u bit<8>
+        let l = Layout::load(&json!({
+            "header_types": [{"name": "s_t", "id": 0,
+                "fields": [["a", 8, true], ["b", 8, true], ["u", 8, false]]}],
+            "headers": [{"name": "s", "id": 0, "header_type": "s_t", "metadata": false}]
+        }))
+        .unwrap();
+        let f = |n: &str| json!({"type": "field", "value": ["s", n]});
+        let k = |t: &str| json!({"type": "hexstr", "value": t});
+        let e = |o: &str, l: Value, r: Value| json!({"type": "expression", "value": {"op": o, "left": l, "right": r}});
+        let w = [0xffu64, 0x01, 0xff]; // a = -1, b = 1, u = 255
+        assert_eq!(run(&l, e("<", f("a"), f("b")), &w), 1, "-1 < 1 signed");
+        assert_eq!(run(&l, e(">=", f("a"), k("-0x1")), &w), 1, "-1 >= -1");
+        assert_eq!(
+            run(&l, e("<", f("u"), k("0x1")), &w),
+            0,
+            "bit<8> 255 < 1 unsigned"
+        );
+        // a cast to bit<8> (& 0xff) compares unsigned again: 255 > 1
+        assert_eq!(run(&l, e(">", e("&", f("a"), k("0xff")), f("b")), &w), 1);
+        // -1 >> 1 stays -1 (arithmetic); stored in 8 bits
+        assert_eq!(run(&l, e(">>", f("a"), k("0x1")), &w) as u8, 0xff);
+        // two_comp_mod(127 + 1, 8) = -128; (bit<8>)0xff read as int<8> is -1 < 0
+        let w = [0x7fu64, 0x01, 0xff];
+        assert_eq!(
+            run(&l, e("two_comp_mod", e("+", f("a"), f("b")), k("0x8")), &w) as u8,
+            0x80
+        );
+        assert_eq!(
+            run(
+                &l,
+                e("<", e("two_comp_mod", f("u"), k("0x8")), k("0x0")),
+                &w
+            ),
+            1
+        );
+        // sat_cast(a + b, 8) and sat_cast(a - b, 8) clamp at 127 and -128
+        assert_eq!(
+            run(&l, e("sat_cast", e("+", f("a"), f("b")), k("0x8")), &w) as u8,
+            0x7f
+        );
+        let w = [0x80u64, 0x01, 0];
+        assert_eq!(
+            run(&l, e("sat_cast", e("-", f("a"), f("b")), k("0x8")), &w) as u8,
+            0x80
+        );
+        assert_eq!(
+            run(&l, e("sat_cast", e("+", f("a"), f("b")), k("0x8")), &w) as u8,
+            0x81
+        );
+        // unary minus (no left operand) of -128 wraps back to -128 in two_comp_mod(_, 8)
+        let neg =
+            json!({"type": "expression", "value": {"op": "-", "left": null, "right": f("a")}});
+        assert_eq!(
+            run(&l, e("two_comp_mod", neg.clone(), k("0x8")), &w) as u8,
+            0x80
+        );
+        assert_eq!(
+            run(&l, e("<", neg, k("0x0")), &w),
+            0,
+            "-(-128) unbounded is 128, not < 0"
+        );
+    }
+
+    #[test]
     fn refuses_wide_arithmetic_and_unknown_ops() {
         let l = layout();
         let s = Scope {
@@ -463,13 +655,13 @@ mod tests {
             "right": {"type": "hexstr", "value": "0x1"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert!(m.contains("200-bit"), "{m}");
-        let e = json!({"type": "expression", "value": {"op": "two_comp_mod",
+        let e = json!({"type": "expression", "value": {"op": "access_field",
             "left": {"type": "field", "value": ["h", "a"]},
             "right": {"type": "hexstr", "value": "0x8"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert_eq!(
             m,
-            "actions[0]: expression operator \"two_comp_mod\" not supported"
+            "actions[0]: expression operator \"access_field\" not supported"
         );
     }
 

@@ -30,6 +30,8 @@ pub struct FieldInfo {
     pub word: u32,
     /// Bit offset of the field inside the header's wire format.
     pub bit_off: u32,
+    /// An `int<W>`: its bits are a two's complement value, read sign-extended.
+    pub signed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -67,7 +69,7 @@ pub struct Layout {
 
 impl Layout {
     pub fn load(root: &Value) -> R<Layout> {
-        let mut types: HashMap<String, Vec<(String, u32)>> = HashMap::new();
+        let mut types: HashMap<String, Vec<(String, u32, bool)>> = HashMap::new();
         for (i, t) in json::arr(root, "header_types", "top level")?
             .iter()
             .enumerate()
@@ -91,13 +93,17 @@ impl Layout {
                 if width == 0 || width > 4096 {
                     return err(&ctx, format!("field \"{fname}\" has bad bitwidth {width}"));
                 }
-                if parts.get(2).and_then(Value::as_bool) == Some(true) {
+                let signed = parts.get(2).and_then(Value::as_bool) == Some(true);
+                if signed && !(2..=128).contains(&width) {
+                    // bmv2 needs 2 bits at least; expressions compute on 128
                     return err(
                         &ctx,
-                        format!("signed field \"{fname}\" (int<N>) not supported"),
+                        format!(
+                            "signed field \"{fname}\" of {width} bits not supported (2 to 128)"
+                        ),
                     );
                 }
-                fields.push((fname.to_string(), width as u32));
+                fields.push((fname.to_string(), width as u32, signed));
             }
             types.insert(name.to_string(), fields);
         }
@@ -117,12 +123,13 @@ impl Layout {
             };
             let mut fields = Vec::with_capacity(tf.len());
             let mut bit = 0u32;
-            for (fname, width) in tf {
+            for (fname, width, signed) in tf {
                 fields.push(FieldInfo {
                     name: fname.clone(),
                     width: *width,
                     word: l.total_words,
                     bit_off: bit,
+                    signed: *signed,
                 });
                 l.total_words += words_for(*width);
                 bit = bit.saturating_add(*width);
@@ -208,6 +215,14 @@ impl Layout {
             width: fi.width,
             header: hi,
         })
+    }
+
+    /// Whether a resolved field is an `int<W>` (decided here, at load time, once).
+    pub fn is_signed(&self, f: FieldRef) -> bool {
+        self.headers
+            .get(f.header as usize)
+            .and_then(|h| h.fields.iter().find(|x| x.word == f.word))
+            .is_some_and(|x| x.signed)
     }
 
     /// Resolves `["hdr", "field"]` (the JSON `field` value), including `$valid$`.

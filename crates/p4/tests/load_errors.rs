@@ -49,10 +49,10 @@ fn unknown_primitive_and_operator() {
         "actions[5] \"MyIngress.set_priority\" primitive 1 \"bit_xor_magic\": primitive \"bit_xor_magic\" not supported"
     );
     let mut v = base();
-    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("sat_cast");
+    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("access_field");
     assert_eq!(
         refuse(&v),
-        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"sat_cast\" not supported"
+        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"access_field\" not supported"
     );
 }
 
@@ -104,8 +104,11 @@ fn unsupported_constructs() {
         "parse_vsets[0] \"pvs\": a value set of 0 bits not supported"
     );
     let mut v = base();
-    v["header_types"][3]["fields"][11] = json!(["dstAddr", 32, true]);
-    assert!(refuse(&v).contains("signed field \"dstAddr\""));
+    v["header_types"][3]["fields"][11] = json!(["dstAddr", 200, true]);
+    assert_eq!(
+        refuse(&v),
+        "header_types[3] \"ipv4_t\": signed field \"dstAddr\" of 200 bits not supported (2 to 128)"
+    );
     let mut v = base();
     v["pipelines"][0]["tables"][1]["key"][0]["match_type"] = json!("selector");
     assert!(refuse(&v).ends_with("match type \"selector\" not supported"));

@@ -4,6 +4,7 @@
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
+use crate::env::Ty;
 use crate::lower::{Binding, Lowerer};
 use serde_json::{json, Value};
 
@@ -129,7 +130,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
     let sf = l
         .scalars
         .iter()
-        .map(|(n, w)| json!([n, w, false]))
+        .map(|(n, w, signed)| json!([n, w, signed]))
         .collect();
     header_types
         .push(json!({"name": "scalars_0", "id": 0, "fields": padded(sf, bits, "_padding_0")}));
@@ -148,7 +149,13 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         }
         let fields: Vec<Value> = env.headers[ht]
             .iter()
-            .map(|f| json!([f.name, f.ty.width().unwrap_or(0), false]))
+            .map(|f| {
+                json!([
+                    f.name,
+                    f.ty.width().unwrap_or(0),
+                    matches!(f.ty, Ty::Int(_))
+                ])
+            })
             .collect();
         let id = header_types.len();
         header_types.push(json!({"name": ht, "id": id, "fields": fields}));

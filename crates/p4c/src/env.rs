@@ -103,6 +103,20 @@ pub struct Env {
     pub controls: HashMap<String, ControlDecl>,
 }
 
+/// `v`, the `w`-bit two's complement of a signed value, as that value.
+pub fn sext(v: u128, w: u32) -> i128 {
+    if w >= 128 {
+        v as i128
+    } else {
+        ((v << (128 - w)) as i128) >> (128 - w)
+    }
+}
+
+/// Whether `s` is in the range of int<w>.
+pub fn fits_signed(s: i128, w: u32) -> bool {
+    w >= 128 || (s >= -(1i128 << (w - 1)) && s < (1i128 << (w - 1)))
+}
+
 pub fn mask(w: u32) -> u128 {
     if w >= 128 {
         u128::MAX
@@ -302,16 +316,7 @@ impl Env {
             }
             if header {
                 match ty {
-                    Ty::Bit(_) | Ty::SerEnum(..) | Ty::Bool => {}
-                    Ty::Int(_) => {
-                        return fail(
-                            f.loc,
-                            format!(
-                                "signed field '{}' (int<W>) is not supported: use bit<W>",
-                                f.name
-                            ),
-                        )
-                    }
+                    Ty::Bit(_) | Ty::Int(_) | Ty::SerEnum(..) | Ty::Bool => {}
                     _ => {
                         return fail(
                             f.loc,
@@ -405,7 +410,10 @@ impl Env {
             Expr::Int { value, width, loc } => match width {
                 None => Ok((*value, Ty::InfInt)),
                 Some((false, w)) => Ok((value & mask(*w), Ty::Bit(*w))),
-                Some((true, _)) => fail(*loc, "signed literals (NsV) are not supported"),
+                Some((true, w)) if *w < 2 => {
+                    fail(*loc, "a signed literal needs a width of at least 2")
+                }
+                Some((true, w)) => Ok((value & mask(*w), Ty::Int(*w))),
             },
             Expr::Bool(b, _) => Ok((u128::from(*b), Ty::Bool)),
             Expr::Name(n, loc) => match self.consts.get(n) {
@@ -437,19 +445,17 @@ impl Env {
                 let t = self.resolve(t)?;
                 let (v, vt) = self.const_value(x)?;
                 match (&t, &vt) {
-                    (Ty::Bit(w), _) => Ok((v & mask(*w), t.clone())),
+                    (Ty::Bit(w) | Ty::Int(w), _) => Ok((v & mask(*w), t.clone())),
                     (Ty::Bool, _) => Ok((u128::from(v != 0), Ty::Bool)),
                     _ => fail(*loc, format!("cannot cast a constant to {}", t.describe())),
                 }
             }
-            Expr::Unary(op, x, loc) => {
+            Expr::Unary(op, x, _) => {
                 let (v, t) = self.const_value(x)?;
                 let w = t.width().unwrap_or(128);
                 Ok(match *op {
-                    "-" => match t {
-                        Ty::InfInt => return fail(*loc, "negative constants without a width are not supported: write e.g. 8w255"),
-                        _ => (v.wrapping_neg() & mask(w), t),
-                    },
+                    // a negative unsized constant is kept as its 128-bit two's complement
+                    "-" => (v.wrapping_neg() & mask(w), t),
                     "~" => (!v & mask(w), t),
                     _ => (u128::from(v == 0), Ty::Bool),
                 })
@@ -465,6 +471,15 @@ impl Env {
                 let w = t.width().unwrap_or(128);
                 let m = mask(w);
                 let cmp = |c: bool| (u128::from(c), Ty::Bool);
+                // int<W> and unsized constants compare and shift as signed values
+                let signed = matches!(t, Ty::Int(_) | Ty::InfInt);
+                let (sx, sy) = (sext(x, w), sext(y, w));
+                if matches!(t, Ty::Int(_)) && matches!(*op, "/" | "%") {
+                    return fail(
+                        *loc,
+                        format!("operator {op} is not defined on {}", t.describe()),
+                    );
+                }
                 Ok(match *op {
                     "+" => (x.wrapping_add(y) & m, t),
                     "-" => (x.wrapping_sub(y) & m, t),
@@ -476,16 +491,20 @@ impl Env {
                         x.checked_shl(y as u32).unwrap_or(0) & mask(xt.width().unwrap_or(128)),
                         xt,
                     ),
+                    ">>" if matches!(xt, Ty::Int(_)) => {
+                        let xw = xt.width().unwrap_or(128);
+                        ((sext(x, xw) >> y.min(127)) as u128 & mask(xw), xt)
+                    }
                     ">>" => (x.checked_shr(y as u32).unwrap_or(0), xt),
                     "&" => (x & y, t),
                     "|" => (x | y, t),
                     "^" => (x ^ y, t),
                     "==" => cmp(x == y),
                     "!=" => cmp(x != y),
-                    "<" => cmp(x < y),
-                    ">" => cmp(x > y),
-                    "<=" => cmp(x <= y),
-                    ">=" => cmp(x >= y),
+                    "<" => cmp(if signed { sx < sy } else { x < y }),
+                    ">" => cmp(if signed { sx > sy } else { x > y }),
+                    "<=" => cmp(if signed { sx <= sy } else { x <= y }),
+                    ">=" => cmp(if signed { sx >= sy } else { x >= y }),
                     "&&" => cmp(x != 0 && y != 0),
                     "||" => cmp(x != 0 || y != 0),
                     "++" => match (xt.width(), yt.width()) {
@@ -524,10 +543,26 @@ impl Env {
     /// A constant of type `from` given where `to` is expected.
     pub fn coerce_const(&self, v: u128, from: &Ty, to: &Ty, loc: Loc) -> Res<u128> {
         match (from, to) {
+            (Ty::InfInt, Ty::Int(w)) => {
+                let s = v as i128;
+                if !fits_signed(s, *w) {
+                    return fail(loc, format!("value {s} does not fit in {}", to.describe()));
+                }
+                Ok(v & mask(*w))
+            }
             (Ty::InfInt, t) if t.width().is_some() => {
                 let w = t.width().unwrap_or(128);
                 if v > mask(w) {
-                    return fail(loc, format!("value {v} does not fit in {}", to.describe()));
+                    // an unsized negative constant is held as its 128-bit two's complement
+                    let shown = if v >> 127 != 0 {
+                        (v as i128).to_string()
+                    } else {
+                        v.to_string()
+                    };
+                    return fail(
+                        loc,
+                        format!("value {shown} does not fit in {}", to.describe()),
+                    );
                 }
                 Ok(v)
             }

@@ -78,7 +78,8 @@ pub struct StackInst {
 pub struct Lowerer<'e> {
     pub env: &'e Env,
     pub file_name: String,
-    pub scalars: Vec<(String, u32)>,
+    /// Name, width and signedness (int<W>) of each scalar.
+    pub scalars: Vec<(String, u32, bool)>,
     pub header_insts: Vec<HeaderInst>,
     pub stacks: Vec<StackInst>,
     pub actions: Vec<Value>,
@@ -130,6 +131,17 @@ pub fn field(h: &str, f: &str) -> Value {
 
 pub fn hexstr(v: u128) -> Value {
     json!({"type": "hexstr", "value": format!("{v:#x}")})
+}
+
+/// A constant of int<w> (`v` its w-bit two's complement): negative values as "-0x..", as p4c.
+pub fn signed_hexstr(v: u128, w: u32) -> Value {
+    let s = crate::env::sext(v, w);
+    let text = if s < 0 {
+        format!("-{:#x}", s.unsigned_abs())
+    } else {
+        format!("{s:#x}")
+    };
+    json!({"type": "hexstr", "value": text})
 }
 
 pub fn op(o: &str, l: Value, r: Value) -> Value {
@@ -190,12 +202,9 @@ impl<'e> Lowerer<'e> {
     /// Adds a scalar field; its JSON reference is `["scalars", name]`.
     pub fn add_scalar(&mut self, name: &str, ty: &Ty, loc: Loc) -> Res<String> {
         let w = match ty {
-            Ty::Bit(w) | Ty::SerEnum(_, w) => *w,
+            Ty::Bit(w) | Ty::Int(w) | Ty::SerEnum(_, w) => *w,
             Ty::Bool => 1,
             Ty::Error => 32,
-            Ty::Int(_) => {
-                return fail(loc, "signed int<W> variables are not supported: use bit<W>")
-            }
             t => {
                 return fail(
                     loc,
@@ -204,7 +213,8 @@ impl<'e> Lowerer<'e> {
             }
         };
         let name = self.fresh(name);
-        self.scalars.push((name.clone(), w));
+        self.scalars
+            .push((name.clone(), w, matches!(ty, Ty::Int(_))));
         Ok(name)
     }
 

@@ -4,8 +4,8 @@
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
-use crate::env::{mask, Ty};
-use crate::lower::{field, hexstr, op, un, Binding, Lowerer, Scope};
+use crate::env::{fits_signed, mask, Ty};
+use crate::lower::{field, hexstr, op, signed_hexstr, un, Binding, Lowerer, Scope};
 use serde_json::{json, Value};
 
 /// What an expression refers to.
@@ -245,7 +245,7 @@ impl Lowerer<'_> {
         }
         match e {
             Expr::Bool(b, _) => Ok((json!({"type": "bool", "value": b}), Ty::Bool)),
-            Expr::Int { loc, .. } => fail(*loc, "signed literals are not supported"),
+            Expr::Int { loc, .. } => fail(*loc, "this literal is not a valid constant"),
             Expr::Str(_, loc) => fail(
                 *loc,
                 "strings are only allowed as annotation and log arguments",
@@ -261,15 +261,20 @@ impl Lowerer<'_> {
                 }),
                 Ref::Param(i, ty) => {
                     let v = json!({"type": "runtime_data", "value": i});
-                    Ok(if ty == Ty::Bool {
-                        (un("d2b", v), Ty::Bool)
-                    } else {
-                        (v, ty)
+                    Ok(match ty {
+                        Ty::Bool => (un("d2b", v), Ty::Bool),
+                        // action data carries no sign: read it as int<W>
+                        Ty::Int(w) => (two_comp(v, w), ty),
+                        _ => (v, ty),
                     })
                 }
                 Ref::Const(v, t) => Ok((const_json(v, &t), t)),
                 Ref::StackLastField { stack, f, ty } => {
-                    Ok((json!({"type": "stack_field", "value": [stack, f]}), ty))
+                    let v = json!({"type": "stack_field", "value": [stack, f]});
+                    Ok(match ty {
+                        Ty::Int(w) => (two_comp(v, w), ty),
+                        _ => (v, ty),
+                    })
                 }
                 Ref::Value(v, t) => Ok((v, t)),
                 _ => fail(
@@ -291,6 +296,9 @@ impl Lowerer<'_> {
                     ("-", Ty::Bit(w)) => {
                         Ok((op("&", op("-", hexstr(0), v), hexstr(mask(*w))), t.clone()))
                     }
+                    // int<W> values are sign-extended: ~ keeps them so, - can overflow
+                    ("~", Ty::Int(_)) => Ok((un("~", v), t.clone())),
+                    ("-", Ty::Int(w)) => Ok((two_comp(op("-", hexstr(0), v), *w), t.clone())),
                     _ => fail(
                         *loc,
                         format!("operator {o} cannot be applied to {}", t.describe()),
@@ -315,6 +323,26 @@ impl Lowerer<'_> {
                     (Ty::Bool, Ty::Bit(1)) => Ok((un("b2d", v), to)),
                     (Ty::Bit(1), Ty::Bool) => Ok((un("d2b", v), to)),
                     (Ty::InfInt, Ty::Bit(_)) => Ok((v, to)),
+                    // P4-16: bit<W> <-> int<W> keep the bits; int<A> -> int<B> sign-extends
+                    // or truncates (p4c-bm2-ss: two_comp_mod to int, & mask to bit)
+                    (Ty::Bit(a) | Ty::Int(a), Ty::Int(b))
+                        if a == b || matches!(from, Ty::Int(_)) =>
+                    {
+                        Ok((two_comp(v, *b), to))
+                    }
+                    (Ty::Int(a), Ty::Bit(b)) if a == b => Ok((op("&", v, hexstr(mask(*b))), to)),
+                    (Ty::Bit(_), Ty::Int(b)) | (Ty::Int(_), Ty::Bit(b)) => fail(
+                        *loc,
+                        format!(
+                            "cannot cast {} to {} directly: cast to {} first",
+                            from.describe(),
+                            to.describe(),
+                            match from {
+                                Ty::Int(_) => format!("int<{b}>"),
+                                _ => format!("bit<{b}>"),
+                            }
+                        ),
+                    ),
                     (a, b) if a == b => Ok((v, to)),
                     _ => fail(
                         *loc,
@@ -407,7 +435,10 @@ impl Lowerer<'_> {
             return Ok((op("|", op("<<", av, hexstr(u128::from(wb))), bv), t));
         }
         if o == "<<" || o == ">>" {
-            let Some(w) = known_width(&at) else {
+            let Some(w) = known_width(&at).or(match at {
+                Ty::Int(w) => Some(w),
+                _ => None,
+            }) else {
                 return fail(
                     loc,
                     format!("the left side of {o} needs a width: cast it, e.g. (bit<32>)x"),
@@ -415,10 +446,11 @@ impl Lowerer<'_> {
             };
             let v = op(o, av, bv);
             return Ok((
-                if o == "<<" {
-                    op("&", v, hexstr(mask(w)))
-                } else {
-                    v
+                match (o, &at) {
+                    ("<<", Ty::Int(_)) => two_comp(v, w),
+                    ("<<", _) => op("&", v, hexstr(mask(w))),
+                    // >> of an int<W> is arithmetic in the switch (its operand is signed)
+                    _ => v,
                 },
                 at,
             ));
@@ -431,15 +463,20 @@ impl Lowerer<'_> {
             }
         }
         if o == "|+|" || o == "|-|" {
-            // as p4c-bm2-ss: usat_cast(a + b, W) (the sum or difference unbounded, then clamped)
-            let Some(w) = t.width().filter(|_| matches!(t, Ty::Bit(_))) else {
-                return fail(
-                    loc,
-                    format!("saturating {o} needs bit<W> operands (int<W> is not supported)"),
-                );
-            };
+            // as p4c-bm2-ss: usat_cast(a + b, W) on bit<W>, sat_cast on int<W> (the sum or
+            // difference unbounded, then clamped)
             let base = if o == "|+|" { "+" } else { "-" };
-            return Ok((op("usat_cast", op(base, av, bv), hexstr(u128::from(w))), t));
+            let cast = match t {
+                Ty::Bit(w) => ("usat_cast", w),
+                Ty::Int(w) => ("sat_cast", w),
+                _ => {
+                    return fail(
+                        loc,
+                        format!("saturating {o} needs bit<W> or int<W> operands"),
+                    )
+                }
+            };
+            return Ok((op(cast.0, op(base, av, bv), hexstr(u128::from(cast.1))), t));
         }
         match o {
             "==" | "!=" | "<" | ">" | "<=" | ">=" => {
@@ -459,12 +496,18 @@ impl Lowerer<'_> {
                         ),
                     );
                 };
+                if matches!(t, Ty::Int(_)) && matches!(o, "/" | "%") {
+                    return fail(
+                        loc,
+                        format!("operator {o} is not defined on {}", t.describe()),
+                    );
+                }
                 let v = op(o, av, bv);
                 Ok((
-                    if matches!(o, "+" | "-" | "*") {
-                        op("&", v, hexstr(mask(w)))
-                    } else {
-                        v
+                    match (o, &t) {
+                        ("+" | "-" | "*", Ty::Int(_)) => two_comp(v, w),
+                        ("+" | "-" | "*", _) => op("&", v, hexstr(mask(w))),
+                        _ => v,
                     },
                     t,
                 ))
@@ -560,13 +603,34 @@ impl Lowerer<'_> {
     pub fn coerce(&self, v: Value, from: &Ty, to: &Ty, loc: Loc, what: &str) -> Res<Value> {
         match (from, to) {
             (Ty::Bool, Ty::Bool) => Ok(un("b2d", v)),
+            (Ty::InfInt, Ty::Int(w)) => {
+                if let Some(n) = v
+                    .get("value")
+                    .and_then(Value::as_str)
+                    .and_then(parse_signed)
+                {
+                    if !fits_signed(n, *w) {
+                        return fail(
+                            loc,
+                            format!("value {n} does not fit in {what} ({})", to.describe()),
+                        );
+                    }
+                }
+                Ok(v)
+            }
             (Ty::InfInt, t) if t.width().is_some() && *t != Ty::Bool => {
                 if let Some(s) = v.get("value").and_then(Value::as_str) {
                     let n = u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or(0);
                     if n > mask(t.width().unwrap_or(128)) {
+                        // an unsized negative constant is its 128-bit two's complement
+                        let shown = if n >> 127 != 0 {
+                            (n as i128).to_string()
+                        } else {
+                            n.to_string()
+                        };
                         return fail(
                             loc,
-                            format!("value {n} does not fit in {what} ({})", t.describe()),
+                            format!("value {shown} does not fit in {what} ({})", t.describe()),
                         );
                     }
                 }
@@ -605,6 +669,14 @@ fn unify(a: &Ty, b: &Ty, o: &str, loc: Loc) -> Res<Ty> {
     match (&a2, &b2) {
         (x, y) if x == y => Ok(a2),
         (Ty::InfInt, t) | (t, Ty::InfInt) if t.width().is_some() && *t != Ty::Bool => Ok(t.clone()),
+        (Ty::Int(_), Ty::Bit(w)) | (Ty::Bit(w), Ty::Int(_)) => fail(
+            loc,
+            format!(
+                "type mismatch: {} {o} {}; P4-16 does not mix int and bit: cast one side, e.g. (bit<{w}>) or (int<{w}>)",
+                a.describe(),
+                b.describe()
+            ),
+        ),
         (Ty::Bit(x), Ty::Bit(y)) => fail(
             loc,
             format!(
@@ -619,9 +691,26 @@ fn unify(a: &Ty, b: &Ty, o: &str, loc: Loc) -> Res<Ty> {
     }
 }
 
+/// bmv2's `two_comp_mod(v, w)`: the low `w` bits of `v` read as a signed int<w>.
+pub fn two_comp(v: Value, w: u32) -> Value {
+    op("two_comp_mod", v, hexstr(u128::from(w)))
+}
+
+/// A hexstr constant's value ("0x1f", "-0x1"); unsized negative constants are held as their
+/// 128-bit two's complement, so a value with bit 127 set reads as negative.
+fn parse_signed(s: &str) -> Option<i128> {
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    let n = u128::from_str_radix(digits.trim_start_matches("0x"), 16).ok()? as i128;
+    Some(if neg { n.wrapping_neg() } else { n })
+}
+
 pub fn const_json(v: u128, t: &Ty) -> Value {
     match t {
         Ty::Bool => json!({"type": "bool", "value": v != 0}),
+        Ty::Int(w) => signed_hexstr(v, *w),
         _ => hexstr(v),
     }
 }

@@ -72,10 +72,12 @@ impl Lowerer<'_> {
                     }
                     let mut kj = Vec::new();
                     let mut widths = Vec::new();
+                    let mut case_tys = Vec::new();
                     for k in keys {
-                        let (j, w) = self.select_key(&mut sc, k, &mut ops)?;
+                        let (j, w, ty) = self.select_key(&mut sc, k, &mut ops)?;
                         kj.push(j);
                         widths.push(w);
+                        case_tys.push(ty);
                     }
                     let mut tr = Vec::new();
                     for c in cases {
@@ -113,7 +115,7 @@ impl Lowerer<'_> {
                                 ),
                             );
                         }
-                        for (v, m) in self.case_values(&sc, values, &widths)? {
+                        for (v, m) in self.case_values(&sc, values, &case_tys)? {
                             tr.push(match (v, m) {
                                 (None, _) => json!({"type": "default", "value": null, "mask": null, "next_state": next}),
                                 (Some(v), m) => json!({"type": "hexstr", "value": v, "mask": m, "next_state": next}),
@@ -248,7 +250,7 @@ impl Lowerer<'_> {
         sc: &mut crate::lower::Scope,
         k: &Expr,
         ops: &mut Vec<Value>,
-    ) -> Res<(Value, u32)> {
+    ) -> Res<(Value, u32, Ty)> {
         let (v, t) = self.rvalue(sc, k)?;
         let w = match t.width() {
             Some(w) if t != Ty::Bool => w,
@@ -265,12 +267,17 @@ impl Lowerer<'_> {
                 "select keys wider than 64 bits are not supported by the switch",
             );
         }
+        // case values of an int<W> key are int<W> constants (their bits matched)
+        let case_ty = match t {
+            Ty::Int(_) => Ty::Int(w),
+            _ => Ty::Bit(w),
+        };
         match v["type"].as_str() {
-            Some("field" | "lookahead" | "stack_field") => Ok((v, w)),
+            Some("field" | "lookahead" | "stack_field") => Ok((v, w, case_ty)),
             _ => {
                 let f = self.add_scalar("select_key", &Ty::Bit(w), k.loc())?;
                 ops.push(json!({"op": "set", "parameters": [field("scalars", &f), v]}));
-                Ok((field("scalars", &f), w))
+                Ok((field("scalars", &f), w, case_ty))
             }
         }
     }
@@ -281,16 +288,17 @@ impl Lowerer<'_> {
         &self,
         sc: &crate::lower::Scope,
         vals: &[Expr],
-        widths: &[u32],
+        tys: &[Ty],
     ) -> Res<Vec<(Option<String>, Value)>> {
         if vals.iter().all(|v| matches!(v, Expr::Default(_))) {
             return Ok(vec![(None, Value::Null)]);
         }
         // each key: list of (value, mask) alternatives
         let mut parts: Vec<Vec<(u128, u128)>> = Vec::new();
-        for (v, w) in vals.iter().zip(widths) {
+        let widths: Vec<u32> = tys.iter().map(|t| t.width().unwrap_or(0)).collect();
+        for ((v, w), ty) in vals.iter().zip(&widths).zip(tys) {
             let full = mask(*w);
-            let c = |e: &Expr| -> Res<u128> {
+            let konst = |e: &Expr, to: &Ty| -> Res<u128> {
                 // a global constant, or one of the parser's own
                 let (x, t) =
                     match (self.env.const_value(e), self.resolve(sc, e)) {
@@ -301,13 +309,19 @@ impl Lowerer<'_> {
                             "select case values must be compile-time constants or one value set",
                         ),
                     };
-                self.env.coerce_const(x, &t, &Ty::Bit(*w), e.loc())
+                self.env.coerce_const(x, &t, to, e.loc())
             };
+            let c = |e: &Expr| konst(e, ty);
+            // masks are bits whatever the key's type
+            let cm = |e: &Expr| konst(e, &Ty::Bit(*w));
             parts.push(match v {
                 Expr::Default(_) => vec![(0, 0)],
                 Expr::Mask(a, m, _) => {
-                    let m = c(m)?;
+                    let m = cm(m)?;
                     vec![(c(a)? & m, m)]
+                }
+                Expr::Range(_, _, loc) if matches!(ty, Ty::Int(_)) => {
+                    return fail(*loc, "select ranges on an int<W> key are not supported")
                 }
                 Expr::Range(a, b, loc) => {
                     let (lo, hi) = (c(a)?, c(b)?);
@@ -333,14 +347,14 @@ impl Lowerer<'_> {
         }
         let masked = parts
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .any(|(p, w)| p.iter().any(|(_, m)| *m != mask(*w)));
         Ok(combos
             .into_iter()
             .map(|c| {
                 let mut v = String::from("0x");
                 let mut m = String::from("0x");
-                for ((x, mk), w) in c.iter().zip(widths) {
+                for ((x, mk), w) in c.iter().zip(&widths) {
                     let digits = (w.div_ceil(8) * 2) as usize;
                     v.push_str(&format!("{x:0digits$x}"));
                     m.push_str(&format!("{mk:0digits$x}"));

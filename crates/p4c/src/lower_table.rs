@@ -127,6 +127,7 @@ impl Lowerer<'_> {
         };
         let mut keys = Vec::new();
         let mut widths = Vec::new();
+        let mut signs = Vec::new();
         let mut kinds = Vec::new();
         let mut selector_input = Vec::new();
         for k in &t.keys {
@@ -161,6 +162,15 @@ impl Lowerer<'_> {
             keys.push(json!({"match_type": mk, "name": kname, "target": target, "mask": key_mask}));
             info.keys.push((kname, width, mk.to_string(), type_name));
             widths.push(width);
+            // entries of an int<W> field key are int<W> constants (their bits matched)
+            let signed = matches!(
+                self.resolve(sc, &k.expr),
+                Ok(Ref::Field { ty: Ty::Int(_), .. })
+            );
+            if signed && mk == "range" {
+                return fail(k.loc, "a range key on an int<W> field is not supported");
+            }
+            signs.push(signed);
             kinds.push(mk);
         }
         let table_kind = ["range", "ternary", "optional", "lpm"]
@@ -244,8 +254,8 @@ impl Lowerer<'_> {
                 );
             }
             let mut mk = Vec::new();
-            for ((v, kind), w) in e.keys.iter().zip(&kinds).zip(&widths) {
-                mk.push(self.entry_key(v, kind, *w)?);
+            for (((v, kind), w), s) in e.keys.iter().zip(&kinds).zip(&widths).zip(&signs) {
+                mk.push(self.entry_key(v, kind, *w, *s)?);
             }
             let Some(pos) = t.actions.iter().position(|a| a.name == e.action.name) else {
                 return fail(
@@ -448,19 +458,22 @@ impl Lowerer<'_> {
         }
     }
 
-    fn entry_key(&self, v: &Expr, kind: &str, w: u32) -> Res<Value> {
-        let c = |e: &Expr| -> Res<u128> {
+    fn entry_key(&self, v: &Expr, kind: &str, w: u32, signed: bool) -> Res<Value> {
+        let konst = |e: &Expr, to: &Ty| -> Res<u128> {
             let (x, t) = match self.env.const_value(e) {
                 Ok(x) => x,
                 Err(_) => return fail(e.loc(), "entry keys must be compile-time constants"),
             };
-            self.env.coerce_const(x, &t, &Ty::Bit(w), e.loc())
+            self.env.coerce_const(x, &t, to, e.loc())
         };
+        let c = |e: &Expr| konst(e, &if signed { Ty::Int(w) } else { Ty::Bit(w) });
+        // masks and prefixes are bits whatever the key's type
+        let cm = |e: &Expr| konst(e, &Ty::Bit(w));
         let hx = |x: u128| Value::String(hex_w(x, w));
         Ok(match (kind, v) {
             ("exact", e) => json!({"match_type": "exact", "key": hx(c(e)?)}),
             ("lpm", Expr::Mask(a, m, _)) => {
-                let m = c(m)?;
+                let m = cm(m)?;
                 let len = m.count_ones();
                 json!({"match_type": "lpm", "key": hx(c(a)?), "prefix_length": len})
             }
@@ -469,7 +482,7 @@ impl Lowerer<'_> {
             }
             ("lpm", e) => json!({"match_type": "lpm", "key": hx(c(e)?), "prefix_length": w}),
             ("ternary" | "optional", Expr::Mask(a, m, _)) => {
-                let m = c(m)?;
+                let m = cm(m)?;
                 json!({"match_type": kind, "key": hx(c(a)? & m), "mask": hx(m)})
             }
             ("ternary" | "optional", Expr::Default(_)) => {
