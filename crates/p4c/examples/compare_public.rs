@@ -8,7 +8,7 @@
 use lanes_p4::{EgressMeta, IngressResult, MatchKey, PacketState, Program, Reentry};
 use std::path::Path;
 
-#[path = "common/mod.rs"]
+#[path = "../tests/common/mod.rs"]
 mod common;
 use common::{csum, entry};
 

@@ -12,7 +12,7 @@
 use lanes_p4::{EgressMeta, MatchKey, Program};
 use std::path::Path;
 
-#[path = "common/mod.rs"]
+#[path = "../tests/common/mod.rs"]
 mod common;
 use common::{csum, entry};
 

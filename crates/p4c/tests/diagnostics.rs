@@ -36,16 +36,6 @@ fn program(pre: &str, act: &str, apply: &str) -> String {
         .replace("{APPLY}", apply)
 }
 
-/// The diagnostic, with the temporary directory cut off the file name.
-fn error(tag: &str, src: &str) -> String {
-    let e = compile_src(tag, src).expect_err("should not compile");
-    assert_eq!(e.lines().count(), 1, "one line: {e}");
-    match e.find("prog.p4:") {
-        Some(i) => e[i..].to_string(),
-        None => e,
-    }
-}
-
 #[test]
 fn the_template_compiles_and_loads() {
     let out = compile_src("ok", &program("", "", "t.apply();")).unwrap();
@@ -58,14 +48,14 @@ fn the_template_compiles_and_loads() {
 fn missing_include() {
     let src = "#include <v1model.p44>\n";
     assert_eq!(
-        error("inc", src),
+        one_line_error("inc", src),
         "prog.p4:1:1: error: cannot find include file 'v1model.p44': give its directory with -I DIR (searched: )"
     );
 }
 
 #[test]
 fn typo_in_a_field_name() {
-    let e = error(
+    let e = one_line_error(
         "typo",
         &program(
             "",
@@ -81,13 +71,13 @@ fn typo_in_a_field_name() {
 
 #[test]
 fn undeclared_name() {
-    let e = error("undecl", &program("", "", "        meta.x = y;"));
+    let e = one_line_error("undecl", &program("", "", "        meta.x = y;"));
     assert_eq!(e, "prog.p4:16:18: error: 'y' is not declared");
 }
 
 #[test]
 fn width_mismatch() {
-    let e = error(
+    let e = one_line_error(
         "width",
         &program("", "", "        meta.x = hdr.ethernet.etherType;"),
     );
@@ -95,7 +85,7 @@ fn width_mismatch() {
         e,
         "prog.p4:16:18: error: type mismatch: bit<16> assigned to meta.x of type bit<8>; cast it with (bit<8>)"
     );
-    let e = error(
+    let e = one_line_error(
         "width2",
         &program(
             "",
@@ -111,18 +101,18 @@ fn width_mismatch() {
 
 #[test]
 fn wrong_arity() {
-    let e = error("arity", &program("", "", "        fwd(1, 2);"));
+    let e = one_line_error("arity", &program("", "", "        fwd(1, 2);"));
     assert_eq!(
         e,
         "prog.p4:16:9: error: action fwd takes 1 argument(s), 2 given"
     );
-    let e = error("arity2", &program("", "", "        truncate();"));
+    let e = one_line_error("arity2", &program("", "", "        truncate();"));
     assert_eq!(e, "prog.p4:16:9: error: truncate takes 1 argument, 0 given");
 }
 
 #[test]
 fn constant_too_wide() {
-    let e = error("wide", &program("", "", "        meta.x = 300;"));
+    let e = one_line_error("wide", &program("", "", "        meta.x = 300;"));
     assert_eq!(
         e,
         "prog.p4:16:18: error: value 300 does not fit in meta.x (bit<8>)"
@@ -131,27 +121,27 @@ fn constant_too_wide() {
 
 #[test]
 fn unsupported_constructs_say_so() {
-    let e = error(
+    let e = one_line_error(
         "varbit",
         &program("header opt_t { varbit<320> options; }", "", ""),
     );
     assert_eq!(e, "prog.p4:6:23: error: varbit fields are not supported (the switch has no variable-length headers)");
-    let e = error(
+    let e = one_line_error(
         "union",
         &program("header_union u_t { ethernet_t a; }", "", ""),
     );
     assert_eq!(e, "prog.p4:6:14: error: header union 'u_t' is not supported (the switch has no header unions)");
-    let e = error(
+    let e = one_line_error(
         "recirc",
         &program("", "", "        recirculate_preserving_field_list(0);"),
     );
     assert!(e.starts_with("prog.p4:16:9: error: "), "{e}");
-    let e = error(
+    let e = one_line_error(
         "recirc-ingress",
         &program("", "", "        recirculate_preserving_field_list(0);"),
     );
     assert_eq!(e, "prog.p4:16:9: error: recirculate_preserving_field_list can only be called in egress (v1model), here it is in an action of ingress");
-    let e = error(
+    let e = one_line_error(
         "selector",
         &program(
             "",
@@ -168,7 +158,7 @@ fn unsupported_constructs_say_so() {
 /// Functions, inlined controls and function-like macros: what they refuse, at the place.
 #[test]
 fn inlining_refusals() {
-    let e = error(
+    let e = one_line_error(
         "fn-rec",
         &program(
             "bit<8> f(in bit<8> v) { return f(v); }",
@@ -180,7 +170,7 @@ fn inlining_refusals() {
         e,
         "prog.p4:6:32: error: function 'f' calls itself: recursion is not allowed in P4"
     );
-    let e = error(
+    let e = one_line_error(
         "fn-ret",
         &program(
             "bit<8> f(in bit<8> v) { if (v == 0) { if (v == 1) { return 1; } } return v; }",
@@ -189,7 +179,7 @@ fn inlining_refusals() {
         ),
     );
     assert_eq!(e, "prog.p4:6:25: error: function 'f': a return inside this if, with statements after the if, is supported only when a branch returns on every path: move the statements after it into an else");
-    let e = error(
+    let e = one_line_error(
         "fn-args",
         &program(
             "bit<8> f(in bit<8> v) { return v; }",
@@ -201,7 +191,7 @@ fn inlining_refusals() {
         e,
         "prog.p4:16:18: error: function 'f' takes 1 argument(s), 0 given"
     );
-    let e = error(
+    let e = one_line_error(
         "fn-generic",
         &program("T f<T>(in T v) { return v; }", "", ""),
     );
@@ -209,7 +199,7 @@ fn inlining_refusals() {
         e,
         "prog.p4:6:4: error: generic function 'f' is not supported: give its types"
     );
-    let e = error(
+    let e = one_line_error(
         "fn-inout",
         &program(
             "bit<8> inc(inout bit<8> v) { v = v + 1; return v; }",
@@ -218,7 +208,7 @@ fn inlining_refusals() {
         ),
     );
     assert_eq!(e, "prog.p4:16:28: error: function 'inc' writes its arguments: call it in a statement of its own, not under &&, || or ?:");
-    let e = error(
+    let e = one_line_error(
         "fn-key",
         &program(
             "bit<8> low(in bit<48> v) { return v[7:0]; }",
@@ -227,7 +217,7 @@ fn inlining_refusals() {
         ),
     );
     assert_eq!(e, "prog.p4:13:23: error: function 'low' called in a table key: compute it into a variable before applying the table, and match on that");
-    let e = error(
+    let e = one_line_error(
         "macro-arity",
         &program(
             "#define ADD(a, b) ((a) + (b))",
@@ -239,10 +229,10 @@ fn inlining_refusals() {
         e,
         "prog.p4:16:18: error: macro 'ADD' takes 2 argument(s), 1 given"
     );
-    let e = error("macro-paste", &program("#define CAT(a, b) a ## b", "", ""));
+    let e = one_line_error("macro-paste", &program("#define CAT(a, b) a ## b", "", ""));
     assert_eq!(e, "prog.p4:6:1: error: macro 'CAT': the # and ## operators are not supported: write the tokens out");
     let sub = "control Sub(inout bit<8> v) { apply { v = v + 1; } }";
-    let e = error(
+    let e = one_line_error(
         "ctl-args",
         &program(
             sub,
@@ -251,7 +241,7 @@ fn inlining_refusals() {
         ),
     );
     assert_eq!(e, "prog.p4:16:34: error: argument for 'v' of control 'Sub' (inout) must be the same field or variable at every apply of 's'");
-    let e = error(
+    let e = one_line_error(
         "ctl-typo",
         &program(
             "control Sub(inout headers h) { apply { h.ethernet.etherTyp = 1; } }",
@@ -264,7 +254,7 @@ fn inlining_refusals() {
 
 #[test]
 fn syntax_errors_name_the_token() {
-    let e = error("syntax", &program("", "", "        meta.x = 1"));
+    let e = one_line_error("syntax", &program("", "", "        meta.x = 1"));
     assert_eq!(e, "prog.p4:17:5: error: expected ';', found '}'");
 }
 
@@ -272,21 +262,21 @@ fn syntax_errors_name_the_token() {
 fn unknown_state_and_missing_main() {
     let src = program("", "", "").replace("transition accept;", "transition parse_ipv4;");
     assert_eq!(
-        error("state", &src),
+        one_line_error("state", &src),
         "prog.p4:8:57: error: state 'parse_ipv4' is not declared in parser P"
     );
     let src = program("", "", "").replace("V1Switch(P(), V(), I(), E(), C(), D()) main;", "");
-    assert!(error("main", &src).contains("no 'V1Switch(...) main;'"));
+    assert!(one_line_error("main", &src).contains("no 'V1Switch(...) main;'"));
 }
 
 #[test]
 fn table_errors() {
-    let e = error("dflt", &program("", "    table u { key = { meta.x: exact; } actions = { fwd; } default_action = NoAction(); }", "u.apply();"));
+    let e = one_line_error("dflt", &program("", "    table u { key = { meta.x: exact; } actions = { fwd; } default_action = NoAction(); }", "u.apply();"));
     assert_eq!(
         e,
         "prog.p4:13:76: error: default action 'NoAction' is not in the table's actions list"
     );
-    let e = error(
+    let e = one_line_error(
         "mk",
         &program(
             "",
@@ -295,7 +285,7 @@ fn table_errors() {
         ),
     );
     assert_eq!(e, "prog.p4:13:23: error: match kind 'fuzzy' is not supported (exact, lpm, ternary, range, optional)");
-    let e = error("twice", &program("", "", "        t.apply(); t.apply();"));
+    let e = one_line_error("twice", &program("", "", "        t.apply(); t.apply();"));
     assert!(e.contains("table t is applied twice"), "{e}");
 }
 
@@ -311,7 +301,7 @@ fn truncated_programs_never_panic() {
 
 #[test]
 fn constant_wider_than_the_field_it_is_compared_with() {
-    let e = error(
+    let e = one_line_error(
         "cmp",
         &program("", "", "        if (meta.x == 300) { t.apply(); }"),
     );

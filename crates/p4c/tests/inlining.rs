@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use lanes_p4::{DropReason, EgressMeta, MatchKey, Program};
+use lanes_p4::{DropReason, MatchKey, Program};
 
 const FUNCTIONS: &str = r#"
 #include <core.p4>
@@ -83,23 +83,9 @@ fn frame(dst: [u8; 3], src_low: u8, h: [u8; 4]) -> Vec<u8> {
     f
 }
 
-/// (egress port, bytes out) or the drop.
+/// (egress port, bytes out) or the drop, for a frame in on port 1.
 fn run(p: &mut Program, f: &[u8]) -> Result<(u32, Vec<u8>), DropReason> {
-    let mut st = p.new_state();
-    let ig = p.ingress(&mut st, f, 1, 0);
-    if let Some(d) = ig.drop {
-        return Err(d);
-    }
-    let mut out = Vec::new();
-    let meta = EgressMeta {
-        egress_port: ig.egress_spec,
-        ..Default::default()
-    };
-    let eg = p.egress(&mut st, f, &meta, 0, &mut out);
-    if let Some(d) = eg.drop {
-        return Err(d);
-    }
-    Ok((ig.egress_spec, out[..eg.len].to_vec()))
+    pass(p, f, 1).map(|(port, _, out)| (port, out))
 }
 
 #[test]

@@ -160,43 +160,35 @@ fn signed_fields_casts_compare_shift_wrap_and_saturate() {
     assert_eq!((o[19], o[20]), (127, 0x80)); // -129 wraps to 127; sat_cast clamps to -128
 }
 
-/// The diagnostic, with the temporary directory cut off the file name.
-fn error(tag: &str, src: &str) -> String {
-    let e = compile_src(tag, src).expect_err("should not compile");
-    assert_eq!(e.lines().count(), 1, "one line: {e}");
-    match e.find("prog.p4:") {
-        Some(i) => e[i..].to_string(),
-        None => e,
-    }
-}
-
 #[test]
 fn int_and_bit_do_not_mix_without_a_cast() {
     let bad = SIGNED.replace("hdr.s.a + hdr.s.b;", "hdr.s.a + hdr.s.u;");
     assert_eq!(
-        error("signed-mix", &bad),
+        one_line_error("signed-mix", &bad),
         "prog.p4:27:29: error: type mismatch: int<8> + bit<8>; P4-16 does not mix int and bit: cast one side, e.g. (bit<8>) or (int<8>)"
     );
     let bad = SIGNED.replace("hdr.s.neg = (bit<8>)(-hdr.s.a);", "hdr.s.neg = -hdr.s.a;");
     assert_eq!(
-        error("signed-assign", &bad),
+        one_line_error("signed-assign", &bad),
         "prog.p4:39:21: error: type mismatch: int<8> assigned to hdr.s.neg of type bit<8>; cast it with (bit<8>)"
     );
     let bad = SIGNED.replace("(int<16>)hdr.s.a", "(int<16>)hdr.s.u");
     assert_eq!(
-        error("signed-cast", &bad),
+        one_line_error("signed-cast", &bad),
         "prog.p4:41:21: error: cannot cast bit<8> to int<16> directly: cast to bit<16> first"
     );
     let bad = SIGNED.replace("hdr.s.a >> 1", "hdr.s.a / 2");
     assert_eq!(
-        error("signed-div", &bad),
+        one_line_error("signed-div", &bad),
         "prog.p4:26:29: error: operator / is not defined on int<8>"
     );
     let bad = SIGNED.replace("LIMIT = -100", "LIMIT = -129");
-    assert!(error("signed-range", &bad).ends_with("error: value -129 does not fit in int<8>"));
+    assert!(
+        one_line_error("signed-range", &bad).ends_with("error: value -129 does not fit in int<8>")
+    );
     // a negative constant is no bit<W> value
     let bad = SIGNED.replace("bit<8> c = 0;", "bit<8> c = -1;");
-    assert!(error("signed-bit", &bad).ends_with("value -1 does not fit in c (bit<8>)"));
+    assert!(one_line_error("signed-bit", &bad).ends_with("value -1 does not fit in c (bit<8>)"));
 }
 
 /// Negative constants in select cases and table entries on int<W> keys: matched as their bits.
@@ -249,5 +241,7 @@ fn negative_select_cases_and_entries_on_int_keys() {
         assert_eq!(&bytes[14..17], &[a as u8, o, seen], "a {a}");
     }
     let bad = KEYS.replace("-1: minus_one", "-129: minus_one");
-    assert!(error("signed-case", &bad).ends_with("error: value -129 does not fit in int<8>"));
+    assert!(
+        one_line_error("signed-case", &bad).ends_with("error: value -129 does not fit in int<8>")
+    );
 }

@@ -1,7 +1,7 @@
 //! Shared by the compiler's tests: compiling p4/ programs and building frames.
 #![allow(dead_code)]
 
-use lanes_p4::Program;
+use lanes_p4::{DropReason, EgressMeta, MatchKey, Program};
 use std::path::PathBuf;
 
 pub fn repo_path(rel: &str) -> PathBuf {
@@ -26,6 +26,49 @@ pub fn compile_src(tag: &str, src: &str) -> Result<lanes_p4c::Output, String> {
         lanes_p4c::compile_file(&path, &lanes_p4c::Options::default()).map_err(|d| d.to_string());
     let _ = std::fs::remove_dir_all(&dir);
     r
+}
+
+/// The diagnostic of a program that must not compile: one line, with the temporary directory
+/// cut off the file name.
+pub fn one_line_error(tag: &str, src: &str) -> String {
+    let e = compile_src(tag, src).expect_err("should not compile");
+    assert_eq!(e.lines().count(), 1, "one line: {e}");
+    match e.find("prog.p4:") {
+        Some(i) => e[i..].to_string(),
+        None => e,
+    }
+}
+
+/// One frame in on `port` through ingress and egress: (egress port, priority, bytes out), or the
+/// drop.
+pub fn pass(p: &mut Program, f: &[u8], port: u32) -> Result<(u32, u8, Vec<u8>), DropReason> {
+    let mut st = p.new_state();
+    let ig = p.ingress(&mut st, f, port, 0);
+    if let Some(d) = ig.drop {
+        return Err(d);
+    }
+    let mut out = Vec::new();
+    let meta = EgressMeta {
+        egress_port: ig.egress_spec,
+        ..Default::default()
+    };
+    let eg = p.egress(&mut st, f, &meta, 0, &mut out);
+    if let Some(d) = eg.drop {
+        return Err(d);
+    }
+    Ok((ig.egress_spec, ig.priority, out[..eg.len].to_vec()))
+}
+
+/// Installs one entry; a table or action the program lacks stops with its name.
+pub fn entry(p: &mut Program, table: &str, keys: Vec<MatchKey>, action: &str, data: Vec<Vec<u8>>) {
+    let t = p
+        .table_id(table)
+        .unwrap_or_else(|| panic!("no table {table}"));
+    let a = p
+        .action_id(t, action)
+        .unwrap_or_else(|| panic!("no action {action} in {table}"));
+    p.add_entry(t, keys, a, data, 0)
+        .unwrap_or_else(|e| panic!("{table}: {e}"));
 }
 
 pub fn load(json: &str) -> Program {
