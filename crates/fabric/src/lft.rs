@@ -35,6 +35,15 @@ pub struct Lfts {
 }
 
 impl Lfts {
+    /// Entries in the longest table (the largest LID routed + 1).
+    pub fn width(&self) -> usize {
+        self.switches
+            .iter()
+            .map(|s| s.ports.len())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Empty tables for every switch of the fabric, sized to its largest LID.
     pub fn empty(f: &Fabric) -> Lfts {
         let n = f.max_lid() as usize + 1;
@@ -75,12 +84,7 @@ pub fn write_dump(f: &Fabric, lfts: &Lfts) -> String {
 /// Streams the dump to `w` (a 16,384-node fabric's dump is over a gigabyte): each destination's
 /// line text is formatted once and copied for every switch.
 pub fn write_dump_to(w: &mut impl std::io::Write, f: &Fabric, lfts: &Lfts) -> std::io::Result<()> {
-    let width = lfts
-        .switches
-        .iter()
-        .map(|s| s.ports.len())
-        .max()
-        .unwrap_or(0);
+    let width = lfts.width();
     let mut prefix: Vec<String> = Vec::with_capacity(width);
     let mut suffix: Vec<String> = vec!["\n".to_string(); width];
     for lid in 0..width {
@@ -213,12 +217,7 @@ pub fn read_dump(text: &str) -> Result<Dump> {
             l.chars().take(60).collect::<String>()
         );
     }
-    let width = lfts
-        .switches
-        .iter()
-        .map(|s| s.ports.len())
-        .max()
-        .unwrap_or(0);
+    let width = lfts.width();
     for s in &mut lfts.switches {
         s.ports.resize(width, NO_PATH);
     }

@@ -17,12 +17,7 @@ pub fn is_state(bytes: &[u8]) -> bool {
 }
 
 pub fn write(f: &Fabric, lfts: &Lfts) -> Vec<u8> {
-    let width = lfts
-        .switches
-        .iter()
-        .map(|s| s.ports.len())
-        .max()
-        .unwrap_or(0);
+    let width = lfts.width();
     let mut out = Vec::with_capacity(64 + lfts.switches.len() * (width + 64));
     out.extend_from_slice(MAGIC);
     let lids: Vec<(u64, u16)> = f
