@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use lanes_p4::p4info::{P4Names, TableInfo};
-use lanes_p4::{EntryHandle, MatchKey, MatchKind, Program};
+use lanes_p4::{ActionId, EntryHandle, MatchKey, MatchKind, Program};
 
 use crate::commands::{find_table, hex, names, num, program};
 use crate::dataplane::Dataplane;
@@ -269,17 +269,29 @@ fn shown_priority(t: &TableInfo, p: i32) -> i32 {
     }
 }
 
+/// A table, one of its actions by name and that action's parameter values, resolved and parsed.
+fn table_action(
+    dp: &Dataplane,
+    table: &str,
+    action: &str,
+    values: &[&str],
+) -> Result<(TableInfo, ActionId, Vec<Vec<u8>>), String> {
+    let names = names(dp)?;
+    let t = find_table(&names, table)?;
+    let (action_name, params) = action_params(&names, &t, action, values)?;
+    let a = dp
+        .program()
+        .and_then(|p| p.action_id(t.table, &action_name))
+        .ok_or_else(|| format!("no action {action_name}"))?;
+    Ok((t, a, params))
+}
+
 fn table_modify(dp: &mut Dataplane, args: &[&str]) -> R {
     let [table, action, handle, "=>", values @ ..] = args else {
         return Err("table_modify TABLE ACTION HANDLE => PARAM...".into());
     };
-    let names = names(dp)?;
+    let (t, a, params) = table_action(dp, table, action, values)?;
     let p = program(dp)?;
-    let t = find_table(&names, table)?;
-    let (action_name, params) = action_params(&names, &t, action, values)?;
-    let a = p
-        .action_id(t.table, &action_name)
-        .ok_or_else(|| format!("no action {action_name}"))?;
     p.modify_entry(t.table, EntryHandle(num(handle)? as u32), a, params)
         .map_err(|e| e.to_string())?;
     Ok(String::new())
@@ -289,13 +301,8 @@ fn table_set_default(dp: &mut Dataplane, args: &[&str]) -> R {
     let [table, action, values @ ..] = args else {
         return Err("table_set_default TABLE ACTION PARAM...".into());
     };
-    let names = names(dp)?;
+    let (t, a, params) = table_action(dp, table, action, values)?;
     let p = program(dp)?;
-    let t = find_table(&names, table)?;
-    let (action_name, params) = action_params(&names, &t, action, values)?;
-    let a = p
-        .action_id(t.table, &action_name)
-        .ok_or_else(|| format!("no action {action_name}"))?;
     p.set_default(t.table, a, params)
         .map_err(|e| e.to_string())?;
     Ok(String::new())
