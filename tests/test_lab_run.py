@@ -82,7 +82,10 @@ def test_runtime_strict_sends_n_times_m_writes_and_shapes(tmp_path: Path) -> Non
     assert shares["h1->h4"] > 50 and max(shares["h2->h4"], shares["h3->h4"]) < 27, shares
     fair = [phase(s, f, "fair_before")["share_pct"] for f in ("h1->h4", "h2->h4", "h3->h4")]
     assert max(fair) - min(fair) < 6, fair
-    assert phase(s, "h1->h4", "prioritized")["loss_pct"] < 1.0
+    # measured from when the writes returned (a phase's "changed_s"); the message says when that
+    # was and what each second of the run lost, should a busy machine make this fail
+    seconds = json.loads((tmp_path / "series.json").read_text())["h1->h4"]
+    assert phase(s, "h1->h4", "prioritized")["loss_pct"] < 1.0, (s["phases"], [r.get("lost") for r in seconds])
 
 
 def test_linux_htb_peer_in_the_same_harness(tmp_path: Path) -> None:

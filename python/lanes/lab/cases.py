@@ -51,6 +51,12 @@ class Phase:
     end_s: float
 
 
+def measured_from(phase: dict) -> float:
+    """A phase's numbers start when its change took effect: its planned start, or later when the
+    control writes came late (a busy machine), so the old setting's losses are not counted in."""
+    return max(phase["start_s"], phase.get("changed_s") or 0.0)
+
+
 @dataclass(frozen=True)
 class FlowRun:
     flow: Flow

@@ -8,6 +8,7 @@ import math
 from collections import defaultdict
 
 from lanes import _native
+from lanes.lab.cases import measured_from
 
 
 def bucket_lower(i: int) -> int:
@@ -49,7 +50,7 @@ def per_phase(records: list[dict], phases: list[dict], skip_s: float = 1.0) -> d
     acc: dict = defaultdict(lambda: {"pkts": 0, "sum_ns": 0, "max_ns": 0, "buckets": defaultdict(int)})
     for rec in records:
         for ph in phases:
-            if ph["start_s"] + skip_s + 1.0 <= rec["t"] <= ph["end_s"] + 0.5:
+            if measured_from(ph) + skip_s + 1.0 <= rec["t"] <= ph["end_s"] + 0.5:
                 for q in rec["queues"]:
                     a = acc[(rec["switch"], q["port"], q["qid"], ph["name"])]
                     a["pkts"] += q["pkts"]

@@ -271,6 +271,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     if plan.mpi_start_s is not None:
         events.append((plan.mpi_start_s, 2, None))
     events.sort(key=lambda e: (e[0], e[1]))
+    changed_at: dict[float, float] = {}  # planned time of a change -> when its last write returned
     mpi_proc = None
     mpi_done_at: float | None = None
     next_progress = 0.0
@@ -281,7 +282,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             while events and events[0][0] <= now:
                 _, kind, obj = events.pop(0)
                 if kind == 1:
-                    _write(topo, net, plan, tables, writes, obj, round(now, 3), p.burst_bytes)  # type: ignore[arg-type]
+                    done = _write(topo, net, plan, tables, writes, obj, t0, p.burst_bytes)  # type: ignore[arg-type]
+                    changed_at[obj.t_s] = max(done, changed_at.get(obj.t_s, done))  # type: ignore[attr-defined]
                 else:
                     from lanes.lab import mpi
 
@@ -333,19 +335,28 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
 
     offered = {fr.flow.key: _udp_mbps(p, fr.flow.cls) * IPERF_MEGA for fr in plan.flows}
     return {"starts": starts, "idle_owd_ms": idle, "end_s": end, "writes": writes, "mpi": mpi_result,
-            "receivers": receivers, "switch_drops": switch_drops, "offered_mbps": offered}  # fmt: skip
+            "receivers": receivers, "switch_drops": switch_drops, "offered_mbps": offered,
+            "changed_at": changed_at}  # fmt: skip
 
 
 def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,
-           w: cases.Write, t: float, burst: int | None) -> None:  # fmt: skip
+           w: cases.Write, t0: float, burst: int | None) -> float:  # fmt: skip
+    """Apply one planned change and log it at the time it took effect (when the write returned):
+    on a busy machine that can be well after the planned time, and the phase's numbers are
+    measured from then on."""
     s = w.setting
     if plan.family == "htb":
-        for _ in range(htb.change(topo, net, w.switch, w.cls, s, burst)):
-            writes.add(t, w.switch, f"tc class {w.cls}")
+        n = htb.change(topo, net, w.switch, w.cls, s, burst)
+        done = round(time.monotonic() - t0, 3)
+        for _ in range(n):
+            writes.add(done, w.switch, f"tc class {w.cls}")
     else:
         tables[w.switch].modify_class(w.prefix, s.prio, s.rate_Bps, s.quantum, burst or 0)
-        writes.add(t, w.switch, f"src_ip_prio {w.prefix} {s.prio} {s.rate_Bps}")
-    say(f"t={t:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s")
+        done = round(time.monotonic() - t0, 3)
+        writes.add(done, w.switch, f"src_ip_prio {w.prefix} {s.prio} {s.rate_Bps}")
+    late = f" ({done - w.t_s:.2f} s after its planned time)" if done - w.t_s > 0.25 else ""
+    say(f"t={done:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s{late}")
+    return done
 
 
 def _check_switches(p: Params, topo: Topology, net: LabNet, now: float) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lanes.emu.topo import Topology
 from lanes.lab import traffic, validity
-from lanes.lab.cases import Plan
+from lanes.lab.cases import Plan, measured_from
 from lanes.lab.delay import per_phase
 
 DELAY_BINS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
@@ -117,6 +117,9 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     cpu_recs = _cpu_records(out)
     (out / "series.json").write_text(json.dumps(series))
     phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
+    for ph in phases:  # when the phase's change took effect, if it has one (see measured_from)
+        if ph["start_s"] in result.get("changed_at", {}):
+            ph["changed_s"] = result["changed_at"][ph["start_s"]]
     if plan.mpi_start_s is not None:
         phases[-1]["end_s"] = round(result["end_s"], 2)
     flows: dict = {}
@@ -124,7 +127,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         f = fr.flow
         per = {}
         for ph in phases:
-            st = _phase_stats(series[f.key], ph["start_s"], ph["end_s"], p.proto)
+            st = _phase_stats(series[f.key], measured_from(ph), ph["end_s"], p.proto)
             if st is not None and (fr.start_s < ph["end_s"] - 0.5):
                 per[ph["name"]] = st
         flows[f.key] = {"class": f.cls, "proto": p.proto, "phases": per}
