@@ -39,4 +39,4 @@ def test_queue_delays_follow_the_change_too() -> None:
     on_time = [{"name": "p", "start_s": 3.0, "end_s": 8.0}]
     late = [{"name": "p", "start_s": 3.0, "end_s": 8.0, "changed_s": 4.5}]
     assert per_phase(records, on_time)["s1"]["4"]["7"]["p"]["pkts"] == 20
-    assert per_phase(records, late)["s1"]["4"]["7"]["p"]["pkts"] == 10  # the sample at t=6 covers (5, 6], not all after 4.5 + 1
+    assert per_phase(records, late)["s1"]["4"]["7"]["p"]["pkts"] == 10  # t=6 covers (5, 6]: not after 4.5 + 1

@@ -1,15 +1,19 @@
 """`lanes lab sweep` for real on Mininet: two short cells, their report, and a second sweep over
-the same directory that runs nothing because both cells are complete."""
+the same directory that runs nothing because both cells are complete; `kill` of a sweep stops
+its current run and leaves nothing behind."""
 
 from __future__ import annotations
 
 import csv
 import json
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from test_lab_run import leftovers
 
 REPO = Path(__file__).resolve().parents[1]
 LANES = str(REPO / ".venv" / "bin" / "lanes")
@@ -45,3 +49,20 @@ def test_two_cell_sweep_reports_and_resumes(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr[-2000:]
     assert "2 of 2 cells already complete, skipped" in again.stderr and "lab: " not in again.stderr
     assert json.loads((tmp_path / "star-proactive-strict-udp" / "cell.json").read_text()) == before
+
+
+def test_sigterm_stops_the_sweep_and_its_run(tmp_path: Path) -> None:
+    cmd = [LANES, "lab", "sweep", "--preset", "fast", "--topos", "star", "--cases", "proactive", "--algs", "strict",
+           "--protos", "udp", "--link-mbps", "20", "--duration", "60", "--out", str(tmp_path)]  # fmt: skip
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    telemetry = tmp_path / "star-proactive-strict-udp" / "telemetry.jsonl"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not telemetry.exists():
+        time.sleep(0.2)
+    assert telemetry.exists(), "the cell's run did not reach its traffic phase"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=90)
+    assert p.returncode == 130 and "Traceback" not in err, err[-1000:]
+    runs = subprocess.run(["pgrep", "-f", f"lanes lab run .*{tmp_path}"], capture_output=True, check=False)
+    assert runs.returncode == 1, runs.stdout  # no `lanes lab run` of this sweep is left
+    assert leftovers() == []

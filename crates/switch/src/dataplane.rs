@@ -117,6 +117,10 @@ pub struct PortCounters {
     pub tx_bytes: u64,
     /// Frames the kernel refused to send, or PacketIns dropped for a slow controller.
     pub tx_errors: u64,
+    /// The most frames taken from this port's receive ring in one go, until the ring was empty,
+    /// since `show_rx reset`: how far the input side fell behind the wire (the thesis's input
+    /// buffer occupancy; ours is the kernel's ring of 512 slots).
+    pub rx_backlog_max: u64,
 }
 
 /// Why packets were dropped, switch-wide.
@@ -382,6 +386,13 @@ impl Dataplane {
     pub fn port_mut(&mut self, num: u32) -> Option<&mut EgressPort> {
         let i = *self.index.get(num as usize)?;
         self.ports.get_mut(usize::from(i))
+    }
+
+    /// Record that `frames` frames were taken from port `num`'s receive ring before it ran empty.
+    pub fn note_rx_backlog(&mut self, num: u32, frames: u64) {
+        if let Some(p) = self.port_mut(num) {
+            p.counters.rx_backlog_max = p.counters.rx_backlog_max.max(frames);
+        }
     }
 
     /// Port `num`.

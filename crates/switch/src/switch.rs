@@ -239,6 +239,8 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
     let mut taken = vec![0usize; io.sockets.len()];
+    // frames taken from each ring since it was last seen empty (over turns, when a batch is full)
+    let mut backlog = vec![0u64; io.sockets.len()];
     let mut heads: Vec<Option<u64>> = vec![None; io.sockets.len()];
     let result = loop {
         if shared.stop.load(Ordering::SeqCst) {
@@ -289,9 +291,12 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         // departure frees to the same port every time (two senders at line rate into one full
         // queue: one keeps all of it, the other gets nothing)
         more_rx = false;
-        for (i, (_, sock)) in io.sockets.iter().enumerate() {
+        for (i, (num, sock)) in io.sockets.iter().enumerate() {
             taken[i] = 0;
             heads[i] = sock.head_arrival_ns();
+            if heads[i].is_none() && backlog[i] > 0 {
+                dp.note_rx_backlog(*num, std::mem::take(&mut backlog[i]));
+            }
         }
         // each frame reads one ring's next head, not every ring's
         while let Some((_, i)) = heads
@@ -303,6 +308,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             let (num, sock) = &mut io.sockets[i];
             let Some((frame, len)) = sock.peek() else {
                 heads[i] = None;
+                dp.note_rx_backlog(*num, std::mem::take(&mut backlog[i]));
                 continue;
             };
             if let Some((pin, _)) = io.pcap[i].as_mut() {
@@ -311,11 +317,15 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             dp.ingress_frame(frame, len, *num, now);
             sock.release();
             taken[i] += 1;
+            backlog[i] += 1;
             // a port's full batch: more may be waiting
             more_rx |= taken[i] == RX_BATCH;
             heads[i] = (taken[i] < RX_BATCH)
                 .then(|| sock.head_arrival_ns())
                 .flatten();
+            if heads[i].is_none() && taken[i] < RX_BATCH {
+                dp.note_rx_backlog(*num, std::mem::take(&mut backlog[i]));
+            }
         }
         let Io {
             sockets,

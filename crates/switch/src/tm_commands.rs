@@ -15,7 +15,7 @@ const PPS_FRAME_BYTES: f64 = 1500.0;
 
 pub(crate) const HELP: &str = "set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
 set_queue_quantum BYTES [PORT [QUEUE]] | \
-set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports";
+set_queue_depth PKTS [PORT [QUEUE]] | set_port_rate PORT RATE | set_scheduler NAME [PORT] | show_queues [PORT] | show_delay [PORT] [reset] | show_ports | show_rx [reset]";
 
 /// Runs a traffic manager command; None if `cmd` is not one.
 pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
@@ -32,6 +32,7 @@ pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R>
         "show_queues" => show_queues(dp, args),
         "show_ports" => Ok(show_ports(dp)),
         "show_delay" => show_delay(dp, args),
+        "show_rx" => show_rx(dp, args),
         _ => return None,
     })
 }
@@ -194,6 +195,24 @@ fn show_delay(dp: &mut Dataplane, args: &[&str]) -> R {
     Ok(out.trim_end().to_string())
 }
 
+/// Per port: frames received and the most frames found waiting in its receive ring at once
+/// (since the last reset), i.e. the input side's occupancy.
+fn show_rx(dp: &mut Dataplane, args: &[&str]) -> R {
+    let reset = match args {
+        [] => false,
+        ["reset"] => true,
+        _ => return Err("usage: show_rx [reset]".into()),
+    };
+    let mut out = String::from("port rx_pkts rx_backlog_max");
+    for p in &mut dp.ports {
+        let _ = write!(out, "\n{} {} {}", p.num, p.counters.rx_pkts, p.counters.rx_backlog_max);
+        if reset {
+            p.counters.rx_backlog_max = 0;
+        }
+    }
+    Ok(out)
+}
+
 fn show_ports(dp: &Dataplane) -> String {
     let mut out =
         String::from("port rate_bps scheduler rx_pkts rx_bytes tx_pkts tx_bytes tx_errors");
@@ -231,5 +250,20 @@ mod tests {
         assert_eq!(parse_rate_bps("100Mbps").unwrap(), 100e6);
         assert_eq!(parse_rate_bps("2.5e9").unwrap(), 2.5e9);
         assert!(parse_rate_bps("fast").is_err());
+    }
+
+    #[test]
+    fn rx_backlog_keeps_the_largest_run_until_reset() {
+        let mut dp = Dataplane::new(Default::default());
+        dp.add_port(1, Some(100e6)).unwrap();
+        dp.add_port(2, Some(100e6)).unwrap();
+        dp.note_rx_backlog(1, 3);
+        dp.note_rx_backlog(1, 40);
+        dp.note_rx_backlog(1, 7);
+        dp.note_rx_backlog(9, 5); // no such port: ignored
+        let shown = show_rx(&mut dp, &["reset"]).unwrap();
+        assert_eq!(shown, "port rx_pkts rx_backlog_max\n1 0 40\n2 0 0");
+        assert_eq!(show_rx(&mut dp, &[]).unwrap(), "port rx_pkts rx_backlog_max\n1 0 0\n2 0 0");
+        assert!(show_rx(&mut dp, &["now"]).is_err());
     }
 }

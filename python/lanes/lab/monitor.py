@@ -1,6 +1,6 @@
 """Sampling during a run: TM queue depths and counters of every lanes switch (over its command
-port), the queueing-delay histograms the switches measure (once a second, then reset), and CPU
-use of each switch process and of the whole machine."""
+port), the queueing-delay histograms and receive-ring backlogs the switches measure (once a
+second, then reset), and CPU use of each switch process and of the whole machine."""
 
 from __future__ import annotations
 
@@ -54,6 +54,12 @@ def parse_show_queues(text: str) -> list[dict]:
     return rows
 
 
+def parse_show_rx(text: str) -> dict[str, int]:
+    """{port: most frames waiting in its receive ring at once} from `show_rx`."""
+    rows = [ln.split() for ln in text.splitlines()]
+    return {f[0]: int(f[2]) for f in rows if len(f) == 3 and f[0].isdigit()}
+
+
 class Monitor:
     """Background sampler; writes telemetry.jsonl and cpu.jsonl into the run directory."""
 
@@ -83,6 +89,7 @@ class Monitor:
             open(self.out / "telemetry.jsonl", "w") as tel,
             open(self.out / "cpu.jsonl", "w") as cpu,
             open(self.out / "delay.jsonl", "w") as delay,
+            open(self.out / "rx.jsonl", "w") as rx,
         ):
             while not self.stop_evt.wait(self.period):
                 now = time.monotonic()
@@ -102,6 +109,11 @@ class Monitor:
                         except (OSError, ValueError, LanesError):  # a switch that died: the run stops it
                             continue
                         delay.write(json.dumps({"t": t, "switch": name, "queues": rows}) + "\n")
+                        try:
+                            ports = parse_show_rx(c.run("show_rx reset"))
+                        except (OSError, ValueError, LanesError):
+                            continue
+                        rx.write(json.dumps({"t": t, "switch": name, "ports": ports}) + "\n")
                     rec: dict = {"t": t}
                     for n, p in self.pids.items():
                         ticks = proc_cpu_ticks(p)

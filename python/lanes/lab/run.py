@@ -15,6 +15,7 @@ from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
+from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import cases, htb, traffic
 from lanes.lab.monitor import Monitor
 
@@ -112,21 +113,17 @@ def run(p: Params) -> Path:
     say(f"{p.topo} {p.case} {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
     procs = Procs()
     writes = control.WriteLog()
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        with LabNet(
-            topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
-            queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
-            switch_rt=p.switch_rt,
-            switch_args=("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else (),
-        ) as net:  # fmt: skip
-            procs.net = net
-            try:
-                result = _experiment(p, topo, plan, net, procs, writes, use_grpc)
-            finally:
-                procs.stop()
-    finally:
-        signal.signal(signal.SIGTERM, old_term)
+    with terminate_as_interrupt(), LabNet(
+        topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
+        queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
+        switch_rt=p.switch_rt,
+        switch_args=("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else (),
+    ) as net:  # fmt: skip
+        procs.net = net
+        try:
+            result = _experiment(p, topo, plan, net, procs, writes, use_grpc)
+        finally:
+            procs.stop()
     from lanes.lab.summary import summarize
 
     summary = summarize(p, topo, plan, result)
@@ -145,10 +142,6 @@ def run(p: Params) -> Path:
 
 def _udp_mbps(p: Params, cls: str) -> float:
     return (p.high_load_pct if cls == "high" else p.low_load_pct) / 100.0 * p.link_mbps
-
-
-def _raise_interrupt(*_: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: control.WriteLog,

@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from lanes.emu.topo import Topology
-from lanes.lab import traffic, validity
+from lanes.lab import occupancy, traffic, validity
 from lanes.lab.cases import Plan, measured_from
 from lanes.lab.delay import per_phase
 
@@ -163,6 +163,8 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "queues": _telemetry(out),
         # measured by the switches' TM per packet (lanes only): {switch: {port: {queue: {phase: ...}}}}
         "queueing_delay_us": _queue_delays(out, phases),
+        # egress queue depths and receive-ring backlogs, per phase (lanes only, in packets)
+        "occupancy": occupancy.read(out, phases),
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lanes.errors import LanesError
+from lanes.interrupt import terminate_as_interrupt
 from lanes.lab.thesis import THESIS_LINK_MBPS
 
 TOPOS = ["star", "tree1", "tree2"]
@@ -219,10 +220,19 @@ def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[di
     if skipped:
         say(f"{skipped} of {len(cells)} cells already complete, skipped")
     t_start = time.monotonic()
+    with terminate_as_interrupt():  # `kill` of the sweep stops its current run cleanly too
+        records += _run_cells(todo, out, repeats, skipped, len(cells), eta)
+    say(f"[{len(cells)}/{len(cells)} done] {len(todo)} run in {fmt_duration(time.monotonic() - t_start)}, "
+        f"{sum(not r['ok'] for r in records)} failed")  # fmt: skip
+    return records
+
+
+def _run_cells(todo: list[Cell], out: Path, repeats: int, skipped: int, total: int, eta: Eta) -> list[dict]:
+    records = []
     for i, cell in enumerate(todo):
         rd = cell.run_dir(out, repeats)
         done = skipped + i
-        say(f"[{done}/{len(cells)} done, ~{fmt_duration(eta.left(todo[i:]))} left, load {loadavg():.1f}] "
+        say(f"[{done}/{total} done, ~{fmt_duration(eta.left(todo[i:]))} left, load {loadavg():.1f}] "
             f"{cell.name} r{cell.repeat} at {cell.link_mbps:g} Mb/s, {cell.duration_s:g} s")  # fmt: skip
         rd.mkdir(parents=True, exist_ok=True)
         # the record of an earlier failed attempt goes first: `lanes lab run` refuses a directory
@@ -241,6 +251,4 @@ def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[di
         if not ok:
             say(f"{cell.name} FAILED (exit {rc}); see its log; going on")
             subprocess.run(_lanes_cmd() + ["lab", "clean"], capture_output=True, check=False)
-    say(f"[{len(cells)}/{len(cells)} done] {len(todo)} run in {fmt_duration(time.monotonic() - t_start)}, "
-        f"{sum(not r['ok'] for r in records)} failed")  # fmt: skip
     return records

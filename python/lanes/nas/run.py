@@ -4,7 +4,6 @@ summary.json and the goodput plot; `--repeats N` runs it N times and aggregates.
 from __future__ import annotations
 
 import json
-import signal
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -13,8 +12,9 @@ from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
+from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import traffic
-from lanes.lab.run import Procs, _check_switches, _ping_all, _raise_interrupt, check_tools, clear_run_dir, say
+from lanes.lab.run import Procs, _check_switches, _ping_all, check_tools, clear_run_dir, say
 from lanes.nas import inband
 from lanes.nas.controller import Controller
 from lanes.nas.detect import NasConfig
@@ -85,19 +85,15 @@ def run_once(p: NasParams) -> Path:
     (p.out / "plan.json").write_text(json.dumps(asdict(pl), indent=1, default=str))
     say(f"{p.topo} nas {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
     procs = Procs()
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        with LabNet(
-            topo, backend="lanes", out_dir=p.out, program=_program(pl)[0], scheduler=pl.scheduler,
-            queue_depth=p.queue_depth, grpc=True, switch_rt=p.switch_rt, switch_args=SWITCH_ARGS,
-        ) as net:  # fmt: skip
-            procs.net = net
-            try:
-                result = _experiment(p, topo, pl, cfg, net, procs)
-            finally:
-                procs.stop()
-    finally:
-        signal.signal(signal.SIGTERM, old_term)
+    with terminate_as_interrupt(), LabNet(
+        topo, backend="lanes", out_dir=p.out, program=_program(pl)[0], scheduler=pl.scheduler,
+        queue_depth=p.queue_depth, grpc=True, switch_rt=p.switch_rt, switch_args=SWITCH_ARGS,
+    ) as net:  # fmt: skip
+        procs.net = net
+        try:
+            result = _experiment(p, topo, pl, cfg, net, procs)
+        finally:
+            procs.stop()
     from lanes.nas.plots import plot_goodput
     from lanes.nas.summary import summarize
 
