@@ -15,7 +15,7 @@ from lanes.lab import sweep
 from lanes.lab.csvout import write_run_csvs
 from lanes.lab.sweep import PRESETS, Cell, Eta, is_complete, plan_cells
 from lanes.lab.sweep_report import setup_diff, verdict
-from lanes.lab.transitions import runtime_transitions, time_to_settle
+from lanes.lab.transitions import dequeue_rates, runtime_transitions, time_to_settle
 from lanes.nas.summary import mean_ci
 
 
@@ -157,6 +157,26 @@ def test_runtime_transitions_per_high_flow() -> None:
          "flows": {"h1->h4": {"class": "high"}, "h2->h4": {"class": "medium"}}}  # fmt: skip
     assert runtime_transitions(s, {"h1->h4": up + down}) == {"h1->h4": {"to_prioritized_s": 2.0, "to_fair_s": 5.0}}
     assert runtime_transitions({**s, "params": {"case": "proactive"}}, {}) == {}
+    # the switch's 0.25-s view of the same flow: on target 0.75 s after the change, back 1.5 s after
+    fine = [{"t": 10 + k / 4, "mbps": 52.4 if k > 3 else 33.3} for k in range(1, 41)]
+    fine += [{"t": 20 + k / 4, "mbps": 33.3 if k > 6 else 52.4} for k in range(1, 41)]
+    got = runtime_transitions(s, {"h1->h4": up + down}, {"h1->h4": fine})["h1->h4"]
+    assert got == {"to_prioritized_s": 2.0, "to_fair_s": 5.0, "switch_to_prioritized_s": 0.75,
+                   "switch_to_fair_s": 1.5}  # fmt: skip
+
+
+def test_dequeue_rates_of_a_class_at_one_port() -> None:
+    def rec(t: float, s: str, deq6: int, deq7: int, other: int) -> dict:
+        return {"t": t, "switch": s, "queues": [{"port": 4, "qid": 6, "deq_pkts": deq6},
+                {"port": 4, "qid": 7, "deq_pkts": deq7}, {"port": 4, "qid": 5, "deq_pkts": other},
+                {"port": 1, "qid": 7, "deq_pkts": 10 * other}]}  # fmt: skip
+
+    records = [rec(0.25, "s1", 100, 0, 50), rec(0.5, "s2", 0, 0, 0), rec(0.5, "s1", 200, 0, 90),
+               rec(0.75, "s1", 210, 250, 130)]  # fmt: skip
+    rows = dequeue_rates(records, "s1", 4, {6, 7})
+    # 100 then 260 frames of 1500 B in 0.25 s: 4.8 and 12.48 Mb/s (the queue change is followed)
+    assert [r["t"] for r in rows] == [0.5, 0.75]
+    assert [round(r["mbps"], 2) for r in rows] == [4.8, 12.48]
 
 
 def test_run_csvs(tmp_path: Path) -> None:

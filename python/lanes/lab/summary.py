@@ -171,10 +171,31 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     if p.case == "runtime":
         from lanes.lab.transitions import runtime_transitions
 
-        summary["transitions"] = runtime_transitions(summary, series)
+        summary["transitions"] = runtime_transitions(summary, series, _high_class_dequeues(out, topo, plan))
     summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(cpu_recs),
                                          result.get("offered_mbps", {}))  # fmt: skip
     return summary
+
+
+def _high_class_dequeues(out: Path, topo: Topology, plan: Plan) -> dict[str, list[dict]]:
+    """Per high flow, what its source's virtual switch sent from the high class's queues toward
+    the flow's destination, every monitor sample (lanes only: {} without telemetry)."""
+    from lanes.lab.transitions import dequeue_rates
+
+    path = out / "telemetry.jsonl"
+    if not path.exists():
+        return {}
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    qids = {w.setting.prio for w in plan.writes if w.cls == "high"}
+    for sw, settings in plan.initial.items():
+        qids |= {settings[e.prefix].prio for e in topo.classes.get(sw, []) if e.cls == "high" and e.prefix in settings}
+    res = {}
+    for fr in plan.flows:
+        f = fr.flow
+        if f.cls == "high":
+            sw = topo.hosts[f.src].switch
+            res[f.key] = dequeue_rates(records, sw, topo.out_port(sw, topo.hosts[f.dst].ip), qids)
+    return res
 
 
 def _steal_pct(recs: list[dict]) -> float | None:
