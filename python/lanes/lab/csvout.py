@@ -48,6 +48,7 @@ def write_run_csvs(run_dir: Path) -> list[Path]:
         written.append(write_csv(run_dir / "mpi.csv", ["size_bytes", "latency_us", "max_us", "idle_latency_us"], rows))
     tr = s.get("transitions")
     if tr:
-        rows = [[k, v.get("to_prioritized_s"), v.get("to_fair_s")] for k, v in tr.items()]
-        written.append(write_csv(run_dir / "transitions.csv", ["flow", "to_prioritized_s", "to_fair_s"], rows))
+        fields = ["to_prioritized_s", "to_fair_s", "switch_to_prioritized_s", "switch_to_fair_s"]
+        rows = [[k, *(v.get(f) for f in fields)] for k, v in tr.items()]
+        written.append(write_csv(run_dir / "transitions.csv", ["flow", *fields], rows))
     return written

@@ -29,6 +29,8 @@ COLUMNS = [
     ("switch_cpu_pct", "switch CPU %"),
     ("to_prioritized_s", "s to prio"),  # runtime: after the change, until the high class holds its rate
     ("to_fair_s", "s to fair"),  # runtime: after the change back, until it holds its fair share
+    ("switch_to_prioritized_s", "s to prio (switch)"),  # the same at 0.25 s, from the switch's counters
+    ("switch_to_fair_s", "s to fair (switch)"),
 ]
 
 
@@ -75,7 +77,7 @@ def metrics(s: dict) -> dict[str, float | None]:
     cpus = [v["mean"] for k, v in s.get("cpu_pct", {}).items() if k != "system_pct" and v]
     m["switch_cpu_pct"] = max(cpus) if cpus else None
     tr = list((s.get("transitions") or {}).values())
-    for k in ("to_prioritized_s", "to_fair_s"):
+    for k in ("to_prioritized_s", "to_fair_s", "switch_to_prioritized_s", "switch_to_fair_s"):
         v = [x[k] for x in tr if x.get(k) is not None]
         m[k] = _mean(v)
     return m

@@ -25,6 +25,7 @@ LABELS = {
     "low_loss_pct": "med/low loss %", "high_owd_ms": "high OWD ms", "low_owd_ms": "med/low OWD ms",
     "mpi_1024_ms": "MPI 1 KiB ms", "mpi_16384_ms": "MPI 16 KiB ms", "control_writes": "writes after set-up",
     "to_prioritized_s": "s to prioritised", "to_fair_s": "s back to fair",
+    "switch_to_prioritized_s": "s to prioritised (switch, 0.25 s)", "switch_to_fair_s": "s back to fair (switch, 0.25 s)",
 }  # fmt: skip
 
 
@@ -207,17 +208,19 @@ def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 
 def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
-    head = ["topo", "proto", "alg", "s to prioritised", "s back to fair", "thesis"]
+    head = ["topo", "proto", "alg", "s to prioritised", "s back to fair", "switch: s to prioritised",
+            "switch: s back to fair", "thesis"]  # fmt: skip
     body = []
     for r in rows:
         if r["case"] != "runtime":
             continue
         th = TRANSITIONS.get((r["topo"], r["case"], r["proto"], r["alg"]), {}).get("to_prioritized_s")
         if r["alg"] == "no":  # best effort: no change is made, there is nothing to settle after
-            body.append([r["topo"], r["proto"].upper(), r["alg"], "no change", "no change", "–"])
+            body.append([r["topo"], r["proto"].upper(), r["alg"], "no change", "no change", "no change", "no change", "–"])
             continue
         body.append([r["topo"], r["proto"].upper(), r["alg"], _ours(r, "to_prioritized_s")[1],
-                     _ours(r, "to_fair_s")[1], "–" if th is None else f"{th:g} s to prioritised"])  # fmt: skip
+                     _ours(r, "to_fair_s")[1], _ours(r, "switch_to_prioritized_s")[1],
+                     _ours(r, "switch_to_fair_s")[1], "–" if th is None else f"{th:g} s to prioritised"])  # fmt: skip
     return head, body
 
 
