@@ -18,12 +18,14 @@ class Recorder:
 @pytest.mark.parametrize(("n", "m"), [(1, 3), (4, 10), (6, 30)])
 def test_writes_per_change(n: int, m: int) -> None:
     strict = [Recorder() for _ in range(n)]
-    assert change(strict, m, "strict", prioritise=True) == n * m  # type: ignore[arg-type]
+    first, then = change(strict, m, "strict", prioritise=True)  # type: ignore[arg-type]
+    assert (len(first), len(then)) == (n, n * (m - 1))  # one first write per switch, then M-1 more
     rates = [r for _, _, r in strict[0].calls]
     assert rates[0] == round(0.6 * LINK_BPS) and abs(sum(rates) - LINK_BPS) <= m
     assert [p for _, p, _ in strict[0].calls] == [7] + [5] * (m - 1)
     drr = [Recorder() for _ in range(n)]
-    assert change(drr, m, "rlsp-drr", prioritise=False) == n  # type: ignore[arg-type]
+    first, then = change(drr, m, "rlsp-drr", prioritise=False)  # type: ignore[arg-type]
+    assert (len(first), len(then)) == (n, 0)
     assert drr[0].calls == [("10.0.0.0/24", 5, round(LINK_BPS / m))]
 
 

@@ -42,17 +42,19 @@ def start_switches(n: int, base_port: int) -> list[subprocess.Popen]:
     return procs
 
 
-def change(tables: list[P4RuntimeTables], m: int, alg: str, prioritise: bool) -> int:
+def change(tables: list[P4RuntimeTables], m: int, alg: str, prioritise: bool) -> tuple[list[float], list[float]]:
     """One RUNTIME change: class 0 is the high class. strict rewrites every class's rate (N*M
-    writes), rlsp-drr only the high class's priority and rate (N); returns the writes sent."""
-    n = 0
+    writes), rlsp-drr only the high class's priority and rate (N). Returns the seconds each write
+    took: the first to each switch, and the ones that followed it to the same switch."""
+    first, then = [], []
     for t in tables:
         for k in range(m if alg == "strict" else 1):
             share = (0.6 if k == 0 else 0.4 / (m - 1)) if prioritise else 1 / m
             prio = (7 if k == 0 else 5) if prioritise else 5
+            t0 = time.perf_counter()
             t.modify_class(_prefix(k), prio, round(share * LINK_BPS), QUANTUM)
-            n += 1
-    return n
+            (then if k else first).append(time.perf_counter() - t0)
+    return first, then
 
 
 def measure(n: int, m: int, repeats: int, base_port: int) -> list[dict]:
@@ -68,15 +70,21 @@ def measure(n: int, m: int, repeats: int, base_port: int) -> list[dict]:
         setup_s = time.perf_counter() - t0
         out = []
         for alg in ("strict", "rlsp-drr"):
-            walls, writes = [], 0
+            walls, writes, firsts, thens = [], 0, [], []
             for r in range(2 * repeats):  # on, off, on, off ...
                 t = time.perf_counter()
-                writes = change(tables, m, alg, prioritise=r % 2 == 0)
+                first, then = change(tables, m, alg, prioritise=r % 2 == 0)
                 walls.append(time.perf_counter() - t)
+                writes = len(first) + len(then)
+                firsts += first
+                thens += then
             out.append({"switches": n, "classes": m, "alg": alg, "writes_per_change": writes,
                         "wall_ms_median": round(1e3 * statistics.median(walls), 2),
                         "wall_ms_max": round(1e3 * max(walls), 2),
                         "ms_per_write": round(1e3 * statistics.median(walls) / writes, 3),
+                        # a switch's first write of a change against the ones right after it
+                        "first_write_ms_median": round(1e3 * statistics.median(firsts), 3),
+                        "next_write_ms_median": round(1e3 * statistics.median(thens), 3) if thens else None,
                         "setup_writes": n * m, "setup_s": round(setup_s, 3), "load1": loadavg()})  # fmt: skip
         return out
     finally:
