@@ -205,7 +205,11 @@ fn show_rx(dp: &mut Dataplane, args: &[&str]) -> R {
     };
     let mut out = String::from("port rx_pkts rx_backlog_max");
     for p in &mut dp.ports {
-        let _ = write!(out, "\n{} {} {}", p.num, p.counters.rx_pkts, p.counters.rx_backlog_max);
+        let _ = write!(
+            out,
+            "\n{} {} {}",
+            p.num, p.counters.rx_pkts, p.counters.rx_backlog_max
+        );
         if reset {
             p.counters.rx_backlog_max = 0;
         }
@@ -263,7 +267,10 @@ mod tests {
         dp.note_rx_backlog(9, 5); // no such port: ignored
         let shown = show_rx(&mut dp, &["reset"]).unwrap();
         assert_eq!(shown, "port rx_pkts rx_backlog_max\n1 0 40\n2 0 0");
-        assert_eq!(show_rx(&mut dp, &[]).unwrap(), "port rx_pkts rx_backlog_max\n1 0 0\n2 0 0");
+        assert_eq!(
+            show_rx(&mut dp, &[]).unwrap(),
+            "port rx_pkts rx_backlog_max\n1 0 0\n2 0 0"
+        );
         assert!(show_rx(&mut dp, &["now"]).is_err());
     }
 }
