@@ -40,3 +40,12 @@ def test_queue_delays_follow_the_change_too() -> None:
     late = [{"name": "p", "start_s": 3.0, "end_s": 8.0, "changed_s": 4.5}]
     assert per_phase(records, on_time)["s1"]["4"]["7"]["p"]["pkts"] == 20
     assert per_phase(records, late)["s1"]["4"]["7"]["p"]["pkts"] == 10  # t=6 covers (5, 6]: not after 4.5 + 1
+
+
+def test_the_last_phase_ends_where_the_senders_stop() -> None:
+    # an MPI phase that ended at 4.89 s: the second 4-5 was cut short when the senders stopped
+    rows = [{"t": float(t), "mbps": 48.6 if t < 5 else 32.4, "lost": 0, "total": 4000} for t in range(1, 6)]
+    assert _phase_stats(rows, 3.0, 4.89, "udp") is not None  # in the middle of a run it would count
+    assert _phase_stats(rows, 3.0, 4.89, "udp", last=True) is None  # too short to measure
+    full = _phase_stats(rows, 0.0, 5.0, "udp", last=True)
+    assert full["seconds"] == 4 and full["throughput_mbps"] == 44.55  # a run that ends on the second

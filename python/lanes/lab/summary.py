@@ -37,10 +37,14 @@ def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[d
     return series
 
 
-def _phase_stats(rows: list[dict], a: float, b: float, proto: str) -> dict | None:
+def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = False) -> dict | None:
+    """Means over the one-second rows of [a, b]. A row may end a little after b when the traffic
+    goes on into the next phase, not after the end of the run's last phase: the senders stop
+    there, and a second they were stopped in would read as a port that did not deliver."""
     # leave out the seconds right after a phase change (queues drain, TCP adapts)
     settle = min(2.0, max(1.0, 0.1 * (b - a)), 0.5 * (b - a))
-    sel = [r for r in rows if r["t"] - 1.0 >= a + settle - 0.25 and r["t"] <= b + 0.25]
+    slack = 0.001 if last else 0.25
+    sel = [r for r in rows if r["t"] - 1.0 >= a + settle - 0.25 and r["t"] <= b + slack]
     if not sel:
         return None
     st: dict = {"throughput_mbps": round(sum(r["mbps"] for r in sel) / len(sel), 3), "seconds": len(sel)}
@@ -127,7 +131,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         f = fr.flow
         per = {}
         for ph in phases:
-            st = _phase_stats(series[f.key], measured_from(ph), ph["end_s"], p.proto)
+            st = _phase_stats(series[f.key], measured_from(ph), ph["end_s"], p.proto, last=ph is phases[-1])
             if st is not None and (fr.start_s < ph["end_s"] - 0.5):
                 per[ph["name"]] = st
         flows[f.key] = {"class": f.cls, "proto": p.proto, "phases": per}
