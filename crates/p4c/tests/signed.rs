@@ -162,33 +162,30 @@ fn signed_fields_casts_compare_shift_wrap_and_saturate() {
 
 #[test]
 fn int_and_bit_do_not_mix_without_a_cast() {
-    let bad = SIGNED.replace("hdr.s.a + hdr.s.b;", "hdr.s.a + hdr.s.u;");
-    assert_eq!(
-        one_line_error("signed-mix", &bad),
-        "prog.p4:27:29: error: type mismatch: int<8> + bit<8>; P4-16 does not mix int and bit: cast one side, e.g. (bit<8>) or (int<8>)"
-    );
-    let bad = SIGNED.replace("hdr.s.neg = (bit<8>)(-hdr.s.a);", "hdr.s.neg = -hdr.s.a;");
-    assert_eq!(
-        one_line_error("signed-assign", &bad),
-        "prog.p4:39:21: error: type mismatch: int<8> assigned to hdr.s.neg of type bit<8>; cast it with (bit<8>)"
-    );
-    let bad = SIGNED.replace("(int<16>)hdr.s.a", "(int<16>)hdr.s.u");
-    assert_eq!(
-        one_line_error("signed-cast", &bad),
-        "prog.p4:41:21: error: cannot cast bit<8> to int<16> directly: cast to bit<16> first"
-    );
-    let bad = SIGNED.replace("hdr.s.a >> 1", "hdr.s.a / 2");
-    assert_eq!(
-        one_line_error("signed-div", &bad),
-        "prog.p4:26:29: error: operator / is not defined on int<8>"
-    );
-    let bad = SIGNED.replace("LIMIT = -100", "LIMIT = -129");
-    assert!(
-        one_line_error("signed-range", &bad).ends_with("error: value -129 does not fit in int<8>")
-    );
-    // a negative constant is no bit<W> value
-    let bad = SIGNED.replace("bit<8> c = 0;", "bit<8> c = -1;");
-    assert!(one_line_error("signed-bit", &bad).ends_with("value -1 does not fit in c (bit<8>)"));
+    // (case, text replaced, by, the diagnostic: the whole line where it names its location, else its end)
+    let cases = [
+        ("signed-mix", "hdr.s.a + hdr.s.b;", "hdr.s.a + hdr.s.u;",
+         "prog.p4:27:29: error: type mismatch: int<8> + bit<8>; P4-16 does not mix int and bit: cast one side, e.g. (bit<8>) or (int<8>)"),
+        ("signed-assign", "hdr.s.neg = (bit<8>)(-hdr.s.a);", "hdr.s.neg = -hdr.s.a;",
+         "prog.p4:39:21: error: type mismatch: int<8> assigned to hdr.s.neg of type bit<8>; cast it with (bit<8>)"),
+        ("signed-cast", "(int<16>)hdr.s.a", "(int<16>)hdr.s.u",
+         "prog.p4:41:21: error: cannot cast bit<8> to int<16> directly: cast to bit<16> first"),
+        ("signed-div", "hdr.s.a >> 1", "hdr.s.a / 2",
+         "prog.p4:26:29: error: operator / is not defined on int<8>"),
+        ("signed-range", "LIMIT = -100", "LIMIT = -129", "error: value -129 does not fit in int<8>"),
+        // a negative constant is no bit<W> value
+        ("signed-bit", "bit<8> c = 0;", "bit<8> c = -1;", "value -1 does not fit in c (bit<8>)"),
+    ];
+    for (name, from, to, want) in cases {
+        let bad = SIGNED.replace(from, to);
+        assert_ne!(bad, SIGNED, "{name}: the program has no '{from}'");
+        let got = one_line_error(name, &bad);
+        if want.starts_with("prog.p4:") {
+            assert_eq!(got, want, "{name}"); // the whole line, location included
+        } else {
+            assert!(got.ends_with(want), "{name}: {got}");
+        }
+    }
 }
 
 /// Negative constants in select cases and table entries on int<W> keys: matched as their bits.
