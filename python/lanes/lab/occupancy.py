@@ -4,9 +4,7 @@ maximum). The switch sends with the qdisc bypassed, so there is no third, output
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from pathlib import Path
 
 from lanes.lab.cases import measured_from
 
@@ -48,13 +46,3 @@ def per_phase(queue_records: list[dict], rx_records: list[dict], phases: list[di
     for (s, ph, port), v in sorted(rx.items()):
         slot(s, ph)["rx_backlog"][port] = _stats(v)
     return out
-
-
-def read(out: Path, phases: list[dict]) -> dict:
-    """Occupancy of a run directory's telemetry.jsonl and rx.jsonl ({} for a run without them)."""
-
-    def lines(name: str) -> list[dict]:
-        path = out / name
-        return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
-
-    return per_phase(lines("telemetry.jsonl"), lines("rx.jsonl"), phases)

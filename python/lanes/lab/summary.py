@@ -60,14 +60,17 @@ def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = 
     return st
 
 
-def _telemetry(out: Path) -> dict:
-    path = out / "telemetry.jsonl"
-    if not path.exists():
+def _jsonl(path: Path) -> list[dict]:
+    """The records of one of the monitor's .jsonl files ([] for a run without it, e.g. linux-htb)."""
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def _telemetry(records: list[dict]) -> dict:
+    if not records:
         return {}
     prev: dict[tuple, tuple[float, int]] = {}
     acc: dict[tuple, dict] = defaultdict(lambda: {"depth": [], "delay": [], "drops": 0, "enq": 0})
-    for line in path.read_text().splitlines():
-        rec = json.loads(line)
+    for rec in records:
         for q in rec["queues"]:
             k = (rec["switch"], q["port"], q["qid"])
             a = acc[k]
@@ -94,18 +97,6 @@ def _telemetry(out: Path) -> dict:
     return res
 
 
-def _queue_delays(out: Path, phases: list[dict]) -> dict:
-    path = out / "delay.jsonl"
-    if not path.exists():
-        return {}
-    return per_phase([json.loads(x) for x in path.read_text().splitlines()], phases)
-
-
-def _cpu_records(out: Path) -> list[dict]:
-    path = out / "cpu.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
-
-
 def _cpu(recs: list[dict]) -> dict:
     keys = {k for r in recs for k in r if k not in ("t", "steal_pct")}
     res = {}
@@ -118,7 +109,8 @@ def _cpu(recs: list[dict]) -> dict:
 def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     out = Path(p.out)
     series = _series(out, plan, result["starts"])
-    cpu_recs = _cpu_records(out)
+    cpu_recs = _jsonl(out / "cpu.jsonl")
+    telemetry = _jsonl(out / "telemetry.jsonl")
     (out / "series.json").write_text(json.dumps(series))
     phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
     for ph in phases:  # when the phase's change took effect, if it has one (see measured_from)
@@ -164,32 +156,30 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         # datagrams the receiving hosts' own sockets dropped (not the network's loss)
         "receiver_udp": result.get("receivers", {}),
         "switch_drops": result.get("switch_drops", {}),
-        "queues": _telemetry(out),
+        "queues": _telemetry(telemetry),
         # measured by the switches' TM per packet (lanes only): {switch: {port: {queue: {phase: ...}}}}
-        "queueing_delay_us": _queue_delays(out, phases),
+        "queueing_delay_us": per_phase(_jsonl(out / "delay.jsonl"), phases),
         # egress queue depths and receive-ring backlogs, per phase (lanes only, in packets)
-        "occupancy": occupancy.read(out, phases),
+        "occupancy": occupancy.per_phase(telemetry, _jsonl(out / "rx.jsonl"), phases),
     }  # fmt: skip
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]
     if p.case == "runtime":
         from lanes.lab.transitions import runtime_transitions
 
-        summary["transitions"] = runtime_transitions(summary, series, _high_class_dequeues(out, topo, plan))
+        summary["transitions"] = runtime_transitions(summary, series, _high_class_dequeues(telemetry, topo, plan))
     summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(cpu_recs),
                                          result.get("offered_mbps", {}))  # fmt: skip
     return summary
 
 
-def _high_class_dequeues(out: Path, topo: Topology, plan: Plan) -> dict[str, list[dict]]:
+def _high_class_dequeues(records: list[dict], topo: Topology, plan: Plan) -> dict[str, list[dict]]:
     """Per high flow, what its source's virtual switch sent from the high class's queues toward
     the flow's destination, every monitor sample (lanes only: {} without telemetry)."""
     from lanes.lab.transitions import dequeue_rates
 
-    path = out / "telemetry.jsonl"
-    if not path.exists():
+    if not records:
         return {}
-    records = [json.loads(x) for x in path.read_text().splitlines()]
     qids = {w.setting.prio for w in plan.writes if w.cls == "high"}
     for sw, settings in plan.initial.items():
         qids |= {settings[e.prefix].prio for e in topo.classes.get(sw, []) if e.cls == "high" and e.prefix in settings}
