@@ -19,7 +19,8 @@ def _rows(lossy_until: float) -> list[dict]:
 def test_on_time_change_is_measured_from_the_planned_start() -> None:
     ph = {"name": "prioritized", "start_s": 3.0, "end_s": 6.0, "changed_s": 3.02}
     st = _phase_stats(_rows(lossy_until=4.0), measured_from(ph), ph["end_s"], "udp")
-    assert st == {"throughput_mbps": 26.2, "seconds": 2, "loss_pct": 0.0, "owd_ms": 0.07, "owd_max_ms": 48.0}
+    assert st == {"throughput_mbps": 26.2, "seconds": 2, "window_s": [4.0, 6.0], "loss_pct": 0.0, "owd_ms": 0.07,
+                  "owd_max_ms": 48.0}  # fmt: skip
 
 
 def test_late_change_leaves_the_old_settings_seconds_out() -> None:

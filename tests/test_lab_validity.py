@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from lanes.emu.topo import build
 from lanes.lab import cases, validity
+from lanes.lab import mpi as mpi_case
 
 
 def _run(tmp_path: Path, alg: str, delivered: dict[str, float], sent: dict[str, float],
@@ -92,3 +93,36 @@ def test_on_a_tree_the_shared_uplink_is_the_port_checked(tmp_path: Path) -> None
     slow = _tree2_tcp(tmp_path, 0.85)
     assert not slow["valid"]
     assert any("high_present: the port s1->s5 delivered 8.1 of 9.6 Mb/s (85.0 %)" in w for w in slow["warnings"])
+
+
+def test_mpi_payload_rate_comes_from_the_sizes_laid_back_to_back() -> None:
+    # 95 timed + 5 warm-up round trips of 1 ms: 0.1 s carrying 100 x 1000 B each way
+    lat = {"1000": 1000.0, "10": 500.0}
+    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.9, 10.0) - 8.0) < 1e-9
+    # twice as long a window: half the rate, plus the 10-B size that ran from 9.85 to 9.9
+    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.8, 10.0) - (4.0 + 100 * 10 * 8 / 0.2 / 1e6)) < 1e-9
+    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.85, 9.9) - 100 * 10 * 8 / 0.05 / 1e6) < 1e-9
+    assert mpi_case.payload_mbps(lat, 95, 10.0, 5.0, 9.0) == 0.0
+
+
+def test_the_ping_pongs_port_is_not_checked_in_the_mpi_phase(tmp_path: Path) -> None:
+    topo = build("star", 100)
+    plan = cases.plan(topo, "mpi", "rlsp-drr", 20)
+    phases = [{"name": "load", "start_s": 0.0, "end_s": 3.0}, {"name": "mpi", "start_s": 3.0, "end_s": 5.62}]
+    # a real run's numbers: iperf counted 84.2 of 97.2 Mb/s in the second before the ping-pong ended
+    delivered = {"load": 48.6, "mpi": 42.1}
+    flows = {fr.flow.key: {"class": fr.flow.cls, "phases": {
+        ph["name"]: {"throughput_mbps": delivered[ph["name"]], "window_s": [1.0, 3.0] if ph["name"] == "load" else [4.0, 5.0]}
+        for ph in phases}} for fr in plan.flows}  # fmt: skip
+    lat = {"4096": 1712.46, "8192": 2665.13, "16384": 3642.67}
+    p = SimpleNamespace(out=tmp_path, proto="udp")
+    offered = {fr.flow.key: 50 * validity.IPERF_MEGA for fr in plan.flows}
+    v = validity.check(p, topo, plan, flows, phases, 0.1, offered, {"latency_us": lat, "iterations": 100})
+    assert v["valid"], v["warnings"]
+    port = v["ports"]["mpi"]["h4"]
+    assert port["checked"] is False and port["mpi_payload_mbps"] > 4
+    assert port["delivered_mbps"] == round(84.2 + port["mpi_payload_mbps"], 2)
+    assert v["ports"]["load"]["h4"]["checked"] is True and "mpi_payload_mbps" not in v["ports"]["load"]["h4"]
+    # without the ping-pong's results the port is checked as before, and flagged
+    v = validity.check(p, topo, plan, flows, phases, 0.1, offered)
+    assert any("mpi: the port to h4 delivered 84.2 of 97.2" in w for w in v["warnings"])

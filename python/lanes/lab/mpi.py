@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[3]
 BINARY = REPO / "build" / "lab" / "pingpong"
 MAX_BYTES = 16384
 ITERATIONS = 100
+WARMUP_ROUNDS = 5  # pingpong.c's WARMUP: untimed round trips before each size's timed ones
 TIMEOUT_S = 1800
 
 
@@ -69,3 +70,20 @@ def collect(out: Path, iterations: int = ITERATIONS) -> dict:
         tail = path.read_text().strip().splitlines()[-3:] if path.exists() else []
         raise LanesError(f"the MPI ping-pong gave no results: {' | '.join(tail)}")
     return {"latency_us": lat, "max_us": mx, "iterations": iterations}
+
+
+def payload_mbps(latency_us: dict[str, float], iterations: int, end_s: float, a: float, b: float) -> float:
+    """The ping-pong's payload rate each way over [a, b] (run seconds), from its results alone:
+    the sizes laid back to back, each at its mean round trip (warm-up rounds included), the last
+    ending at end_s, when mpiexec exited. Each round trip carries the size once each way."""
+    if b <= a:
+        return 0.0
+    carried, t = 0.0, end_s
+    for size in sorted(latency_us, key=int, reverse=True):
+        rounds = WARMUP_ROUNDS + iterations
+        took = rounds * latency_us[size] * 1e-6
+        if took > 0:
+            overlap = max(0.0, min(t, b) - max(t - took, a))
+            carried += overlap / took * rounds * int(size)
+        t -= took
+    return carried * 8 / (b - a) / 1e6

@@ -47,7 +47,8 @@ def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = 
     sel = [r for r in rows if r["t"] - 1.0 >= a + settle - 0.25 and r["t"] <= b + slack]
     if not sel:
         return None
-    st: dict = {"throughput_mbps": round(sum(r["mbps"] for r in sel) / len(sel), 3), "seconds": len(sel)}
+    st: dict = {"throughput_mbps": round(sum(r["mbps"] for r in sel) / len(sel), 3), "seconds": len(sel),
+                "window_s": [round(min(r["t"] for r in sel) - 1.0, 3), max(r["t"] for r in sel)]}  # fmt: skip
     if proto == "udp":
         total = sum(r.get("total", 0) for r in sel)
         lost = sum(r.get("lost", 0) for r in sel)
@@ -169,7 +170,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
 
         summary["transitions"] = runtime_transitions(summary, series, _high_class_dequeues(telemetry, topo, plan))
     summary["validity"] = validity.check(p, topo, plan, flows, phases, _steal_pct(cpu_recs),
-                                         result.get("offered_mbps", {}))  # fmt: skip
+                                         result.get("offered_mbps", {}), summary.get("mpi"))  # fmt: skip
     return summary
 
 

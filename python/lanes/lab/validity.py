@@ -7,7 +7,12 @@ fails a check still has its numbers; the warnings stand beside them in summary.j
   where the offered load exceeds it (the port was backlogged), for work-conserving schedulers
   only: strict priority with per-class rates leaves capacity idle by design. A flow's bottleneck
   is the port on its path that is the most used, so on a tree the virtual switch's uplink that
-  several receivers share is checked, not each receiver's own port.
+  several receivers share is checked, not each receiver's own port. In the MPI phase the
+  ping-pong's own messages share the ports on its path and iperf does not count them: their payload
+  rate over the same seconds is estimated from the ping-pong's results (lanes.lab.mpi.payload_mbps)
+  and added, but those ports are not checked, since the frames' headers and the fences' messages
+  are not counted and are a large share of small messages. The load phase before it checks the
+  same ports under the same load.
 - senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
   it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
 - steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
@@ -16,8 +21,10 @@ fails a check still has its numbers; the warnings stand beside them in summary.j
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from lanes.emu.topo import Topology
+from lanes.lab import mpi as mpi_case
 from lanes.lab import traffic
 from lanes.lab.cases import Plan
 
@@ -36,6 +43,14 @@ def goodput_capacity_mbps(link_mbps: float, proto: str) -> float:
 
 
 Hop = tuple[str, str]  # (node that sends, node that receives) over one link
+
+
+class _Way(NamedTuple):
+    """One direction of the MPI ping-pong, routed like a flow."""
+
+    src: str
+    dst: str
+    key: str
 
 
 def _paths(topo: Topology, flows: list) -> tuple[dict[str, list[Hop]], dict[Hop, float]]:
@@ -76,10 +91,24 @@ def _mean_mbps(ivs: list[traffic.Interval], start_s: float, a: float, b: float) 
     return sum(sel) / len(sel) if sel else None
 
 
+def _mpi_rates(topo: Topology, ph: dict, through: dict[Hop, list], mpi: dict | None, iterations: int,
+               ways: dict[str, list[Hop]]) -> dict[Hop, float]:  # fmt: skip
+    """The ping-pong's payload rate on each port it shares with iperf flows in the MPI phase, over
+    the seconds those flows' numbers were taken from."""
+    if not mpi or not mpi.get("latency_us") or ph["name"] != "mpi":
+        return {}
+    out = {}
+    for hop in {h for hops in ways.values() for h in hops} & set(through):
+        spans = [st["window_s"] for _, st in through[hop] if st.get("window_s")]
+        a, b = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else (ph["start_s"], ph["end_s"])
+        out[hop] = mpi_case.payload_mbps(mpi["latency_us"], iterations, ph["end_s"], a, b)
+    return out
+
+
 def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict], steal_pct: float | None,
-          offered_mbps: dict[str, float]) -> dict:  # fmt: skip
+          offered_mbps: dict[str, float], mpi: dict | None = None) -> dict:  # fmt: skip
     """The `validity` section of summary.json. `flows` is summary["flows"]; `offered_mbps` the UDP
-    rate each flow was asked for (by flow key)."""
+    rate each flow was asked for (by flow key); `mpi` summary["mpi"] in the MPI case."""
     out = Path(p.out)  # type: ignore[attr-defined]
     proto = p.proto  # type: ignore[attr-defined]
     warnings: list[str] = []
@@ -88,7 +117,10 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
     starts = {fr.flow.key: fr.start_s for fr in plan.flows}
     # each sender's log read once, not once per phase
     sent_ivs = {fr.flow.key: _client_intervals(out, fr.flow.src, fr.flow.dst) for fr in plan.flows}
-    paths, rates = _paths(topo, [fr.flow for fr in plan.flows])
+    m0, m1 = topo.mpi_pair
+    paths, rates = _paths(topo, [fr.flow for fr in plan.flows] + [_Way(m0, m1, "mpi>"), _Way(m1, m0, "mpi<")])
+    ways = {k: paths.pop(k) for k in ("mpi>", "mpi<")}
+    iterations = (mpi or {}).get("iterations", mpi_case.ITERATIONS)
     for ph in phases:
         name = ph["name"]
         active = [(fr.flow, st) for fr in plan.flows if (st := flows[fr.flow.key]["phases"].get(name)) is not None]
@@ -97,23 +129,31 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
             for hop in paths[f.key]:
                 through.setdefault(hop, []).append((f, st))
         caps = {hop: goodput_capacity_mbps(rates[hop], proto) for hop in through}
-        use = {hop: sum(st["throughput_mbps"] for _, st in items) / caps[hop] for hop, items in through.items()}
+        with_mpi = _mpi_rates(topo, ph, through, mpi, iterations, ways)
+        carried = {hop: sum(st["throughput_mbps"] for _, st in items) + with_mpi.get(hop, 0.0)
+                   for hop, items in through.items()}  # fmt: skip
+        use = {hop: carried[hop] / caps[hop] for hop in through}
         # each flow's bottleneck: the most used port on its path (the first of equals)
         bottlenecks = {max(paths[f.key], key=lambda h: use[h]) for f, _ in active}
         for hop in sorted(bottlenecks, key=lambda h: _label(topo, h)):
             items, cap, dst = through[hop], caps[hop], _label(topo, hop)
-            delivered = sum(st["throughput_mbps"] for _, st in items)
+            delivered = carried[hop]
             offered = sum(offered_mbps.get(f.key, 0.0) for f, _ in items) if proto == "udp" else None
+            if offered is not None:
+                offered += with_mpi.get(hop, 0.0)
             backlogged = proto == "tcp" or (offered is not None and offered >= 1.02 * cap)
-            work_conserving = plan.family != "strict"
+            # strict priority with per-class rates idles by design; MPI's port use is only estimated
+            checked = plan.family != "strict" and hop not in with_mpi
             share = delivered / cap if cap else None
             ports.setdefault(name, {})[dst] = {
                 "capacity_mbps": round(cap, 2), "delivered_mbps": round(delivered, 2),
                 "offered_mbps": round(offered, 2) if offered is not None else None,
                 "share": round(share, 4) if share is not None else None, "backlogged": backlogged,
-                "checked": work_conserving,
+                "checked": checked,
             }  # fmt: skip
-            if work_conserving and backlogged and share is not None and share < PORT_MIN_SHARE:
+            if hop in with_mpi:
+                ports[name][dst]["mpi_payload_mbps"] = round(with_mpi[hop], 2)
+            if checked and backlogged and share is not None and share < PORT_MIN_SHARE:
                 warnings.append(
                     f"{name}: the port {'to ' if hop[1] in topo.hosts else ''}{dst} delivered {delivered:.1f} of {cap:.1f} Mb/s "
                     f"({100 * share:.1f} %) while backlogged (under {100 * PORT_MIN_SHARE:.0f} %)"
