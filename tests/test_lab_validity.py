@@ -126,3 +126,7 @@ def test_the_ping_pongs_port_is_not_checked_in_the_mpi_phase(tmp_path: Path) -> 
     # without the ping-pong's results the port is checked as before, and flagged
     v = validity.check(p, topo, plan, flows, phases, 0.1, offered)
     assert any("mpi: the port to h4 delivered 84.2 of 97.2" in w for w in v["warnings"])
+    # a ping-pong stopped before its largest size makes the run invalid, its sizes kept
+    part = {"latency_us": {"1": 2.0e6, "2": 2.5e6}, "iterations": 100, "complete": False}
+    v = validity.check(p, topo, plan, flows, phases, 0.1, offered, part)
+    assert v["warnings"] == ["mpi: the ping-pong was stopped before its largest size (measured 2 sizes, up to 2 B)"]

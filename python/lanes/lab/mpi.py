@@ -69,7 +69,8 @@ def collect(out: Path, iterations: int = ITERATIONS) -> dict:
     if not lat:
         tail = path.read_text().strip().splitlines()[-3:] if path.exists() else []
         raise LanesError(f"the MPI ping-pong gave no results: {' | '.join(tail)}")
-    return {"latency_us": lat, "max_us": mx, "iterations": iterations}
+    # incomplete when the run stopped it before its largest size
+    return {"latency_us": lat, "max_us": mx, "iterations": iterations, "complete": str(MAX_BYTES) in lat}
 
 
 def payload_mbps(latency_us: dict[str, float], iterations: int, end_s: float, a: float, b: float) -> float:

@@ -16,6 +16,7 @@ fails a check still has its numbers; the warnings stand beside them in summary.j
 - senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
   it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
 - steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
+- mpi: the ping-pong measured every size (a run stops it after lanes.lab.mpi.TIMEOUT_S).
 """
 
 from __future__ import annotations
@@ -175,6 +176,10 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
                     f"{name}: sender {f.key} reached {sent:.1f} of {offered_mbps[f.key]:.1f} Mb/s "
                     f"({100 * share:.1f} %, under {100 * SENDER_MIN_SHARE:.0f} %)"
                 )
+    if mpi and not mpi.get("complete", True):
+        sizes = sorted(int(k) for k in mpi.get("latency_us", {}))
+        warnings.append(f"mpi: the ping-pong was stopped before its largest size (measured {len(sizes)} sizes, "
+                        f"up to {sizes[-1] if sizes else 0} B)")  # fmt: skip
     if steal_pct is not None and steal_pct > STEAL_MAX_PCT:
         warnings.append(
             f"the hypervisor stole {steal_pct:.1f} % of the machine's CPU time (over {STEAL_MAX_PCT:g} %)"
