@@ -88,6 +88,13 @@ def test_complete_means_same_settings_and_a_validity_section(tmp_path: Path) -> 
     m = plan_cells(PRESETS["fast"], topos="star", cases="mpi", algs="strict", protos="udp")[0]
     assert is_complete(m, _put(tmp_path / "e", _summary(m)))
     assert not is_complete(m, _put(tmp_path / "f", _summary(m, mpi={"latency_us": {"1": 5.0}, "iterations": 99})))
+    # a ping-pong stopped at its time limit: done, unless the cell now allows it longer
+    cut = {"latency_us": {"1": 5.0}, "iterations": m.mpi_iters, "complete": False}
+    params = {**_summary(m)["params"], "mpi_timeout_s": 1800.0}
+    assert is_complete(m, _put(tmp_path / "g", _summary(m, mpi=cut, params=params)))
+    longer = plan_cells(PRESETS["fast"], topos="star", cases="mpi", algs="strict", protos="udp", mpi_timeout_s=5400)[0]
+    assert not is_complete(longer, tmp_path / "g")
+    assert "--mpi-timeout" in sweep.run_args(longer, tmp_path) and "5400" in sweep.run_args(longer, tmp_path)
 
 
 def test_sweep_skips_complete_cells_and_reruns_incomplete_ones(tmp_path: Path, monkeypatch) -> None:

@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
     r.add_argument("--mpi-iters", type=int, default=100, metavar="N",
                    help="case mpi: ping-pong round trips per message size")  # fmt: skip
+    r.add_argument("--mpi-timeout", type=float, default=1800.0, metavar="S",
+                   help="case mpi: stop the ping-pong after S s of the run, keeping the sizes measured")  # fmt: skip
     r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
     r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],
                    help="table writes over P4Runtime or the switch's command port")  # fmt: skip
@@ -77,6 +79,8 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
     if not 1 <= args.mpi_iters <= 10_000:
         raise LanesError(f"--mpi-iters must be 1 to 10000, got {args.mpi_iters}")
+    if not 10 <= args.mpi_timeout <= 86_400:
+        raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {args.mpi_timeout:g}")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
     if args.burst_bytes is not None and args.burst_bytes < 1:
@@ -89,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
-            batch_us=args.batch_us, mpi_iters=args.mpi_iters,
+            batch_us=args.batch_us, mpi_iters=args.mpi_iters, mpi_timeout_s=args.mpi_timeout,
         )
     )  # fmt: skip
     return 0

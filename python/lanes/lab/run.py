@@ -42,6 +42,7 @@ class Params:
     burst_bytes: int | None = None  # token bucket of rate-limited classes (None: the default)
     batch_us: float | None = None  # the lanes switch's batch window (None: its default)
     mpi_iters: int = 100  # ping-pong round trips per message size (case mpi)
+    mpi_timeout_s: float = 1800.0  # the ping-pong is stopped after this many seconds of the run
 
 
 def say(msg: str) -> None:
@@ -211,7 +212,7 @@ def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
 
     say("MPI ping-pong on the idle network")
     proc = mpi.start(net, topo, p.out, procs, p.mpi_iters)
-    deadline = time.monotonic() + mpi.TIMEOUT_S
+    deadline = time.monotonic() + p.mpi_timeout_s
     done_at = None
     while proc.poll() is None and time.monotonic() < deadline:
         if done_at is None and mpi.finished(p.out):
@@ -294,10 +295,10 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
                     procs.stop([mpi_proc])
                     end = mpi_done_at
                     break
-                if now > mpi.TIMEOUT_S:
+                if now > p.mpi_timeout_s:
                     # a lossy best-effort network can stretch TCP's retransmission timeouts to
                     # minutes: the sizes measured so far are kept, the result marked incomplete
-                    say(f"the MPI ping-pong did not finish within {mpi.TIMEOUT_S} s; stopping it, "
+                    say(f"the MPI ping-pong did not finish within {p.mpi_timeout_s:g} s; stopping it, "
                         "keeping the sizes it measured")  # fmt: skip
                     procs.stop([mpi_proc])
                     end = now

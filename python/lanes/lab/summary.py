@@ -145,7 +145,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
             "topo": p.topo, "case": p.case, "alg": p.alg, "proto": p.proto,
             "link_mbps": p.link_mbps, "duration_s": p.duration_s,
             "high_load_pct": p.high_load_pct, "low_load_pct": p.low_load_pct, "queue_depth": p.queue_depth,
-            "mpi_iters": getattr(p, "mpi_iters", 100),
+            "mpi_iters": getattr(p, "mpi_iters", 100), "mpi_timeout_s": getattr(p, "mpi_timeout_s", 1800.0),
         },
         "phases": phases,
         "flows": flows,

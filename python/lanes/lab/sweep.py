@@ -68,6 +68,7 @@ class Cell:
     duration_s: float
     mpi_iters: int
     repeat: int = 1  # 1-based
+    mpi_timeout_s: float = 1800.0  # the run stops its ping-pong after this long (case mpi)
 
     @property
     def name(self) -> str:
@@ -96,7 +97,8 @@ def _pick(what: str, given: str | None, allowed: list[str], default: list[str]) 
 
 def plan_cells(preset: Preset, topos: str | None = None, cases: str | None = None, algs: str | None = None,
                protos: str | None = None, repeats: int = 1, duration_s: float | None = None,
-               mpi_iters: int | None = None, link_mbps: float | None = None) -> list[Cell]:  # fmt: skip
+               mpi_iters: int | None = None, link_mbps: float | None = None,
+               mpi_timeout_s: float = 1800.0) -> list[Cell]:  # fmt: skip
     """The cells of a sweep, in run order (topology, case, algorithm, protocol, repeat)."""
     if not 1 <= repeats <= 100:
         raise LanesError(f"--repeats must be 1 to 100, got {repeats}")
@@ -104,13 +106,15 @@ def plan_cells(preset: Preset, topos: str | None = None, cases: str | None = Non
         raise LanesError(f"--duration must be 3 to 3600 s, got {duration_s:g}")
     if mpi_iters is not None and not 1 <= mpi_iters <= 10_000:
         raise LanesError(f"--mpi-iters must be 1 to 10000, got {mpi_iters}")
+    if not 10 <= mpi_timeout_s <= 86_400:
+        raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {mpi_timeout_s:g}")
     ts = _pick("topos", topos, TOPOS, preset.topos)
     missing = [t for t in ts if t not in preset.link_mbps and link_mbps is None]
     if missing:
         raise LanesError(f"preset {preset.name} has no link rate for {', '.join(missing)} (give --link-mbps)")
     return [
         Cell(t, c, a, p, link_mbps or preset.link_mbps[t], duration_s or preset.duration_s[c],
-             mpi_iters or preset.mpi_iters, r)
+             mpi_iters or preset.mpi_iters, r, mpi_timeout_s)
         for t in ts
         for c in _pick("cases", cases, CASES, preset.cases)
         for a in _pick("algs", algs, ALGS, preset.algs)
@@ -121,7 +125,8 @@ def plan_cells(preset: Preset, topos: str | None = None, cases: str | None = Non
 
 def is_complete(cell: Cell, run_dir: Path) -> bool:
     """A finished run of this very cell: summary.json parses, has its validity section and
-    flows, and was made with the cell's settings (a run with other settings is redone)."""
+    flows, and was made with the cell's settings (a run with other settings is redone). A ping-pong
+    stopped at its time limit counts unless the cell now allows it longer."""
     try:
         s = json.loads((run_dir / "summary.json").read_text())
     except (OSError, ValueError):
@@ -136,7 +141,9 @@ def is_complete(cell: Cell, run_dir: Path) -> bool:
         return False
     if cell.case == "mpi":
         mpi = s.get("mpi") or {}
-        return bool(mpi.get("latency_us")) and mpi.get("iterations") == cell.mpi_iters
+        limit = q.get("mpi_timeout_s", 1800.0)
+        whole = mpi.get("complete", True) or (isinstance(limit, int | float) and limit >= cell.mpi_timeout_s)
+        return bool(mpi.get("latency_us")) and mpi.get("iterations") == cell.mpi_iters and whole
     return True
 
 
@@ -144,7 +151,7 @@ def run_args(cell: Cell, run_dir: Path) -> list[str]:
     return [
         "lab", "run", "--topo", cell.topo, "--case", cell.case, "--alg", cell.alg, "--proto", cell.proto,
         "--link-mbps", f"{cell.link_mbps:g}", "--duration", f"{cell.duration_s:g}",
-        "--mpi-iters", str(cell.mpi_iters), "--out", str(run_dir),
+        "--mpi-iters", str(cell.mpi_iters), "--mpi-timeout", f"{cell.mpi_timeout_s:g}", "--out", str(run_dir),
     ]  # fmt: skip
 
 
@@ -239,7 +246,7 @@ def _run_cells(todo: list[Cell], out: Path, repeats: int, skipped: int, total: i
         # holding files that are not a run's
         (rd / "cell.json").unlink(missing_ok=True)
         t0, load0, started = time.monotonic(), loadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        timeout = 4 * (cell.nominal_s() + OVERHEAD_S) + (1800 if cell.case == "mpi" else 300)
+        timeout = 4 * (cell.nominal_s() + OVERHEAD_S) + (cell.mpi_timeout_s if cell.case == "mpi" else 300)
         rc = _run_one(cell, rd, out / f"{cell.name}{'' if repeats == 1 else f'-r{cell.repeat}'}.log", timeout)
         wall = time.monotonic() - t0
         eta.record(cell, wall)

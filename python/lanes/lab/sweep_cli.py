@@ -22,6 +22,8 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--repeats", type=int, default=1, help="runs per cell (mean and 95%% CI when > 1)")
     s.add_argument("--duration", type=float, help="seconds per run (overrides the preset's)")
     s.add_argument("--mpi-iters", type=int, metavar="N", help="ping-pongs per message size (overrides the preset's)")
+    s.add_argument("--mpi-timeout", type=float, default=1800.0, metavar="S",
+                   help="each MPI run stops its ping-pong after S s, keeping the sizes measured")  # fmt: skip
     s.add_argument("--link-mbps", type=float, help="one link rate for every topology (overrides the preset's)")
     s.add_argument("--report-only", action="store_true", help="run nothing; tables and report of what is there")
     s.add_argument("--dry-run", action="store_true", help="list the cells and the time estimate, run nothing")
@@ -35,7 +37,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     preset = PRESETS[args.preset]
     cells = plan_cells(preset, args.topos, args.cases, args.algs, args.protos, args.repeats, args.duration,
-                       args.mpi_iters, args.link_mbps)  # fmt: skip
+                       args.mpi_iters, args.link_mbps, args.mpi_timeout)  # fmt: skip
     todo = [c for c in cells if not is_complete(c, c.run_dir(args.out, args.repeats))]
     if args.dry_run:
         for c in cells:

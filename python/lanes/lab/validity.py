@@ -16,7 +16,7 @@ fails a check still has its numbers; the warnings stand beside them in summary.j
 - senders: per phase and UDP flow, the rate the client reports having sent, as a share of the rate
   it was asked for (iperf 2 reads `-b 50M` as 50 x 2^20 bit/s).
 - steal: CPU time the hypervisor gave to other guests, as a share of the machine's CPU time.
-- mpi: the ping-pong measured every size (a run stops it after lanes.lab.mpi.TIMEOUT_S).
+- mpi: the ping-pong measured every size (a run stops it after --mpi-timeout).
 """
 
 from __future__ import annotations
