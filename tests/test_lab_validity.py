@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 from lanes.emu.topo import build
 from lanes.lab import cases, validity
-from lanes.lab import mpi as mpi_case
 
 
 def _run(tmp_path: Path, alg: str, delivered: dict[str, float], sent: dict[str, float],
@@ -93,16 +92,6 @@ def test_on_a_tree_the_shared_uplink_is_the_port_checked(tmp_path: Path) -> None
     slow = _tree2_tcp(tmp_path, 0.85)
     assert not slow["valid"]
     assert any("high_present: the port s1->s5 delivered 8.1 of 9.6 Mb/s (85.0 %)" in w for w in slow["warnings"])
-
-
-def test_mpi_payload_rate_comes_from_the_sizes_laid_back_to_back() -> None:
-    # 95 timed + 5 warm-up round trips of 1 ms: 0.1 s carrying 100 x 1000 B each way
-    lat = {"1000": 1000.0, "10": 500.0}
-    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.9, 10.0) - 8.0) < 1e-9
-    # twice as long a window: half the rate, plus the 10-B size that ran from 9.85 to 9.9
-    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.8, 10.0) - (4.0 + 100 * 10 * 8 / 0.2 / 1e6)) < 1e-9
-    assert abs(mpi_case.payload_mbps(lat, 95, 10.0, 9.85, 9.9) - 100 * 10 * 8 / 0.05 / 1e6) < 1e-9
-    assert mpi_case.payload_mbps(lat, 95, 10.0, 5.0, 9.0) == 0.0
 
 
 def test_the_ping_pongs_port_is_not_checked_in_the_mpi_phase(tmp_path: Path) -> None:

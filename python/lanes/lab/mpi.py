@@ -57,6 +57,19 @@ def finished(out: Path) -> bool:
     return path.exists() and any(line.startswith(f"{MAX_BYTES} ") for line in path.read_text().splitlines())
 
 
+SIZES = MAX_BYTES.bit_length()  # 1 B, 2 B, ... MAX_BYTES
+
+
+def progress(out: Path) -> str:
+    """How far the running ping-pong is, for the progress line: sizes done and the last result."""
+    path = out / "mpi.txt"
+    rows = [f for f in (ln.split() for ln in path.read_text().splitlines()) if len(f) == 4 and f[0].isdigit()] \
+        if path.exists() else []  # fmt: skip
+    if not rows:
+        return f"ping-pong 0 of {SIZES} sizes"
+    return f"ping-pong {len(rows)} of {SIZES} sizes, {rows[-1][0]} B at {float(rows[-1][1]) / 1000:.3g} ms"
+
+
 def collect(out: Path, iterations: int = ITERATIONS) -> dict:
     path = out / "mpi.txt"
     lat: dict[str, float] = {}

@@ -382,5 +382,9 @@ def _progress(p: Params, plan: cases.Plan, now: float, writes: control.WriteLog)
         if ivs:
             rates.append(f"{fr.flow.key} {ivs[-1].mbps:.1f}")
     total = f"/{plan.duration_s:.0f}" if plan.mpi_start_s is None else ""
-    say(f"[{now:5.1f}{total} s] {phase}: " + (", ".join(rates) or "starting") + " Mb/s"
-        + f"; {writes.count(0.0)} runtime writes")  # fmt: skip
+    extra = f"; {writes.count(0.0)} runtime writes"
+    if plan.mpi_start_s is not None and now >= plan.mpi_start_s:
+        from lanes.lab import mpi
+
+        extra = f"; {mpi.progress(p.out)}"  # no writes after set-up in this case
+    say(f"[{now:5.1f}{total} s] {phase}: " + (", ".join(rates) or "starting") + " Mb/s" + extra)
