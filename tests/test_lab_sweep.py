@@ -232,3 +232,19 @@ def test_setup_difference_names_rate_length_and_round_trips() -> None:
     assert setup_diff(row, 10, 180, 100) == ["30 vs 180 s"]
     assert setup_diff({**row, "duration_s": 180.0}, 10, 180, 100) == []
     assert setup_diff({**row, "case": "mpi"}, 50, 180, 100) == ["10 vs 50 Mb/s", "10 vs 100 round trips per size"]
+
+
+def test_paper_claims_say_when_best_effort_was_cut_off() -> None:
+    from lanes.lab.sweep_report import paper_claims
+
+    def row(alg: str, lat: dict[str, float]) -> dict:
+        return {"topo": "tree2", "case": "mpi", "proto": "udp", "alg": alg,
+                "mpi": {n: {"latency_us": {"mean": v}} for n, v in lat.items()}}  # fmt: skip
+
+    full = {str(1 << i): 1000.0 * (i + 1) for i in range(15)}
+    rows = [row("no", {"1": 2.0e6, "2": 2.1e6}), row("strict", full), row("rlsp-drr", {n: 2 * v for n, v in full.items()})]
+    _, body = paper_claims(rows)
+    every = next(b for b in body if b[0].startswith("MPI: STRICT and RL-SP-DRR below NO"))
+    assert every[1:] == ["2 of 2 sizes (13 not measured in all three: ping-pong cut off)", "holds"]
+    strict_first = next(b for b in body if b[0].startswith("MPI: STRICT below RL-SP-DRR"))
+    assert strict_first[2] == "holds"
