@@ -92,7 +92,7 @@ def _mean_mbps(ivs: list[traffic.Interval], start_s: float, a: float, b: float) 
     return sum(sel) / len(sel) if sel else None
 
 
-def _mpi_rates(topo: Topology, ph: dict, through: dict[Hop, list], mpi: dict | None, iterations: int,
+def _mpi_rates(ph: dict, through: dict[Hop, list], mpi: dict | None, iterations: int,
                ways: dict[str, list[Hop]]) -> dict[Hop, float]:  # fmt: skip
     """The ping-pong's payload rate on each port it shares with iperf flows in the MPI phase, over
     the seconds those flows' numbers were taken from."""
@@ -130,7 +130,7 @@ def check(p: object, topo: Topology, plan: Plan, flows: dict, phases: list[dict]
             for hop in paths[f.key]:
                 through.setdefault(hop, []).append((f, st))
         caps = {hop: goodput_capacity_mbps(rates[hop], proto) for hop in through}
-        with_mpi = _mpi_rates(topo, ph, through, mpi, iterations, ways)
+        with_mpi = _mpi_rates(ph, through, mpi, iterations, ways)
         carried = {hop: sum(st["throughput_mbps"] for _, st in items) + with_mpi.get(hop, 0.0)
                    for hop, items in through.items()}  # fmt: skip
         use = {hop: carried[hop] / caps[hop] for hop in through}
