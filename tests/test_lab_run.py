@@ -104,6 +104,19 @@ def test_mpi_case_measures_every_message_size(tmp_path: Path) -> None:
     assert lat["16384"] > 5000 and lat["16384"] > lat["1"], lat
     assert (tmp_path / "mpi.png").exists()
     assert "h2->h4" in s["flows"] and "h1->h4" not in s["flows"]  # the high pair runs MPI instead
+    assert s["mpi"]["complete"] is True and not any(w.startswith("mpi: the ping-pong") for w in s["validity"]["warnings"])
+
+
+def test_a_ping_pong_past_its_time_limit_keeps_the_sizes_it_measured(tmp_path: Path) -> None:
+    # 2005 round trips a size: wire time alone (> 2.5 us a byte each way at 50 Mb/s) is over 20 s
+    # for the sizes from 1 KiB up, so a 20-s limit stops it before 16 KiB
+    s = run(tmp_path, "--topo", "star", "--case", "mpi", "--alg", "strict", "--proto", "tcp", "--mpi-iters", "2000",
+            "--mpi-timeout", "20", duration=4)  # fmt: skip
+    lat = s["mpi"]["latency_us"]
+    assert s["mpi"]["complete"] is False and "16384" not in lat and "1" in lat, lat
+    assert s["params"]["mpi_timeout_s"] == 20
+    assert s["phases"][-1]["end_s"] < 22  # stopped at the limit, not at the end of the ping-pong
+    assert any(w.startswith("mpi: the ping-pong was stopped before its largest size") for w in s["validity"]["warnings"])
 
 
 def start_run_in_background(out: Path, topo: str) -> subprocess.Popen:
