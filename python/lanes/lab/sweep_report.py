@@ -247,8 +247,9 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
     when = sorted(r["started_utc"] for r in rows if r.get("started_utc"))
     intro = (
         f"{len(rows)} of {n_cells} planned cells have complete runs (preset {getattr(preset, 'name', '?')}). "
-        f"Runs from {when[0] if when else '?'} to {when[-1] if when else '?'} UTC on a 2-core shared VM, busy with "
-        f"other work (1-min load average {min(loads, default=0):.1f} to {max(loads, default=0):.1f} during the runs). "
+        f"Runs started between {when[0] if when else '?'} and {when[-1] if when else '?'} UTC on a 2-core shared VM, "
+        f"1-min load average {min(loads, default=0):.1f} to {max(loads, default=0):.1f} during the runs "
+        f"({'quiet' if max(loads, default=0) < 2 else 'busy at times: over 2, work waited for a core'}). "
         "Ours: mean ± 95 % CI over the repeats (no ± with one run). 'same set-up' names what differed from the "
         "publication (link rate, run length, ping-pongs per size); rates and delays at another link rate are not "
         "compared. Verdict tolerances: loss and shares ±3 percentage points, throughput ±10 %, latencies and "
