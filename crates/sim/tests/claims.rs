@@ -266,3 +266,33 @@ fn drr_gives_the_high_class_round_delays_that_rlsp_drr_does_not() {
     assert!(delay("high-drr", "p50") > 2.0 * delay("high-rlsp", "p50"));
     assert!(delay("high-drr", "p99") > 2.0 * delay("high-rlsp", "p99"));
 }
+
+/// scenarios/fifo_phase_10m.toml: equal constant-rate senders into a full tail-drop FIFO share it
+/// by phase (one may get nothing), Poisson senders about equally; what the lab's best-effort runs
+/// on the trees show in part (iperf's senders are close to constant-rate).
+#[test]
+fn constant_rate_senders_share_a_tail_drop_fifo_by_phase() {
+    let r = run_file("fifo_phase_10m.toml");
+    // after the third sender starts (10 s; the first interval skipped)
+    let mbps = |flow: &str, port: &str| phase(&r, 11.0, 20.0, flow, port).0 / 1e6;
+    let cbr: Vec<f64> = ["a-cbr", "b-cbr", "c-cbr"]
+        .iter()
+        .map(|f| mbps(f, "fifo-cbr"))
+        .collect();
+    let poisson: Vec<f64> = ["a-poisson", "b-poisson", "c-poisson"]
+        .iter()
+        .map(|f| mbps(f, "fifo-poisson"))
+        .collect();
+    let fair = 10.0 / 3.0;
+    let (lo, hi) = (
+        cbr.iter().cloned().fold(f64::INFINITY, f64::min),
+        cbr.iter().cloned().fold(0.0, f64::max),
+    );
+    assert!(hi > 1.5 * fair && lo < 0.5 * fair, "{cbr:?}");
+    assert!(poisson.iter().all(|&x| close(x, fair, 0.1)), "{poisson:?}");
+    // the port is full either way: the unevenness is not lost capacity
+    assert!(
+        close(cbr.iter().sum::<f64>(), 10.0, 0.01)
+            && close(poisson.iter().sum::<f64>(), 10.0, 0.02)
+    );
+}
