@@ -60,11 +60,16 @@ def finished(out: Path) -> bool:
 SIZES = MAX_BYTES.bit_length()  # 1 B, 2 B, ... MAX_BYTES
 
 
+def _results(out: Path) -> list[list[str]]:
+    """The ping-pong's result lines so far: [size, avg_us, min_us, max_us]."""
+    path = out / "mpi.txt"
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [f for f in (ln.split() for ln in lines) if len(f) == 4 and f[0].isdigit()]
+
+
 def progress(out: Path) -> str:
     """How far the running ping-pong is, for the progress line: sizes done and the last result."""
-    path = out / "mpi.txt"
-    rows = [f for f in (ln.split() for ln in path.read_text().splitlines()) if len(f) == 4 and f[0].isdigit()] \
-        if path.exists() else []  # fmt: skip
+    rows = _results(out)
     if not rows:
         return f"ping-pong 0 of {SIZES} sizes"
     return f"ping-pong {len(rows)} of {SIZES} sizes, {rows[-1][0]} B at {float(rows[-1][1]) / 1000:.3g} ms"
@@ -72,13 +77,9 @@ def progress(out: Path) -> str:
 
 def collect(out: Path, iterations: int = ITERATIONS) -> dict:
     path = out / "mpi.txt"
-    lat: dict[str, float] = {}
-    mx: dict[str, float] = {}
-    for line in path.read_text().splitlines() if path.exists() else []:
-        f = line.split()
-        if len(f) == 4 and f[0].isdigit():
-            lat[f[0]] = float(f[1])
-            mx[f[0]] = float(f[3])
+    rows = _results(out)
+    lat = {f[0]: float(f[1]) for f in rows}
+    mx = {f[0]: float(f[3]) for f in rows}
     if not lat:
         tail = path.read_text().strip().splitlines()[-3:] if path.exists() else []
         raise LanesError(f"the MPI ping-pong gave no results: {' | '.join(tail)}")
@@ -92,9 +93,8 @@ def payload_mbps(latency_us: dict[str, float], iterations: int, end_s: float, a:
     ending at end_s, when mpiexec exited. Each round trip carries the size once each way."""
     if b <= a:
         return 0.0
-    carried, t = 0.0, end_s
+    carried, t, rounds = 0.0, end_s, WARMUP_ROUNDS + iterations
     for size in sorted(latency_us, key=int, reverse=True):
-        rounds = WARMUP_ROUNDS + iterations
         took = rounds * latency_us[size] * 1e-6
         if took > 0:
             overlap = max(0.0, min(t, b) - max(t - took, a))
