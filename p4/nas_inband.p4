@@ -6,8 +6,10 @@
  *
  *  1. Loss, per flow and window (WINDOW_US): egress closes the flow's window with the first of its
  *     packets after the window's end and compares what entered and left the TM in it. A window
- *     that lost 5 % or more (of at least MIN_PKTS packets) makes the flow lossy here for two
- *     windows (nas_lossy_until) and adds to its streak.
+ *     that lost 5 % or more (of at least MIN_PKTS packets) adds to the flow's streak; from
+ *     LOSSY_STREAK windows in a row on, each makes the flow lossy here for two windows
+ *     (nas_lossy_until). One lossy window alone is a burst (a sender that caught up after being
+ *     descheduled), not a bottleneck, and must not have the flow demoted here.
  *  2. Mark: a flow that is lossy here leaves with a mark (diffserv bit 0x04, the IPv4 checksum
  *     recomputed): "it loses upstream". A port towards a host (nas_port's edge = 1) clears the mark,
  *     so no host sees it.
@@ -40,6 +42,7 @@ const bit<16> TYPE_NAS_FEEDBACK = 0x88B5;  // IEEE 802 local experimental EtherT
 const bit<8>  NAS_MARK = 0x04;             // diffserv bit: the flow loses upstream
 const bit<48> WINDOW_US = 250000;
 const bit<32> MIN_PKTS = 20;
+const bit<8>  LOSSY_STREAK = 2;
 const bit<8>  STREAK = 3;
 const bit<32> FEEDBACK_BYTES = 34;         // Ethernet + IPv4 header
 
@@ -311,10 +314,13 @@ control MyEgress(inout headers hdr, inout metadata meta,
         nas_streak.read(meta.streak, meta.flow);
     }
 
-    action nas_lossy() {
-        nas_lossy_until.write(meta.flow, standard_metadata.egress_global_timestamp + 2 * WINDOW_US);
+    action nas_lossy_window() {
         meta.streak = meta.streak + 1;
         nas_streak.write(meta.flow, meta.streak);
+    }
+
+    action nas_lossy() {
+        nas_lossy_until.write(meta.flow, standard_metadata.egress_global_timestamp + 2 * WINDOW_US);
     }
 
     action nas_not_lossy() {
@@ -371,7 +377,10 @@ control MyEgress(inout headers hdr, inout metadata meta,
                 if (standard_metadata.egress_global_timestamp - meta.t >= WINDOW_US) {
                     nas_flow_window_end();
                     if (meta.c >= MIN_PKTS && meta.c >= meta.d && (meta.c - meta.d) * 20 >= meta.c) {
-                        nas_lossy();
+                        nas_lossy_window();
+                        if (meta.streak >= LOSSY_STREAK) {
+                            nas_lossy();
+                        }
                         if (meta.streak >= STREAK && (hdr.ipv4.diffserv & NAS_MARK) != 0
                             && meta.busy_bytes != 0) {
                             nas_doom();

@@ -174,8 +174,10 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
         if runs[-1][0] < 100:
             break
     stolen, idle, loaded = min(runs, key=lambda x: x[0])
-    # FIFO drops pings with the load (about a sixth of them here); the high class loses none
-    need = 290 if scheduler == "rlsp-drr" else 150
+    # the high class loses none. FIFO drops pings with the load, how many depends on how the
+    # 10-ms pings fall against the constant-rate senders' drain pattern (tail drop shares loss by
+    # phase, not evenly: a sixth to 71 % seen), so it only needs enough of them for a median
+    need = 290 if scheduler == "rlsp-drr" else 50
     assert len(idle) >= 45 and len(loaded) >= need, (len(idle), len(loaded))
     p99 = statistics.quantiles(loaded, n=100)[98]
     print(

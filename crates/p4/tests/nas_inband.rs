@@ -208,6 +208,29 @@ fn a_flow_that_loses_only_downstream_is_not_reported() {
 }
 
 #[test]
+fn feedback_for_a_flow_that_lost_one_window_here_is_passed_on_not_acted_on() {
+    // a burst upstream (one lossy window) while the flow is doomed downstream must not demote it
+    let mut up = switch(3);
+    let fresh = packet(H1, 0);
+    window(&mut up, &fresh, 1, 3, 40, 20, 300 * MS);
+    let mut fb = packet(H1, 0)[..34].to_vec();
+    fb[12..14].copy_from_slice(&[0x88, 0xb5]);
+    let (_, dropped) = ingress_priority(&mut up, &fb, 3, 400 * MS);
+    assert!(dropped);
+    assert_eq!(
+        up.counter_read("nas_events", 1).unwrap().packets,
+        0,
+        "no demotion"
+    );
+    assert_eq!(
+        up.counter_read("nas_events", 2).unwrap().packets,
+        1,
+        "passed on"
+    );
+    assert_eq!(ingress_priority(&mut up, &fresh, 1, 500 * MS), (3, false));
+}
+
+#[test]
 fn feedback_for_a_flow_that_does_not_lose_here_is_passed_on_towards_its_source() {
     let mut mid = switch(3);
     let fresh = packet(H1, 0);
@@ -237,10 +260,12 @@ fn the_mark_leaves_lossy_flows_and_is_cleared_towards_hosts() {
     let mut sw = switch(3);
     let pkt = packet(H1, 0);
     let s = window(&mut sw, &pkt, 1, 3, 40, 20, 300 * MS);
+    assert_eq!(s.out[15] & MARK, 0, "one lossy window is a burst: no mark");
+    let s = window(&mut sw, &pkt, 1, 3, 40, 20, 600 * MS);
     assert_eq!(
         s.out[15] & MARK,
         MARK,
-        "a window lost half: the flow leaves marked"
+        "two windows in a row lost half: the flow leaves marked"
     );
     assert_eq!(internet_checksum(&s.out[14..34]), 0);
     let mut edge = switch(4);
