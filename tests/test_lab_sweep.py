@@ -128,6 +128,18 @@ def test_time_left_scales_with_how_the_cells_ran_so_far() -> None:
     assert eta.left([c]) == pytest.approx(2 * (30 + sweep.OVERHEAD_S))
 
 
+def test_best_effort_ping_pong_is_named_by_its_limit_not_folded_into_the_scale() -> None:
+    quick = Cell("star", "proactive", "no", "udp", 100, 30, 5)
+    slow = Cell("tree2", "mpi", "no", "udp", 10, 90, 100, mpi_timeout_s=5400)
+    strict = Cell("tree2", "mpi", "strict", "udp", 10, 90, 100)
+    assert slow.open_ended and not strict.open_ended and not quick.open_ended
+    eta = Eta()
+    eta.record(slow, 3780)  # an hour-long ping-pong says nothing about the 30-s cells
+    assert eta.left([quick]) == 30 + sweep.OVERHEAD_S
+    assert eta.text([quick]) == "~0m55s left"
+    assert eta.text([quick, slow]).endswith("left (best effort's ping-pong: up to 1h30m more)")
+
+
 def test_ci95_is_student_t() -> None:
     m = mean_ci([1.0, 2.0, 3.0])
     assert m["mean"] == 2.0 and m["ci95"] == pytest.approx(4.303 / math.sqrt(3))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
+from lanes.lab import mpi
 from lanes.lab.cases import CASES
 from lanes.nas.plan import NAS_ALGS
 from lanes.nas.topo import NAS_TOPOLOGIES
@@ -30,9 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
-    r.add_argument("--mpi-iters", type=int, default=100, metavar="N",
+    r.add_argument("--mpi-iters", type=int, default=mpi.ITERATIONS, metavar="N",
                    help="case mpi: ping-pong round trips per message size")  # fmt: skip
-    r.add_argument("--mpi-timeout", type=float, default=1800.0, metavar="S",
+    r.add_argument("--mpi-timeout", type=float, default=mpi.TIMEOUT_S, metavar="S",
                    help="case mpi: stop the ping-pong after S s of the run, keeping the sizes measured")  # fmt: skip
     r.add_argument("--no-host-shaping", action="store_true", help="no tc HTB on the host link ends")
     r.add_argument("--control", default="auto", choices=["auto", "p4runtime", "ctl"],

@@ -18,7 +18,7 @@ BINARY = REPO / "build" / "lab" / "pingpong"
 MAX_BYTES = 16384
 ITERATIONS = 100
 WARMUP_ROUNDS = 5  # pingpong.c's WARMUP: untimed round trips before each size's timed ones
-TIMEOUT_S = 1800  # default limit on a run's ping-pong (--mpi-timeout)
+TIMEOUT_S = 1800.0  # default limit on a run's ping-pong (--mpi-timeout)
 
 
 def binary(out: Path) -> Path:

@@ -16,7 +16,7 @@ from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
-from lanes.lab import cases, htb, traffic
+from lanes.lab import cases, htb, mpi, traffic
 from lanes.lab.monitor import Monitor
 
 REPO = Path(__file__).resolve().parents[3]
@@ -41,8 +41,8 @@ class Params:
     low_load_pct: float = 50.0  # of each medium and low class (thesis: 50 % each)
     burst_bytes: int | None = None  # token bucket of rate-limited classes (None: the default)
     batch_us: float | None = None  # the lanes switch's batch window (None: its default)
-    mpi_iters: int = 100  # ping-pong round trips per message size (case mpi)
-    mpi_timeout_s: float = 1800.0  # the ping-pong is stopped after this many seconds of the run
+    mpi_iters: int = mpi.ITERATIONS  # ping-pong round trips per message size (case mpi)
+    mpi_timeout_s: float = mpi.TIMEOUT_S  # the ping-pong is stopped after this many seconds of the run
 
 
 def say(msg: str) -> None:
@@ -208,8 +208,6 @@ def _switch_drops(thrift_port: int) -> dict[str, int]:
 
 def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:
     """The ping-pong on the idle network first: the floor the loaded runs compare with."""
-    from lanes.lab import mpi
-
     say("MPI ping-pong on the idle network")
     proc = mpi.start(net, topo, p.out, procs, p.mpi_iters)
     deadline = time.monotonic() + p.mpi_timeout_s
@@ -279,12 +277,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
                     done = _write(topo, net, plan, tables, writes, obj, t0, p.burst_bytes)  # type: ignore[arg-type]
                     changed_at[obj.t_s] = max(done, changed_at.get(obj.t_s, done))  # type: ignore[attr-defined]
                 else:
-                    from lanes.lab import mpi
-
                     mpi_proc = mpi.start(net, topo, p.out, procs, p.mpi_iters)
             if mpi_proc is not None:
-                from lanes.lab import mpi
-
                 if mpi_proc.poll() is not None:
                     end = time.monotonic() - t0
                     break
@@ -325,8 +319,6 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
         t.close()
     mpi_result = None
     if plan.mpi_start_s is not None:
-        from lanes.lab import mpi
-
         mpi_result = mpi.collect(p.out, p.mpi_iters)
         if mpi_idle:
             mpi_result["idle_latency_us"] = mpi_idle
@@ -384,7 +376,5 @@ def _progress(p: Params, plan: cases.Plan, now: float, writes: control.WriteLog)
     total = f"/{plan.duration_s:.0f}" if plan.mpi_start_s is None else ""
     extra = f"; {writes.count(0.0)} runtime writes"
     if plan.mpi_start_s is not None and now >= plan.mpi_start_s:
-        from lanes.lab import mpi
-
         extra = f"; {mpi.progress(p.out)}"  # no writes after set-up in this case
     say(f"[{now:5.1f}{total} s] {phase}: " + (", ".join(rates) or "starting") + " Mb/s" + extra)

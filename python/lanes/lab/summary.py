@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from lanes.emu.topo import Topology
-from lanes.lab import occupancy, traffic, validity
+from lanes.lab import mpi, occupancy, traffic, validity
 from lanes.lab.cases import Plan, measured_from
 from lanes.lab.delay import per_phase
 
@@ -145,7 +145,8 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
             "topo": p.topo, "case": p.case, "alg": p.alg, "proto": p.proto,
             "link_mbps": p.link_mbps, "duration_s": p.duration_s,
             "high_load_pct": p.high_load_pct, "low_load_pct": p.low_load_pct, "queue_depth": p.queue_depth,
-            "mpi_iters": getattr(p, "mpi_iters", 100), "mpi_timeout_s": getattr(p, "mpi_timeout_s", 1800.0),
+            "mpi_iters": getattr(p, "mpi_iters", mpi.ITERATIONS),
+            "mpi_timeout_s": getattr(p, "mpi_timeout_s", mpi.TIMEOUT_S),
         },
         "phases": phases,
         "flows": flows,

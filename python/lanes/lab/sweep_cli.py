@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from lanes.errors import LanesError
+from lanes.lab import mpi
 
 
 def register_sweep(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +23,7 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--repeats", type=int, default=1, help="runs per cell (mean and 95%% CI when > 1)")
     s.add_argument("--duration", type=float, help="seconds per run (overrides the preset's)")
     s.add_argument("--mpi-iters", type=int, metavar="N", help="ping-pongs per message size (overrides the preset's)")
-    s.add_argument("--mpi-timeout", type=float, default=1800.0, metavar="S",
+    s.add_argument("--mpi-timeout", type=float, default=mpi.TIMEOUT_S, metavar="S",
                    help="each MPI run stops its ping-pong after S s, keeping the sizes measured")  # fmt: skip
     s.add_argument("--link-mbps", type=float, help="one link rate for every topology (overrides the preset's)")
     s.add_argument("--report-only", action="store_true", help="run nothing; tables and report of what is there")
@@ -33,7 +34,7 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from lanes.lab.sweep import OVERHEAD_S, PRESETS, fmt_duration, is_complete, plan_cells, sweep
+    from lanes.lab.sweep import PRESETS, Eta, is_complete, plan_cells, sweep
 
     preset = PRESETS[args.preset]
     cells = plan_cells(preset, args.topos, args.cases, args.algs, args.protos, args.repeats, args.duration,
@@ -43,8 +44,7 @@ def _sweep(args: argparse.Namespace) -> int:
         for c in cells:
             state = "to run" if c in todo else "complete"
             print(f"{c.name} r{c.repeat}: {c.link_mbps:g} Mb/s, {c.duration_s:g} s, {state}")
-        est = sum(c.nominal_s() + OVERHEAD_S for c in todo)
-        print(f"{len(todo)} of {len(cells)} cells to run, about {fmt_duration(est)}")
+        print(f"{len(todo)} of {len(cells)} cells to run, {Eta().text(todo)}")
         return 0
     if not args.report_only:
         if os.geteuid() != 0:
