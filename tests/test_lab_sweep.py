@@ -250,12 +250,13 @@ def test_paper_claims_say_when_best_effort_was_cut_off() -> None:
     from lanes.lab.sweep_report import paper_claims
 
     def row(alg: str, lat: dict[str, float]) -> dict:
-        return {"topo": "tree2", "case": "mpi", "proto": "udp", "alg": alg,
+        return {"topo": "tree2", "case": "mpi", "proto": "udp", "alg": alg, "link_mbps": 50.0,
                 "mpi": {n: {"latency_us": {"mean": v}} for n, v in lat.items()}}  # fmt: skip
 
     full = {str(1 << i): 1000.0 * (i + 1) for i in range(15)}
     rows = [row("no", {"1": 2.0e6, "2": 2.1e6}), row("strict", full), row("rlsp-drr", {n: 2 * v for n, v in full.items()})]
-    _, body = paper_claims(rows)
+    head, body = paper_claims(rows)
+    assert head[1] == "ours (tree2, 50 Mb/s, UDP)", "the rate run, not the paper's"
     every = next(b for b in body if b[0].startswith("MPI: STRICT and RL-SP-DRR below NO"))
     assert every[1:] == ["2 of 2 sizes (13 not measured in all three: ping-pong cut off)", "holds"]
     strict_first = next(b for b in body if b[0].startswith("MPI: STRICT below RL-SP-DRR"))

@@ -206,7 +206,8 @@ def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
         body.append(["MPI: STRICT below RL-SP-DRR (16 KiB: 51 ms vs 2.6 s)",
                      f"strict {_fmt(st['16384'] / 1000)}, rlsp-drr {_fmt(dr['16384'] / 1000)} ms",
                      "holds" if st["16384"] < dr["16384"] else "does not hold"])  # fmt: skip
-    return ["The conference paper says", "ours (tree2, 10 Mb/s, UDP)", "verdict"], body
+    rates = sorted({r["link_mbps"] for r in rows if (r["topo"], r["proto"]) == ("tree2", "udp")})
+    return ["The conference paper says", f"ours (tree2, {'/'.join(f'{x:g}' for x in rates)} Mb/s, UDP)", "verdict"], body
 
 
 def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
