@@ -121,9 +121,12 @@ def test_a_ping_pong_past_its_time_limit_keeps_the_sizes_it_measured(tmp_path: P
 
 def start_run_in_background(out: Path, topo: str) -> subprocess.Popen:
     """A 30-s run, returned once its traffic phase has begun (its monitor writes telemetry)."""
+    # Ctrl-C as at a terminal: a shell without job control starts background commands with
+    # SIGINT ignored, and Python then would not turn it into KeyboardInterrupt
     p = subprocess.Popen(
         [LANES, "lab", "run", "--topo", topo, "--link-mbps", "20", "--duration", "30", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (out / "telemetry.jsonl").exists():
