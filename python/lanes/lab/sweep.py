@@ -199,7 +199,7 @@ class Eta:
         return factor * sum(c.nominal_s() + OVERHEAD_S for c in cells)
 
     def text(self, cells: list[Cell]) -> str:
-        """"~12m left", or "~12m left (best effort's ping-pong: up to 1h more)"."""
+        """E.g. "~12m00s left (best effort's ping-pong: up to 1h00m more)"."""
         bound = sum(c.mpi_timeout_s for c in cells if c.open_ended)
         more = f" (best effort's ping-pong: up to {fmt_duration(bound)} more)" if bound else ""
         return f"~{fmt_duration(self.left(cells))} left{more}"
