@@ -67,6 +67,13 @@ fn packet(src: [u8; 4], diffserv: u8) -> Vec<u8> {
     pkt
 }
 
+/// A feedback frame for the flow from `src` to H4, as a downstream switch sends it.
+fn feedback_frame(src: [u8; 4]) -> Vec<u8> {
+    let mut fb = packet(src, 0)[..34].to_vec();
+    fb[12..14].copy_from_slice(&[0x88, 0xb5]);
+    fb
+}
+
 struct Sent {
     out: Vec<u8>,
     feedback: Option<Vec<u8>>,
@@ -213,8 +220,7 @@ fn feedback_for_a_flow_that_lost_one_window_here_is_passed_on_not_acted_on() {
     let mut up = switch(3);
     let fresh = packet(H1, 0);
     window(&mut up, &fresh, 1, 3, 40, 20, 300 * MS);
-    let mut fb = packet(H1, 0)[..34].to_vec();
-    fb[12..14].copy_from_slice(&[0x88, 0xb5]);
+    let fb = feedback_frame(H1);
     let (_, dropped) = ingress_priority(&mut up, &fb, 3, 400 * MS);
     assert!(dropped);
     assert_eq!(
@@ -235,8 +241,7 @@ fn feedback_for_a_flow_that_does_not_lose_here_is_passed_on_towards_its_source()
     let mut mid = switch(3);
     let fresh = packet(H1, 0);
     window(&mut mid, &fresh, 1, 3, 10, 10, 300 * MS); // the flow arrives on port 1, no loss
-    let mut fb = packet(H1, 0)[..34].to_vec();
-    fb[12..14].copy_from_slice(&[0x88, 0xb5]);
+    let fb = feedback_frame(H1);
     let mut st = mid.new_state();
     let ig = mid.ingress(&mut st, &fb, 3, 400 * MS);
     assert!(ig.drop.is_some());
