@@ -39,7 +39,7 @@ HTB_CLASSES = [("1:10", "10.0.1.1", "60mbit", "60mbit", 0), ("1:20", "10.0.1.2",
 HTB_CLASSES += [("1:30", "10.0.1.3", "20mbit", "100mbit", 1)]
 
 
-def setup_lanes(star: Star, tmp: Path) -> None:
+def setup_lanes(star: Star, tmp: Path, extra: list[str]) -> None:
     cmds = tmp / "commands.txt"
     cmds.write_text(LANES_COMMANDS)
     star.start_switch(
@@ -52,6 +52,7 @@ def setup_lanes(star: Star, tmp: Path) -> None:
         "1Gbps",
         "--commands",
         str(cmds),
+        *extra,
         log=tmp / "switch.log",
     )
 
@@ -139,6 +140,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per contender")
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--lanes-arg", action="append", default=[], metavar="ARG",
+                    help="pass ARG to lanes switch (repeat; e.g. --lanes-arg=--batch-us --lanes-arg=0)")
     args = ap.parse_args()
     results: dict[str, list] = {"lanes rlsp-drr": [], "linux htb": []}
     with tempfile.TemporaryDirectory() as d:
@@ -149,7 +152,7 @@ def main() -> int:
                     if label == "linux htb":
                         setup_htb(star)
                     else:
-                        setup_lanes(star, tmp)
+                        setup_lanes(star, tmp, args.lanes_arg)
                     r = measure(star, tmp, f"{label[:5]}{run}")
                 runs.append(r)
                 print(

@@ -198,6 +198,9 @@ pub struct Dataplane {
     /// The packet replication engine: multicast groups.
     pub pre: Pre,
     digests: std::collections::VecDeque<Digest>,
+    /// Whether the last frame given to `ingress` leads its port (it leaves as soon as the port
+    /// is free), for the event loop's choice of which arrivals wake it.
+    rx_leads: bool,
 }
 
 /// Digests kept for a controller that reads slowly; older ones are dropped first (and counted).
@@ -245,7 +248,14 @@ impl Dataplane {
             mirrors: BTreeMap::new(),
             pre: Pre::default(),
             digests: std::collections::VecDeque::new(),
+            rx_leads: false,
         }
+    }
+
+    /// Whether the last frame given to [`Dataplane::ingress`] leads its port's queues (see
+    /// `lanes_tm::Port::leads`); false if it waits behind others, was multicast or dropped.
+    pub fn last_rx_leads(&self) -> bool {
+        self.rx_leads
     }
 
     /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
@@ -491,6 +501,7 @@ impl Dataplane {
     /// A frame of `len` bytes sits in `slot`, received on `in_port` at `now`: run ingress and
     /// queue it, or count the drop and free the slot.
     pub fn ingress(&mut self, slot: u32, len: usize, in_port: u32, now: u64) {
+        self.rx_leads = false;
         if let Some(p) = self.port_mut(in_port) {
             p.counters.rx_pkts += 1;
             p.counters.rx_bytes += len as u64;
@@ -541,6 +552,9 @@ impl Dataplane {
         };
         self.apply_queue_config(i, &ig);
         self.enqueue(i, ig.priority, len, slot, now);
+        self.rx_leads = self.ports[usize::from(i)]
+            .tm
+            .leads(usize::from(ig.priority));
     }
 
     /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,

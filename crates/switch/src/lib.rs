@@ -23,6 +23,7 @@ mod switch;
 mod sys;
 mod table_commands;
 mod tm_commands;
+pub mod wake;
 
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,

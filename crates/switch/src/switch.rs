@@ -1,8 +1,8 @@
 //! The switch process's data plane thread: one epoll loop over the port sockets and an eventfd
 //! for control-plane changes. It sleeps (epoll with a nanosecond timeout) until the next moment
-//! a port may send; while that moment is close, arrivals do not wake it: they are read at the
-//! departure, and the frames due within the batch window leave together, so a saturated port
-//! costs one wake-up per batch sent. Arrivals are read from each port's receive ring (ring.rs).
+//! a port may send; while that moment is close, only arrivals that could leave before it wake
+//! it (wake.rs), the others are read at the departure, and the frames due within the batch
+//! window leave together, so a saturated port costs one wake-up per batch sent. Arrivals are read from each port's receive ring (ring.rs).
 
 use std::io;
 use std::path::PathBuf;
@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
 use crate::pcap::PcapWriter;
 use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Waker};
+use crate::wake::WakePolicy;
 
 #[derive(Clone, Debug)]
 /// One port to open: its number, interface and line rate.
@@ -66,11 +67,6 @@ const RX_BATCH: usize = 64;
 /// busy VM) still sends on time, and one that comes on time sends at most this early. It
 /// replaces polling the last microseconds before a departure, which cost a core its frames.
 const SEND_AHEAD_NS: u64 = 20_000;
-/// While a frame is due within this long (or the batch window, if longer), arrivals do not wake
-/// the loop: they are read at the departure (a busy port needs one wake-up per batch sent, not
-/// one per frame received). It also bounds how long an arrival for another, idle port can wait
-/// for that wake-up.
-const DEAF_NS: u64 = 200_000;
 /// Default batch window. Every wake-up of the data plane thread costs tens of microseconds on a
 /// virtual machine (the thread sleeps and is woken, the frames it sends wake their receivers),
 /// as long as a 1500 B frame lasts at 200 Mb/s; sending the frames due in the next 100 us
@@ -223,19 +219,22 @@ struct TxBatch {
 
 fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
     sys::set_timer_slack_ns(1);
-    let deaf_ns = DEAF_NS.max(batch_ns);
-    // `all` wakes for arrivals and control; `control` only for control, while a departure is
-    // close and arrivals can wait for it
+    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns);
+    // `all` wakes for every arrival and control; `near` for control and the arrivals of the
+    // ports the policy listens to, while a departure is close (see wake.rs)
     let all = Epoll::new()?;
-    let control = Epoll::new()?;
+    let near = Epoll::new()?;
     all.add(shared.waker.raw(), WAKER)?;
-    control.add(shared.waker.raw(), WAKER)?;
+    near.add(shared.waker.raw(), WAKER)?;
     for (i, (_, s)) in io.sockets.iter().enumerate() {
         all.add(s.raw(), i as u64)?;
+        near.add(s.raw(), i as u64)?;
     }
     let mut events = Vec::with_capacity(64);
     let mut scratch = MsgScratch::new(RX_BATCH);
     let mut error_reported = vec![false; io.sockets.len()];
+    // sockets no longer watched at all (their interface hung up)
+    let mut gone = vec![false; io.sockets.len()];
     let mut tx: Vec<TxBatch> = io.sockets.iter().map(|_| TxBatch::default()).collect();
     let mut more_rx = false;
     let mut taken = vec![0usize; io.sockets.len()];
@@ -248,17 +247,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         }
         let now = dataplane_now_ns();
         let deadline = lock(shared).next_deadline(now);
-        let wait = match deadline {
-            _ if more_rx => Some(0),
-            Some(d) => Some(d.saturating_sub(now)),
-            None => None,
-        };
-        if let Some(t) = wait.filter(|&t| t > 0 && t <= deaf_ns) {
-            // a frame leaves soon: sleep until then unless control wakes us
-            if let Err(e) = control.wait(&mut events, Some(t)) {
-                break Err(e);
-            }
-        } else if let Err(e) = all.wait(&mut events, wait) {
+        let sleep = policy.sleep(now, deadline, more_rx);
+        let set = if sleep.all_ports { &all } else { &near };
+        if let Err(e) = set.wait(&mut events, sleep.timeout_ns) {
             break Err(e);
         }
         // what arrived meanwhile is in the rings: no need to ask which sockets are readable;
@@ -274,6 +265,8 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
                 if flags & libc::EPOLLHUP as u32 != 0 || why.is_none() {
                     // nothing to take: stop watching it rather than wake for it forever
                     let _ = all.delete(sock.raw());
+                    let _ = near.delete(sock.raw());
+                    gone[token as usize] = true;
                 }
                 if !std::mem::replace(&mut error_reported[token as usize], true) {
                     eprintln!(
@@ -315,6 +308,15 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
                 let _ = pin.write(wall_ns(), frame);
             }
             dp.ingress_frame(frame, len, *num, now);
+            if let Some(listen) = policy.note_frame(i, dp.last_rx_leads()) {
+                if !gone[i] {
+                    let _ = if listen {
+                        near.add(sock.raw(), i as u64)
+                    } else {
+                        near.delete(sock.raw())
+                    };
+                }
+            }
             sock.release();
             taken[i] += 1;
             backlog[i] += 1;

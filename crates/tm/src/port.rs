@@ -169,6 +169,25 @@ impl<T> Port<T> {
         self.nonempty == 0
     }
 
+    /// Whether the one packet queue `qid` holds leads the port: it is the only packet queued,
+    /// or `qid` is strict and no higher strict queue holds packets. Such a packet leaves as soon
+    /// as the port is free (and its queue's bucket allows); any other waits for the packets
+    /// ahead of it. An event loop uses this to tell arrivals worth waking for.
+    pub fn leads(&self, qid: usize) -> bool {
+        let qid = if self.scheduler == Scheduler::Fifo {
+            0
+        } else {
+            qid.min(self.queues.len() - 1)
+        };
+        if self.queues[qid].len() != 1 {
+            return false;
+        }
+        if self.nonempty == 1 << qid {
+            return true;
+        }
+        self.scheduler != Scheduler::Fifo && qid >= self.strict_from && self.nonempty >> qid == 1
+    }
+
     /// Depth, settings and counters of queue `qid`, if the port has it.
     pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
         self.queues.get(qid).map(|q| QueueStatus {

@@ -418,3 +418,36 @@ fn random_drop_shares_a_full_queue_in_proportion_to_arrivals() {
         "random drop 1:2: {skew:?}"
     );
 }
+
+#[test]
+fn a_packet_leads_when_alone_or_alone_atop_the_strict_classes() {
+    let mut p = port(Scheduler::RlspDrr, 1e8);
+    p.enqueue(0, 2, 1500, 0);
+    assert!(p.leads(2), "the only packet of the port leads it");
+    p.enqueue(0, 3, 1500, 1);
+    assert!(
+        !p.leads(3),
+        "a DRR packet behind another DRR packet does not lead"
+    );
+    p.enqueue(0, 7, 100, 2);
+    assert!(p.leads(7), "the only packet of the strict class leads");
+    p.enqueue(0, 7, 100, 3);
+    assert!(
+        !p.leads(7),
+        "the second packet of the strict class waits for the first"
+    );
+
+    let mut f = port(Scheduler::Fifo, 1e8);
+    f.enqueue(0, 7, 100, 0);
+    assert!(f.leads(7));
+    f.enqueue(0, 7, 100, 1);
+    assert!(
+        !f.leads(7),
+        "FIFO: the second packet waits whatever its priority"
+    );
+
+    let mut s = port(Scheduler::Strict, 1e8);
+    s.enqueue(0, 6, 100, 0);
+    s.enqueue(0, 4, 100, 1);
+    assert!(!s.leads(4), "a lower strict class waits for a higher one");
+}

@@ -1,0 +1,127 @@
+//! When the data plane thread sleeps and which arrivals may wake it, without I/O: the event
+//! loop (switch.rs) asks this, and tests drive it in virtual time.
+//!
+//! A frame queued behind others at its egress port cannot leave before that port's next
+//! departure, and the loop is awake then anyway: waking for its arrival would cost a wake-up and
+//! gain nothing. A frame that leads its port (nothing queued there, or it is the only packet of
+//! the highest strict class) leaves as soon as the port is free, and the loop sends what is due
+//! within its batch window at once: its arrival should wake the loop however close another
+//! departure is. The loop cannot see where a frame goes before it runs ingress, so it judges
+//! each receiving port by its last frames: a port whose frames wait behind others is not
+//! listened to while a departure is near (they are read at that departure), one whose frames
+//! lead always is.
+
+/// While a frame is due within this long (or the batch window, if longer), only listened ports'
+/// arrivals and control wake the loop; farther off, every arrival does.
+pub const NEAR_NS: u64 = 200_000;
+
+/// Frames in a row from one receiving port that waited behind others before the loop stops
+/// listening to it while a departure is near. One leading frame starts listening again.
+const BUSY_STREAK: u8 = 4;
+
+/// How the loop is to wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sleep {
+    /// Longest wait in ns (None: until something wakes it; Some(0): only look).
+    pub timeout_ns: Option<u64>,
+    /// Whether every receiving port's arrivals wake it, or only the listened ones'.
+    pub all_ports: bool,
+}
+
+/// Which receiving ports the loop listens to while a departure is near, and when it wakes for
+/// a departure: a batch window early, since it sends everything due within the window when it
+/// wakes (so a leading frame that arrives while the port is busy leaves at most the window
+/// before the port frees, never after it).
+#[derive(Clone, Debug)]
+pub struct WakePolicy {
+    near_ns: u64,
+    batch_ns: u64,
+    listened: Vec<bool>,
+    busy_streak: Vec<u8>,
+}
+
+impl WakePolicy {
+    /// A policy for `ports` receiving ports, all listened to until their traffic says
+    /// otherwise; a departure within `max(NEAR_NS, batch_ns)` counts as near.
+    pub fn new(ports: usize, batch_ns: u64) -> Self {
+        WakePolicy {
+            near_ns: NEAR_NS.max(batch_ns),
+            batch_ns,
+            listened: vec![true; ports],
+            busy_streak: vec![0; ports],
+        }
+    }
+
+    /// How to wait at `now`, given the next departure and whether receive rings still hold
+    /// frames the last turn had no room to take.
+    pub fn sleep(&self, now: u64, next_departure: Option<u64>, more_rx: bool) -> Sleep {
+        if more_rx {
+            return Sleep {
+                timeout_ns: Some(0),
+                all_ports: true,
+            };
+        }
+        match next_departure.map(|d| d.saturating_sub(self.batch_ns).saturating_sub(now)) {
+            Some(t) if t > 0 && t <= self.near_ns => Sleep {
+                timeout_ns: Some(t),
+                all_ports: false,
+            },
+            timeout_ns => Sleep {
+                timeout_ns,
+                all_ports: true,
+            },
+        }
+    }
+
+    /// Whether receiving port `i`'s arrivals wake the loop while a departure is near.
+    pub fn listened(&self, i: usize) -> bool {
+        self.listened[i]
+    }
+
+    /// A frame from receiving port `i` leads its port's queues (`leads`) or not (queued behind
+    /// others, or dropped). Returns the port's new listened state if it changed.
+    pub fn note_frame(&mut self, i: usize, leads: bool) -> Option<bool> {
+        let was = self.listened[i];
+        if leads {
+            self.busy_streak[i] = 0;
+            self.listened[i] = true;
+        } else {
+            self.busy_streak[i] = self.busy_streak[i].saturating_add(1);
+            if self.busy_streak[i] >= BUSY_STREAK {
+                self.listened[i] = false;
+            }
+        }
+        (self.listened[i] != was).then_some(self.listened[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_departure_listens_to_listened_ports_only() {
+        let p = WakePolicy::new(2, 100_000);
+        let s = p.sleep(1_000, Some(201_000), false);
+        assert_eq!(s.timeout_ns, Some(100_000), "a batch window early");
+        assert!(!s.all_ports);
+        let far = p.sleep(1_000, Some(1_000_000), false);
+        assert!(far.all_ports);
+        assert_eq!(p.sleep(1_000, None, false).timeout_ns, None);
+        assert_eq!(p.sleep(1_000, Some(101_000), true).timeout_ns, Some(0));
+        let due = p.sleep(1_000, Some(90_000), false);
+        assert_eq!(due.timeout_ns, Some(0), "due within the window: send now");
+    }
+
+    #[test]
+    fn a_port_whose_frames_wait_is_dropped_after_a_streak_and_one_leading_frame_restores_it() {
+        let mut p = WakePolicy::new(1, 0);
+        for _ in 0..BUSY_STREAK - 1 {
+            assert_eq!(p.note_frame(0, false), None);
+        }
+        assert_eq!(p.note_frame(0, false), Some(false));
+        assert!(!p.listened(0));
+        assert_eq!(p.note_frame(0, true), Some(true));
+        assert!(p.listened(0));
+    }
+}

@@ -1,0 +1,238 @@
+//! The event loop's timing in virtual time: the data plane, the loop's wake policy and batch
+//! window as switch.rs uses them, with arrivals read only when the loop wakes (at a departure,
+//! or for an arrival on a port it listens to). Port 4 (100 or 200 Mb/s) is saturated by two low
+//! classes from ports 2 and 3; port 1 sends a sparse high class to it, and every high frame is
+//! answered from port 4 back to port 1 (idle), as a ping is.
+
+use lanes_p4::Program;
+use lanes_switch::commands::execute;
+use lanes_switch::wake::WakePolicy;
+use lanes_switch::{Dataplane, TmDefaults};
+use lanes_tm::Scheduler;
+
+const US: u64 = 1_000;
+/// How long a 1514 B frame (1500 B of IP) lasts at `mbps`, as the port counts it.
+fn frame_ns(mbps: u64) -> u64 {
+    1514 * 8 * 1000 / mbps
+}
+const BATCH_NS: u64 = 100 * US;
+
+fn frame(src: u8, dst: u8, payload: usize) -> Vec<u8> {
+    let total = (20 + payload) as u16;
+    let mut f = vec![0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, 0xee, 0x08, 0x00];
+    f.extend_from_slice(&[
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        0,
+        0x40,
+        0,
+        64,
+        17,
+        0,
+        0,
+    ]);
+    f.extend_from_slice(&[10, 0, 1, src, 10, 0, 1, dst]);
+    f.extend(std::iter::repeat_n(0xab, payload));
+    f
+}
+
+fn switch(mbps: u64) -> Dataplane {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../p4/tm_basic.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut dp = Dataplane::new(TmDefaults {
+        rate_bps: 1e9,
+        scheduler: Scheduler::RlspDrr,
+        ..TmDefaults::default()
+    });
+    for port in 1..=3 {
+        dp.add_port(port, None).unwrap();
+    }
+    dp.add_port(4, Some(mbps as f64 * 1e6)).unwrap();
+    dp.set_program(Program::load(&text).unwrap());
+    for cmd in [
+        "table_add ipv4_lpm ipv4_forward 10.0.1.1/32 => 00:00:00:00:01:01 1",
+        "table_add ipv4_lpm ipv4_forward 10.0.1.4/32 => 00:00:00:00:01:04 4",
+        "table_add src_ip_prio set_priority 10.0.1.1/32 => 7 7500000 7000",
+        "table_add src_ip_prio set_priority 10.0.1.2/32 => 6 0 7000",
+        "table_add src_ip_prio set_priority 10.0.1.3/32 => 5 0 7000",
+        "table_add src_ip_prio set_priority 10.0.1.4/32 => 7 7500000 7000",
+    ] {
+        execute(&mut dp, cmd).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    dp
+}
+
+struct Arrival {
+    at: u64,
+    port: u32,
+    frame: Vec<u8>,
+}
+
+/// What the loop handed to the kernel: when, on which port, and the frame.
+struct Sent {
+    at: u64,
+    port: u32,
+    frame: Vec<u8>,
+}
+
+/// The loop of switch.rs in virtual time, with no cost for a wake-up: sleep as the policy says,
+/// take every frame that arrived by the wake-up in arrival order, then send what is due within
+/// the batch window. A high frame sent to port 4 is answered by port 4 at once.
+fn run_loop(dp: &mut Dataplane, mut arrivals: Vec<Arrival>, until: u64) -> Vec<Sent> {
+    let mut policy = WakePolicy::new(4, BATCH_NS);
+    let mut sent = vec![];
+    let mut now = 0;
+    let mut next = 0; // arrivals[..next] have been read
+    while now < until {
+        arrivals[next..].sort_by_key(|a| a.at);
+        let sleep = policy.sleep(now, dp.next_deadline(now), false);
+        let timer = sleep.timeout_ns.map_or(u64::MAX, |t| now + t);
+        let woken_by = arrivals[next..]
+            .iter()
+            .find(|a| sleep.all_ports || policy.listened(a.port as usize - 1))
+            .map_or(u64::MAX, |a| a.at);
+        now = now.max(timer.min(woken_by));
+        if now == u64::MAX {
+            break;
+        }
+        while next < arrivals.len() && arrivals[next].at <= now {
+            let a = &arrivals[next];
+            dp.ingress_frame(&a.frame, a.frame.len(), a.port, now);
+            policy.note_frame(a.port as usize - 1, dp.last_rx_leads());
+            next += 1;
+        }
+        let mut replies = vec![];
+        dp.service_until(now, now + BATCH_NS, &mut |port, f| {
+            if port == 4 && f[14 + 15] == 1 {
+                replies.push(Arrival {
+                    at: now,
+                    port: 4,
+                    frame: frame(4, 1, 56),
+                });
+            }
+            sent.push(Sent {
+                at: now,
+                port,
+                frame: f.to_vec(),
+            });
+            true
+        });
+        arrivals.extend(replies);
+    }
+    sent
+}
+
+/// Low classes from ports 2 and 3 at 60 % of `mbps` each into port 4 (`mbps`), a 98 B high
+/// frame from port 1 every `gap` ns, offset so that it falls at every phase of the port's frames.
+fn load(mbps: u64, until: u64, gap: u64) -> Vec<Arrival> {
+    let mut v = vec![];
+    let low_gap = 1500 * 8 * 1_000 * 10 / (6 * mbps);
+    for (port, phase) in [(2u32, 0), (3, low_gap / 2)] {
+        let mut t = phase;
+        while t < until {
+            v.push(Arrival {
+                at: t,
+                port,
+                frame: frame(port as u8, 4, 1500 - 20),
+            });
+            t += low_gap;
+        }
+    }
+    let mut t = 3 * US;
+    while t < until {
+        v.push(Arrival {
+            at: t,
+            port: 1,
+            frame: frame(1, 4, 56),
+        });
+        t += gap;
+    }
+    v
+}
+
+fn high_times(arrivals: &[Arrival], sent: &[Sent], from: u32, to: u32) -> Vec<(u64, u64)> {
+    let src = from as u8;
+    let ins: Vec<u64> = arrivals
+        .iter()
+        .filter(|a| a.port == from)
+        .map(|a| a.at)
+        .collect();
+    let outs: Vec<u64> = sent
+        .iter()
+        .filter(|s| s.port == to && s.frame[14 + 12 + 3] == src)
+        .map(|s| s.at)
+        .collect();
+    ins.into_iter().zip(outs).collect()
+}
+
+#[test]
+fn a_sparse_high_frame_leaves_within_one_frame_time_of_its_arrival_at_a_saturated_port() {
+    for mbps in [100, 200] {
+        let until = 200_000 * US;
+        // 10 ms apart plus 37 us: the arrivals sweep every phase of the low frames' departures
+        let arrivals = load(mbps, until, 10_037 * US);
+        let mut dp = switch(mbps);
+        let sent = run_loop(&mut dp, load(mbps, until, 10_037 * US), until);
+        let pings = high_times(&arrivals, &sent, 1, 4);
+        assert!(pings.len() >= 19, "{} pings sent", pings.len());
+        for (arrived, left) in &pings {
+            assert!(
+                left - arrived <= frame_ns(mbps),
+                "{mbps} Mb/s: a high frame waited {} ns, a frame lasts {} ns",
+                left - arrived,
+                frame_ns(mbps)
+            );
+        }
+        // the port stayed saturated: the pings took no line time from the low classes
+        let low = sent.iter().filter(|s| s.port == 4).count() - pings.len();
+        assert!(
+            low as u64 >= until / frame_ns(mbps) - 20,
+            "{low} low frames"
+        );
+    }
+}
+
+#[test]
+fn an_answer_to_an_idle_port_leaves_as_it_arrives_while_another_port_is_saturated() {
+    let until = 200_000 * US;
+    let mut dp = switch(100);
+    let sent = run_loop(&mut dp, load(100, until, 10_037 * US), until);
+    // every answer from port 4 to port 1 arrived when its ping left, and left then too
+    let pings: Vec<u64> = sent
+        .iter()
+        .filter(|s| s.port == 4 && s.frame[14 + 12 + 3] == 1)
+        .map(|s| s.at)
+        .collect();
+    let answers: Vec<u64> = sent.iter().filter(|s| s.port == 1).map(|s| s.at).collect();
+    assert_eq!(pings.len(), answers.len());
+    for (p, a) in pings.iter().zip(&answers) {
+        assert_eq!(
+            p,
+            a,
+            "the answer waited {} ns for a port with nothing queued",
+            a - p
+        );
+    }
+}
+
+#[test]
+fn saturating_low_classes_do_not_wake_the_loop_per_frame() {
+    // the loop must not listen to ports whose frames only wait behind others
+    let until = 50_000 * US;
+    let mut dp = switch(100);
+    let mut arrivals = load(100, until, u64::MAX / 4);
+    arrivals.sort_by_key(|a| a.at);
+    let mut policy = WakePolicy::new(4, BATCH_NS);
+    for a in &arrivals {
+        dp.service_until(a.at, a.at, &mut |_, _| true);
+        dp.ingress_frame(&a.frame, a.frame.len(), a.port, a.at);
+        policy.note_frame(a.port as usize - 1, dp.last_rx_leads());
+    }
+    assert!(!policy.listened(1) && !policy.listened(2));
+}
