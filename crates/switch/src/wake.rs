@@ -11,8 +11,10 @@
 //! listened to while a departure is near (they are read at that departure), one whose frames
 //! lead always is.
 
-/// While a frame is due within this long (or the batch window, if longer), only listened ports'
-/// arrivals and control wake the loop; farther off, every arrival does.
+/// While a frame is due within this long plus the batch window (a turn sends the window's frames
+/// early, so the next departure is that much farther off), only listened ports' arrivals and
+/// control wake the loop; farther off, every arrival does. It bounds how long an arrival the
+/// policy misjudged waits.
 pub const NEAR_NS: u64 = 200_000;
 
 /// Frames in a row from one receiving port that waited behind others before the loop stops
@@ -29,39 +31,48 @@ pub struct Sleep {
 }
 
 /// Which receiving ports the loop listens to while a departure is near, and when it wakes for
-/// a departure: a batch window early, since it sends everything due within the window when it
-/// wakes (so a leading frame that arrives while the port is busy leaves at most the window
-/// before the port frees, never after it).
+/// a departure. It wakes when the next frame is due and sends what is due within the batch
+/// window after it, so a busy port costs one wake-up per window; but after a turn that took a
+/// leading frame it wakes a window before the next departure: that frame leaves at most the
+/// window before its port frees (the frames already sent then fill the port's line time up to
+/// there), never a window after it.
 #[derive(Clone, Debug)]
 pub struct WakePolicy {
     near_ns: u64,
     batch_ns: u64,
     listened: Vec<bool>,
     busy_streak: Vec<u8>,
+    took_leading: bool,
 }
 
 impl WakePolicy {
     /// A policy for `ports` receiving ports, all listened to until their traffic says
-    /// otherwise; a departure within `max(NEAR_NS, batch_ns)` counts as near.
+    /// otherwise; a departure within `NEAR_NS + batch_ns` counts as near.
     pub fn new(ports: usize, batch_ns: u64) -> Self {
         WakePolicy {
-            near_ns: NEAR_NS.max(batch_ns),
+            near_ns: NEAR_NS + batch_ns,
             batch_ns,
             listened: vec![true; ports],
             busy_streak: vec![0; ports],
+            took_leading: false,
         }
     }
 
     /// How to wait at `now`, given the next departure and whether receive rings still hold
-    /// frames the last turn had no room to take.
-    pub fn sleep(&self, now: u64, next_departure: Option<u64>, more_rx: bool) -> Sleep {
+    /// frames the last turn had no room to take. Called once per turn, before the wait.
+    pub fn sleep(&mut self, now: u64, next_departure: Option<u64>, more_rx: bool) -> Sleep {
+        let early = if std::mem::take(&mut self.took_leading) {
+            self.batch_ns
+        } else {
+            0
+        };
         if more_rx {
             return Sleep {
                 timeout_ns: Some(0),
                 all_ports: true,
             };
         }
-        match next_departure.map(|d| d.saturating_sub(self.batch_ns).saturating_sub(now)) {
+        match next_departure.map(|d| d.saturating_sub(early).saturating_sub(now)) {
             Some(t) if t > 0 && t <= self.near_ns => Sleep {
                 timeout_ns: Some(t),
                 all_ports: false,
@@ -83,6 +94,7 @@ impl WakePolicy {
     pub fn note_frame(&mut self, i: usize, leads: bool) -> Option<bool> {
         let was = self.listened[i];
         if leads {
+            self.took_leading = true;
             self.busy_streak[i] = 0;
             self.listened[i] = true;
         } else {
@@ -101,14 +113,29 @@ mod tests {
 
     #[test]
     fn a_near_departure_listens_to_listened_ports_only() {
-        let p = WakePolicy::new(2, 100_000);
-        let s = p.sleep(1_000, Some(201_000), false);
-        assert_eq!(s.timeout_ns, Some(100_000), "a batch window early");
+        let mut p = WakePolicy::new(2, 100_000);
+        let s = p.sleep(1_000, Some(101_000), false);
+        assert_eq!(s.timeout_ns, Some(100_000));
         assert!(!s.all_ports);
-        let far = p.sleep(1_000, Some(1_000_000), false);
+        let far = p.sleep(1_000, Some(400_000), false);
         assert!(far.all_ports);
         assert_eq!(p.sleep(1_000, None, false).timeout_ns, None);
         assert_eq!(p.sleep(1_000, Some(101_000), true).timeout_ns, Some(0));
+    }
+
+    #[test]
+    fn after_a_leading_frame_the_loop_wakes_a_window_early_once() {
+        let mut p = WakePolicy::new(1, 100_000);
+        p.note_frame(0, true);
+        assert_eq!(
+            p.sleep(1_000, Some(201_000), false).timeout_ns,
+            Some(100_000)
+        );
+        assert_eq!(
+            p.sleep(1_000, Some(201_000), false).timeout_ns,
+            Some(200_000)
+        );
+        p.note_frame(0, true);
         let due = p.sleep(1_000, Some(90_000), false);
         assert_eq!(due.timeout_ns, Some(0), "due within the window: send now");
     }
