@@ -34,20 +34,26 @@ LANES_COMMANDS = "\n".join(
     ]
 )
 
-# class, src, rate, ceil, prio: the kernel's nearest equivalent of RL-SP-DRR
-HTB_CLASSES = [("1:10", "10.0.1.1", "60mbit", "60mbit", 0), ("1:20", "10.0.1.2", "20mbit", "100mbit", 1)]
-HTB_CLASSES += [("1:30", "10.0.1.3", "20mbit", "100mbit", 1)]
+# class, src, rate, ceil, prio (rates in % of the port): the kernel's nearest equivalent of RL-SP-DRR
+HTB_CLASSES = [
+    ("1:10", "10.0.1.1", 60, 60, 0),
+    ("1:20", "10.0.1.2", 20, 100, 1),
+    ("1:30", "10.0.1.3", 20, 100, 1),
+]
 
 
-def setup_lanes(star: Star, tmp: Path, extra: list[str]) -> None:
+def setup_lanes(
+    star: Star, tmp: Path, extra: list[str], scheduler: str = "rlsp-drr", port_mbps: int = 100
+) -> None:
     cmds = tmp / "commands.txt"
-    cmds.write_text(LANES_COMMANDS)
+    # the high class's rate: 60 % of the port, in bytes/s
+    cmds.write_text(LANES_COMMANDS.replace(" 7500000 ", f" {port_mbps * 75_000} "))
     star.start_switch(
         str(REPO / "p4" / "tm_basic.json"),
         "--scheduler",
-        "rlsp-drr",
+        scheduler,
         "--port-rate",
-        "4@100Mbps",
+        f"4@{port_mbps}Mbps",
         "--default-rate",
         "1Gbps",
         "--commands",
@@ -57,7 +63,7 @@ def setup_lanes(star: Star, tmp: Path, extra: list[str]) -> None:
     )
 
 
-def setup_htb(star: Star) -> None:
+def setup_htb(star: Star, port_mbps: int = 100) -> None:
     sw = star.sw
     star.ns(sw, "ip", "link", "add", "br0", "type", "bridge")
     for i in range(1, len(star.hosts) + 1):
@@ -65,7 +71,19 @@ def setup_htb(star: Star) -> None:
     star.ns(sw, "ip", "link", "set", "br0", "up")
     star.ns(sw, "tc", "qdisc", "add", "dev", "s1-eth4", "root", "handle", "1:", "htb", "default", "30")
     star.ns(
-        sw, "tc", "class", "add", "dev", "s1-eth4", "parent", "1:", "classid", "1:1", "htb", "rate", "100mbit"
+        sw,
+        "tc",
+        "class",
+        "add",
+        "dev",
+        "s1-eth4",
+        "parent",
+        "1:",
+        "classid",
+        "1:1",
+        "htb",
+        "rate",
+        f"{port_mbps}mbit",
     )
     for cls, src, rate, ceil, prio in HTB_CLASSES:
         star.ns(
@@ -81,9 +99,9 @@ def setup_htb(star: Star) -> None:
             cls,
             "htb",
             "rate",
-            rate,
+            f"{rate * port_mbps // 100}mbit",
             "ceil",
-            ceil,
+            f"{ceil * port_mbps // 100}mbit",
             "prio",
             str(prio),
             "quantum",
@@ -140,8 +158,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per contender")
     ap.add_argument("--json", type=Path, help="write the results here")
-    ap.add_argument("--lanes-arg", action="append", default=[], metavar="ARG",
-                    help="pass ARG to lanes switch (repeat; e.g. --lanes-arg=--batch-us --lanes-arg=0)")
+    ap.add_argument(
+        "--lanes-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="pass ARG to lanes switch (repeat; e.g. --lanes-arg=--batch-us --lanes-arg=0)",
+    )
     args = ap.parse_args()
     results: dict[str, list] = {"lanes rlsp-drr": [], "linux htb": []}
     with tempfile.TemporaryDirectory() as d:

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""What a saturated port costs in CPU: lanes (rlsp-drr, tm_basic) against the kernel's bridge +
+tc HTB shaped like it, between the same namespaces in the same run. h1 (high class, 60 % of the
+port) and h2, h3 (low classes) each offer 60 % of the port's rate toward h4 (iperf3 UDP, 1400 B
+datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, all processes,
+200 % = both cores) and, for lanes, the switch process's CPU with its data plane thread's user
+and system time. Needs root.
+
+    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--perf] [--json OUT]
+
+On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
+the switch's system time includes its receivers' packet delivery (the kernel pays it either
+way). With --perf, a second measuring pass samples the data plane thread (perf record -g) and
+reports the share of its samples under net_rx_action: that part is the receivers', the rest is
+the switch's own cost. perf is kept out of the first pass, whose figures it would inflate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+from netns import Star, UdpFlows  # noqa: E402
+from switch_latency import setup_htb, setup_lanes  # noqa: E402
+
+TICK = 100  # USER_HZ: /proc's clock ticks per second
+
+
+def machine_busy() -> tuple[int, int]:
+    v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return sum(v) - v[3] - v[4], sum(v)
+
+
+def task_times(path: str) -> tuple[int, int]:
+    f = Path(path).read_text().rsplit(")", 1)[1].split()
+    return int(f[11]), int(f[12])
+
+
+def dataplane_tid(pid: int) -> int:
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        if (task / "comm").read_text().strip() == "lanes-dataplane":
+            return int(task.name)
+    raise RuntimeError("no lanes-dataplane thread in the switch process")
+
+
+def switch_pid(star: Star) -> int:
+    r = star.ns(star.sw, "pgrep", "-f", "lanes switch")
+    return int(r.stdout.split()[0])
+
+
+def measure_window(seconds: float, pid: int | None) -> dict:
+    """CPU over `seconds`: the machine's, and the switch's if there is one."""
+    m0 = machine_busy()
+    tid = dataplane_tid(pid) if pid else None
+    p0 = task_times(f"/proc/{pid}/stat") if pid else (0, 0)
+    t0 = task_times(f"/proc/{pid}/task/{tid}/stat") if tid else (0, 0)
+    w0 = time.monotonic()
+    time.sleep(seconds)
+    dt = time.monotonic() - w0
+    m1 = machine_busy()
+    out = {"machine_cpu_pct": round(200.0 * (m1[0] - m0[0]) / (m1[1] - m0[1]), 1)}
+    if pid and tid:
+        p1 = task_times(f"/proc/{pid}/stat")
+        t1 = task_times(f"/proc/{pid}/task/{tid}/stat")
+        pct = lambda a, b: round(100.0 * (a - b) / TICK / dt, 1)  # noqa: E731
+        out["switch_cpu_pct"] = pct(sum(p1), sum(p0))
+        out["dataplane_user_pct"] = pct(t1[0], t0[0])
+        out["dataplane_system_pct"] = pct(t1[1], t0[1])
+    return out
+
+
+def receivers_share(pid: int, seconds: float, tmp: Path) -> float:
+    """Share of the data plane thread's perf samples spent in receivers' net_rx_action."""
+    data = tmp / "perf.data"
+    tid = dataplane_tid(pid)
+    subprocess.run(
+        ["perf", "record", "-q", "-g", "-t", str(tid), "-o", str(data), "--", "sleep", str(seconds)],
+        check=True,
+        capture_output=True,
+    )
+    rep = subprocess.run(
+        ["perf", "report", "-i", str(data), "--children", "--sort", "sym", "--stdio", "-g", "none"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    m = re.search(r"^\s+([\d.]+)%\s+[\d.]+%\s+\[k\] net_rx_action$", rep, re.M)
+    return float(m.group(1)) / 100 if m else 0.0
+
+
+def run_one(contender: str, mbps: int, seconds: float, perf: bool, tmp: Path) -> dict:
+    with Star(4) as star:
+        if contender == "linux htb":
+            setup_htb(star, port_mbps=mbps)
+        else:
+            batch = contender.split("batch ")[1].removesuffix(" us")
+            setup_lanes(star, tmp, ["--batch-us", batch], port_mbps=mbps)
+        pid = switch_pid(star) if contender != "linux htb" else None
+        offered = 0.6 * mbps
+        load_s = seconds * (2 if perf else 1) + 6
+        log_dir = tmp / f"{contender.replace(' ', '_')}_{mbps}_{time.monotonic_ns()}"
+        log_dir.mkdir()
+        load = UdpFlows(star, log_dir, {1: offered, 2: offered, 3: offered}, seconds=load_s)
+        time.sleep(2.0)
+        r = measure_window(seconds, pid)
+        if perf and pid:
+            share = receivers_share(pid, seconds, tmp)
+            r["receivers_share_of_dataplane"] = round(share, 3)
+            r["switch_own_cpu_pct"] = round(r["switch_cpu_pct"] * (1 - share), 1)
+        r["received_mbps"] = {f"h{h}": round(v["mbps"], 1) for h, v in load.received().items()}
+        return r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rates", default="100,200", help="port rates in Mb/s, comma-separated")
+    ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
+    ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
+    ap.add_argument("--perf", action="store_true", help="also split off the receivers' share with perf")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for mbps in (int(x) for x in args.rates.split(",")):
+            lanes = [f"lanes rlsp-drr batch {b} us" for b in args.batch_us.split(",")]
+            for contender in [*lanes, "linux htb"]:
+                r = {"contender": contender, "port_mbps": mbps}
+                r.update(run_one(contender, mbps, args.seconds, args.perf, tmp))
+                results.append(r)
+                print(json.dumps(r), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Round trips as an MPI job sees them: sockperf UDP ping-pong from h1 to h4 through one switch,
+idle and beside saturating low-class traffic (h2 and h3 send 60 Mb/s each toward h4's 100 Mb/s
+port), message sizes 14 B (sockperf's smallest) to 16 KiB, four contenders in one run: the
+kernel's bridge, the bridge + tc HTB shaped like RL-SP-DRR (switch_latency.py's classes), lanes
+strict and lanes rlsp-drr (tm_basic, h1 in the high class). Round-trip p50 / p99 / p99.9 per
+size (sockperf reports half round trips; they are doubled here). Needs root.
+
+    sudo .venv/bin/python bench/switch_pingpong.py [--seconds 3] [--json OUT]
+
+Without a bottleneck of its own, the plain bridge forwards the load unshaped: it is the floor
+for what a switch adds, not a scheduler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+from netns import Star, UdpFlows  # noqa: E402
+from switch_latency import setup_htb, setup_lanes  # noqa: E402
+
+SIZES = [14, 64, 512, 1024, 1472, 4096, 16384]
+CONTENDERS = ["bridge", "bridge+htb", "lanes strict", "lanes rlsp-drr"]
+PERCENTILE = re.compile(r"percentile (\d+\.\d+) =\s+([\d.]+)")
+
+
+def setup_bridge(star: Star) -> None:
+    sw = star.sw
+    star.ns(sw, "ip", "link", "add", "br0", "type", "bridge")
+    for i in range(1, len(star.hosts) + 1):
+        star.ns(sw, "ip", "link", "set", f"s1-eth{i}", "master", "br0")
+    star.ns(sw, "ip", "link", "set", "br0", "up")
+
+
+def setup(star: Star, contender: str, tmp: Path) -> None:
+    if contender == "bridge":
+        setup_bridge(star)
+    elif contender == "bridge+htb":
+        setup_htb(star)
+    else:
+        setup_lanes(star, tmp, [], scheduler=contender.split()[1])
+
+
+def pingpong(star: Star, size: int, seconds: float) -> dict:
+    """One sockperf ping-pong run h1 -> h4; round-trip percentiles in ms."""
+    r = star.host(
+        1,
+        "sockperf",
+        "ping-pong",
+        "-i",
+        star.ip(4),
+        "-p",
+        "11111",
+        "-m",
+        str(size),
+        "-t",
+        str(seconds),
+        "--mps=1000",
+        timeout=seconds + 30,
+    )
+    pct = {float(p): 2 * float(v) / 1000 for p, v in PERCENTILE.findall(r.stdout + r.stderr)}
+    if 50.0 not in pct:
+        raise RuntimeError(f"sockperf gave no percentiles: {r.stdout[-300:]}{r.stderr[-300:]}")
+    return {"p50_ms": pct[50.0], "p99_ms": pct[99.0], "p99.9_ms": pct[99.9]}
+
+
+def measure(star: Star, contender: str, tmp: Path, seconds: float) -> dict:
+    star.start(star.hosts[3], "sockperf", "server", "-i", star.ip(4), "-p", "11111")
+    time.sleep(0.5)
+    out: dict = {"idle": {}, "loaded": {}}
+    for size in SIZES:
+        out["idle"][size] = pingpong(star, size, seconds)
+        print(f"  {contender:15s} idle   {size:6d} B  {fmt(out['idle'][size])}", flush=True)
+    load_dir = tmp / contender.replace(" ", "_").replace("+", "_")
+    load_dir.mkdir()
+    load = UdpFlows(star, load_dir, {2: 60, 3: 60}, seconds=len(SIZES) * (seconds + 1.5) + 3)
+    time.sleep(1.0)
+    for size in SIZES:
+        out["loaded"][size] = pingpong(star, size, seconds)
+        print(f"  {contender:15s} loaded {size:6d} B  {fmt(out['loaded'][size])}", flush=True)
+    out["low_class_mbps"] = {f"h{h}": v["mbps"] for h, v in load.received().items()}
+    return out
+
+
+def fmt(r: dict) -> str:
+    return f"p50 {r['p50_ms']:.3f}  p99 {r['p99_ms']:.3f}  p99.9 {r['p99.9_ms']:.3f} ms"
+
+
+def table(results: dict, cond: str) -> str:
+    head = "| size | " + " | ".join(f"{c} p50 / p99 / p99.9" for c in results) + " |"
+    rows = [head, "|---" * (len(results) + 1) + "|"]
+    for size in SIZES:
+        cells = [
+            " / ".join(f"{results[c][cond][size][k]:.3f}" for k in ("p50_ms", "p99_ms", "p99.9_ms"))
+            for c in results
+        ]
+        rows.append(f"| {size} B | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="sockperf run per size")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args()
+    results: dict = {}
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        for i, contender in enumerate(CONTENDERS, 1):
+            print(f"[{i}/{len(CONTENDERS)}] {contender}", flush=True)
+            with Star(4) as star:
+                setup(star, contender, tmp)
+                results[contender] = measure(star, contender, tmp, args.seconds)
+    for cond in ("idle", "loaded"):
+        print(f"\nround trip, {cond} (ms)\n" + table(results, cond))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
