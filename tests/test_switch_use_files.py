@@ -44,9 +44,10 @@ def free_port() -> int:
 
 
 def start(cwd: Path, thrift: int, *extra: str) -> subprocess.Popen:
+    # "-i N@NAME" as one argument, as p4c's driver passes it
     cmd = [SIMPLE_SWITCH, "--use-files", "0", "--log-file", "switch.log", "--log-flush",
            "--dump-packet-data", "10240", "--thrift-port", str(thrift), "--device-id", "7",
-           "-i", "1@s1-eth1", "-i", "2@s1-eth2", *extra, str(P4RT_TEST)]  # fmt: skip
+           "-i 1@s1-eth1", "-i 2@s1-eth2", *extra, str(P4RT_TEST)]  # fmt: skip
     return subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

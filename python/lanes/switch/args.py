@@ -60,6 +60,8 @@ def parse_rate(text: str) -> float:
 
 
 def _port_at(text: str, what: str) -> tuple[int, str]:
+    # p4c's bmv2 driver passes "-i 0@pcap0" as one argument: the value then starts with a space
+    text = text.strip()
     num, sep, rest = text.partition("@")
     if not sep or not num.isdigit() or not rest:
         raise LanesError(f"{what} '{text}' must look like N@{'IFACE' if what == '-i' else 'RATE'}")
