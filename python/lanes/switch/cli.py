@@ -33,7 +33,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"lanes switch {_native.__version__} (simple_switch command line)")
         return 0
     sa = to_switch_args(args, getattr(args, "target_args", []))
-    ports = [(n, iface, sa.port_rates.get(n)) for n, iface in sa.interfaces]
+    log = SwitchLog(sa.log_file)
+    rates = dict(sa.port_rates)
+    if sa.use_files_wait is None:
+        rates.update(kernel_port_rates(sa.interfaces, sa.port_rates, log))
+    ports = [(n, iface, rates.get(n)) for n, iface in sa.interfaces]
     try:
         sw = _native.Switch(
             ports,
@@ -74,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
                 config.attach_p4runtime(servers[-1].service)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: stop.set())
-        log = SwitchLog(sa.log_file)
         log.line(
             f"lanes switch: {len(ports)} {'file ' if sa.use_files_wait is not None else ''}port(s), "
             f"scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
@@ -100,6 +103,23 @@ def run(args: argparse.Namespace) -> int:
         except RuntimeError as e:
             raise LanesError(f"data plane failed: {e}") from None
     return 0
+
+
+def kernel_port_rates(
+    interfaces: list[tuple[int, str]], given: dict[int, float], log: SwitchLog
+) -> dict[int, float]:
+    """Line rates of ports whose interface (or veth peer) the kernel rate-limits, where --port-rate
+    gives none; each one said at start."""
+    from lanes.switch.kernel_rates import kernel_rate
+
+    rates = {}
+    for n, iface in interfaces:
+        found = None if n in given else kernel_rate(iface)
+        if found is not None:
+            rates[n], where = found
+            log.line(f"lanes switch: port {n} ({iface}) at {rates[n] / 1e6:g} Mb/s, the kernel's rate limit "
+                     f"on {where} (--port-rate {n}@RATE to choose another)")  # fmt: skip
+    return rates
 
 
 def _start_p4runtime(sw: object, sa: object):
