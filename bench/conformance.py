@@ -56,12 +56,12 @@ def xfail_list(p4c: Path) -> set[str]:
         *p4c.joinpath("backends", "bmv2").rglob("*.cmake"),
     ]
     for f in cmake:
-        text = f.read_text(errors="replace")
+        # comments first: they hold parentheses
+        text = re.sub(r"#[^\n]*", "", f.read_text(errors="replace"))
         for block in re.finditer(
             r"(?:set\s*\(\s*XFAIL_TESTS|list\s*\(\s*APPEND\s+XFAIL_TESTS)(.*?)\)", text, re.S
         ):
-            body = re.sub(r"#[^\n]*", "", block.group(1))
-            names.update(re.findall(r"testdata/\S+?\.p4\b", body))
+            names.update(re.findall(r"testdata/\S+?\.p4\b", block.group(1)))
     return names
 
 
@@ -101,11 +101,13 @@ def run_one(p4c: Path, program: Path, build: Path, work: Path, env: dict, timeou
                          text=True, start_new_session=True)  # fmt: skip
     try:
         out, _ = p.communicate(timeout=timeout_s)
-        return classify(p.returncode, out, timeout_s)
+        returncode: int | None = p.returncode
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
-        return classify(None, out, timeout_s)
+        returncode = None
+    # paths in messages relative to the checkout, as p4c's own lists name programs
+    return classify(returncode, out.replace(f"{p4c}/", ""), timeout_s)
 
 
 def main() -> int:
@@ -161,7 +163,7 @@ def run(a: argparse.Namespace) -> int:
             print(f"conformance: driver logs in {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    write_report(a.out, rows, commit, a.timeout, a.only)
+    write_report(a.out, rows, xfail, commit, a.timeout, a.only)
     print(f"conformance: {a.out}")
     return 0
 
