@@ -105,6 +105,20 @@ fmt:
 clean:
 	rm -rf $(STAMPS) target results
 
+# p4c's own bmv2 STF tests against lanes (p4c's run-bmv2-test.py, unmodified, with the venv's
+# simple_switch and p4c-bm2-ss first on PATH): `make conformance P4C=DIR` with a p4c checkout;
+# P4C_COMMIT=SHA if DIR is not a git checkout. Writes bench/results/conformance.md.
+P4C ?=
+P4C_COMMIT ?=
+CONFORMANCE_ARGS ?=
+.PHONY: conformance
+conformance: setup $(STAMPS)/conformance-deps
+	@test -n "$(P4C)" || { echo "conformance: give P4C=DIR, a p4c source checkout" >&2; exit 1; }
+	$(PY) bench/conformance.py --p4c $(P4C) $(if $(P4C_COMMIT),--p4c-commit $(P4C_COMMIT)) $(CONFORMANCE_ARGS)
+$(STAMPS)/conformance-deps: bench/requirements-conformance.txt $(STAMPS)/venv
+	$(PY) -m pip install -q --disable-pip-version-check -r $<
+	@touch $@
+
 # p4runtime-shell (a real P4Runtime client the tests use) in its own venv: its pins clash with ours.
 P4RT_SHELL_VENV := $(CURDIR)/.venv-p4rt-shell
 setup: $(STAMPS)/p4rt-shell

@@ -77,17 +77,18 @@ def test_pcap_records_each_ports_traffic(tmp_path: Path) -> None:
         assert "5 received" in out, out
     # the switch wrote and closed its captures when it stopped
     seen = {f.name: rdpcap(str(f)) for f in pcap_dir.glob("*.pcap")}
-    assert sorted(seen) == sorted(f"{p}_{d}.pcap" for p in range(1, 5) for d in ("in", "out")), sorted(seen)
+    names = sorted(f"s1-eth{p}_{d}.pcap" for p in range(1, 5) for d in ("in", "out"))
+    assert sorted(seen) == names, sorted(seen)
 
     def icmp(name: str, kind: int) -> list:
         return [p for p in seen[name] if ICMP in p and p[ICMP].type == kind]
 
-    assert len(icmp("1_in.pcap", 8)) == 5 and len(icmp("4_out.pcap", 8)) == 5
-    assert len(icmp("4_in.pcap", 0)) == 5 and len(icmp("1_out.pcap", 0)) == 5
+    assert len(icmp("s1-eth1_in.pcap", 8)) == 5 and len(icmp("s1-eth4_out.pcap", 8)) == 5
+    assert len(icmp("s1-eth4_in.pcap", 0)) == 5 and len(icmp("s1-eth1_out.pcap", 0)) == 5
     # what left port 4 is what came in on port 1, routed: TTL one less, MAC rewritten
-    for a, b in zip(icmp("1_in.pcap", 8), icmp("4_out.pcap", 8), strict=True):
+    for a, b in zip(icmp("s1-eth1_in.pcap", 8), icmp("s1-eth4_out.pcap", 8), strict=True):
         assert b[IP].ttl == a[IP].ttl - 1 and b.dst == "00:00:00:00:01:04"
-    assert not seen["2_in.pcap"] and not seen["3_out.pcap"]
+    assert not seen["s1-eth2_in.pcap"] and not seen["s1-eth3_out.pcap"]
 
 
 def test_strict_priority_serves_the_queue_the_program_chose(tmp_path: Path) -> None:

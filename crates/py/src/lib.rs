@@ -13,6 +13,7 @@ mod pre_bindings;
 mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
+mod switch_handle;
 mod thrift_bindings;
 mod vset_bindings;
 

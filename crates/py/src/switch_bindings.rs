@@ -1,30 +1,37 @@
-//! Bindings for lanes-switch: start a switch on real interfaces, load a program, run
-//! commands, read counters. The data plane runs on its own thread and never takes the GIL;
+//! Bindings for lanes-switch: start a switch on real interfaces (or on pcap files), load a
+//! program, run commands, read counters. The data plane runs on its own thread and never takes the GIL;
 //! every call here releases the GIL while it waits for the data plane's lock.
 
 use std::path::PathBuf;
 
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{PortSpec, Switch, SwitchOptions, TmDefaults};
+use lanes_switch::{
+    FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions, TmDefaults,
+};
 use lanes_tm::QuantilePoint::Middle;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde_json::json;
 
+use crate::switch_handle::SwitchHandle;
+
 #[pyclass(name = "Switch")]
 pub(crate) struct PySwitch {
-    pub(crate) inner: Switch,
+    pub(crate) inner: SwitchHandle,
 }
 
 #[pymethods]
 impl PySwitch {
-    /// ports: list of (port number, interface name, line rate in bits/s or None).
+    /// ports: list of (port number, interface name, line rate in bits/s or None). With
+    /// `use_files_wait_s` the names are file names instead (bmv2's --use-files): NAME_in.pcap is
+    /// read after that many seconds, NAME_out.pcap written.
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     #[new]
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
-                        batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail"))]
+                        batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
+                        use_files_wait_s = None))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -37,6 +44,7 @@ impl PySwitch {
         cpu_port: Option<u32>,
         batch_ns: u64,
         drop: &str,
+        use_files_wait_s: Option<u64>,
     ) -> PyResult<Self> {
         let scheduler = scheduler
             .parse()
@@ -53,6 +61,23 @@ impl PySwitch {
             drop,
             ..TmDefaults::default()
         };
+        if let Some(wait_s) = use_files_wait_s {
+            let opts = FileSwitchOptions {
+                ports: ports
+                    .into_iter()
+                    .map(|(num, name, _)| FilePort { num, name })
+                    .collect(),
+                cpu_port,
+                tm,
+                wait: std::time::Duration::from_secs(wait_s),
+            };
+            let inner = py
+                .allow_threads(|| FileSwitch::start(opts))
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            return Ok(PySwitch {
+                inner: SwitchHandle::Files(inner),
+            });
+        }
         let ports = ports
             .into_iter()
             .map(|(num, ifname, rate_bps)| PortSpec {
@@ -71,7 +96,9 @@ impl PySwitch {
         let inner = py
             .allow_threads(|| Switch::start(opts))
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        Ok(PySwitch { inner })
+        Ok(PySwitch {
+            inner: SwitchHandle::Live(inner),
+        })
     }
 
     /// Load a bmv2 JSON program (replaces the running one). ValueError names what is wrong.
@@ -121,6 +148,12 @@ impl PySwitch {
                 .with(|dp| dp.inject(&frame, lanes_switch::dataplane_now_ns()))
         })
         .map_err(PyValueError::new_err)
+    }
+
+    /// Start taking frames: a file switch (use_files_wait_s) reads its inputs only from this
+    /// call on, so the program and its first entries are in place before the first frame.
+    fn start_ports(&self) {
+        self.inner.start_ports();
     }
 
     fn is_running(&self) -> bool {

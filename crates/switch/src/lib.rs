@@ -9,8 +9,10 @@ pub mod commands;
 pub mod dataplane;
 pub mod delay;
 mod extern_commands;
+pub mod file_ports;
 mod mirror_commands;
 mod pcap;
+pub mod pcap_reader;
 pub mod pre;
 mod pre_commands;
 mod profile_commands;
@@ -29,4 +31,5 @@ pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
     MAX_MIRROR_SESSION, MAX_PASSES,
 };
+pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
 pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

@@ -1,4 +1,4 @@
-//! pcap files of what each port receives and sends (`--pcap DIR`: PORT_in.pcap, PORT_out.pcap).
+//! pcap files of what each port receives and sends (`--pcap DIR`: IFACE_in.pcap, IFACE_out.pcap, named by interface).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

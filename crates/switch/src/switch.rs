@@ -36,7 +36,7 @@ pub struct SwitchOptions {
     pub cpu_port: Option<u32>,
     /// TM settings of every port.
     pub tm: TmDefaults,
-    /// Write NUM_in.pcap and NUM_out.pcap per port here (bmv2's --pcap).
+    /// Write IFACE_in.pcap and IFACE_out.pcap per port here (bmv2's --pcap).
     pub pcap_dir: Option<PathBuf>,
     /// Frames due within this many ns of a wake-up leave together with the one due then (see
     /// [`DEFAULT_BATCH_NS`]); 0 sends every frame at its own time.
@@ -104,8 +104,8 @@ impl Switch {
             io.sockets.push((p.num, sock));
             io.pcap.push(match &opts.pcap_dir {
                 Some(dir) => Some((
-                    PcapWriter::create(&dir.join(format!("{}_in.pcap", p.num)))?,
-                    PcapWriter::create(&dir.join(format!("{}_out.pcap", p.num)))?,
+                    PcapWriter::create(&dir.join(format!("{}_in.pcap", p.ifname)))?,
+                    PcapWriter::create(&dir.join(format!("{}_out.pcap", p.ifname)))?,
                 )),
                 None => None,
             });

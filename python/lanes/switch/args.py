@@ -1,7 +1,8 @@
 """The command line of `lanes switch`: bmv2 simple_switch_grpc's grammar plus lanes options.
 
-lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap DIR] [--no-p4 | JSON]
-             [--scheduler S] [--port-rate N@RATE]... [--queue-depth N] [--commands FILE]
+lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap [DIR]] [--no-p4 | JSON]
+             [--use-files WAIT] [--log-file PATH] [--scheduler S] [--port-rate N@RATE]...
+             [--queue-depth N] [--commands FILE]
              [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
 """
 
@@ -12,6 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lanes.errors import LanesError
+from lanes.switch.bmv2_options import (
+    add_bmv2_arguments,
+    add_bmv2_target_arguments,
+    check_bmv2_arguments,
+    check_bmv2_target_arguments,
+)
 
 SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
 
@@ -37,6 +44,9 @@ class SwitchArgs:
     priority_queues: int = 8
     no_grpc: bool = False
     batch_us: float = 100.0
+    # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
+    use_files_wait: int | None = None
+    log_file: Path | None = None
 
 
 def parse_rate(text: str) -> float:
@@ -50,6 +60,8 @@ def parse_rate(text: str) -> float:
 
 
 def _port_at(text: str, what: str) -> tuple[int, str]:
+    # p4c's bmv2 driver passes "-i 0@pcap0" as one argument: the value then starts with a space
+    text = text.strip()
     num, sep, rest = text.partition("@")
     if not sep or not num.isdigit() or not rest:
         raise LanesError(f"{what} '{text}' must look like N@{'IFACE' if what == '-i' else 'RATE'}")
@@ -67,7 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device-id", type=int, default=0)
     p.add_argument("--thrift-port", type=int, default=9090,
                    help="command port on 127.0.0.1: bmv2's Thrift API (simple_switch_CLI) and `lanes ctl`")  # fmt: skip
-    p.add_argument("--pcap", type=Path, metavar="DIR", help="write PORT_in.pcap and PORT_out.pcap here")
+    p.add_argument("--pcap", type=Path, nargs="?", const=Path("."), metavar="DIR",
+                   help="write IFACE_in.pcap and IFACE_out.pcap here (default: the working directory)")  # fmt: skip
     p.add_argument(
         "--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime"
     )
@@ -87,6 +100,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
     p.add_argument("--batch-us", type=float, default=100.0, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
+    add_bmv2_arguments(p)
 
 
 def _target_parser() -> argparse.ArgumentParser:
@@ -94,6 +108,7 @@ def _target_parser() -> argparse.ArgumentParser:
     t.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
     t.add_argument("--cpu-port", type=int)
     t.add_argument("--priority-queues", type=int, default=8)
+    add_bmv2_target_arguments(t)
     return t
 
 
@@ -101,6 +116,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
     t, unknown = _target_parser().parse_known_args(target)
     if unknown:
         raise LanesError(f"unknown target option(s) after '--': {' '.join(unknown)}")
+    check_bmv2_target_arguments(t)
     if a.json is None and not a.no_p4:
         raise LanesError("give a JSON program or --no-p4")
     if a.json is not None and not a.json.is_file():
@@ -117,6 +133,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
     nums = [n for n, _ in interfaces]
     if len(set(nums)) != len(nums):
         raise LanesError("a port number is given twice with -i")
+    check_bmv2_arguments(a, nums)
     rates = {}
     for r in a.port_rate:
         n, rate = _port_at(r, "--port-rate")
@@ -143,4 +160,6 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,
         batch_us=a.batch_us,
+        use_files_wait=a.use_files,
+        log_file=a.log_file,
     )

@@ -11,6 +11,7 @@ import time
 
 from lanes.errors import LanesError
 from lanes.switch.args import add_arguments, to_switch_args
+from lanes.switch.switch_log import SwitchLog
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,8 +29,15 @@ def run(args: argparse.Namespace) -> int:
     from lanes import _native
     from lanes.switch.control_server import serve
 
+    if getattr(args, "version", False):
+        print(f"lanes switch {_native.__version__} (simple_switch command line)")
+        return 0
     sa = to_switch_args(args, getattr(args, "target_args", []))
-    ports = [(n, iface, sa.port_rates.get(n)) for n, iface in sa.interfaces]
+    log = SwitchLog(sa.log_file)
+    rates = dict(sa.port_rates)
+    if sa.use_files_wait is None:
+        rates.update(kernel_port_rates(sa.interfaces, sa.port_rates, log))
+    ports = [(n, iface, rates.get(n)) for n, iface in sa.interfaces]
     try:
         sw = _native.Switch(
             ports,
@@ -42,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
             pcap_dir=str(sa.pcap) if sa.pcap else None,
             cpu_port=sa.cpu_port,
             batch_ns=round(sa.batch_us * 1000),
+            use_files_wait_s=sa.use_files_wait,
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
@@ -55,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
                 raise LanesError(f"{sa.json}: {e}") from None
         if sa.commands is not None:
             run_commands_file(sw, sa.commands)
+        sw.start_ports()
         config, thrift = _thrift_api(sw, sa)
         try:
             servers.append(serve(sa.thrift_port, sw.command, thrift))
@@ -68,16 +78,18 @@ def run(args: argparse.Namespace) -> int:
                 config.attach_p4runtime(servers[-1].service)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, lambda *_: stop.set())
-        print(
-            f"lanes switch: {len(ports)} port(s), scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
-            + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}"),
-            file=sys.stderr,
-            flush=True,
+        log.line(
+            f"lanes switch: {len(ports)} {'file ' if sa.use_files_wait is not None else ''}port(s), "
+            f"scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
+            + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}")
         )
         last = time.monotonic()
         while not stop.wait(0.5):
             if not sw.is_running():
-                sw.stop()  # raises the loop's error
+                try:
+                    sw.stop()  # raises the loop's error
+                except RuntimeError as e:
+                    raise LanesError(f"data plane failed: {e}") from None
                 raise LanesError("the data plane stopped")
             if sa.log_console and time.monotonic() - last >= 10:
                 last = time.monotonic()
@@ -91,6 +103,23 @@ def run(args: argparse.Namespace) -> int:
         except RuntimeError as e:
             raise LanesError(f"data plane failed: {e}") from None
     return 0
+
+
+def kernel_port_rates(
+    interfaces: list[tuple[int, str]], given: dict[int, float], log: SwitchLog
+) -> dict[int, float]:
+    """Line rates of ports whose interface (or veth peer) the kernel rate-limits, where --port-rate
+    gives none; each one said at start."""
+    from lanes.switch.kernel_rates import kernel_rate
+
+    rates = {}
+    for n, iface in interfaces:
+        found = None if n in given else kernel_rate(iface)
+        if found is not None:
+            rates[n], where = found
+            log.line(f"lanes switch: port {n} ({iface}) at {rates[n] / 1e6:g} Mb/s, the kernel's rate limit "
+                     f"on {where} (--port-rate {n}@RATE to choose another)")  # fmt: skip
+    return rates
 
 
 def _start_p4runtime(sw: object, sa: object):
