@@ -43,7 +43,7 @@ class SwitchArgs:
     cpu_port: int | None = None
     priority_queues: int = 8
     no_grpc: bool = False
-    batch_us: float = 100.0
+    batch_us: float = 250.0
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
     log_file: Path | None = None
@@ -98,7 +98,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--runtime-json", type=Path, help="P4 tutorials runtime.json to apply at start (P4Runtime)"
     )
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
-    p.add_argument("--batch-us", type=float, default=100.0, metavar="US",
+    p.add_argument("--batch-us", type=float, default=250.0, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
     add_bmv2_arguments(p)
 
