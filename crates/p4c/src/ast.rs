@@ -31,6 +31,8 @@ pub enum Type {
     Stack(Box<Type>, Box<Expr>),
     /// `tuple<...>` / `list<...>`.
     Tuple(Vec<Type>),
+    /// The type of a temporary the compiler introduces: that of its initialiser.
+    Infer,
 }
 
 #[derive(Debug, Clone)]

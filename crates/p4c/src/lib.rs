@@ -26,6 +26,7 @@
 
 #![forbid(unsafe_code)]
 
+mod alias;
 mod ast;
 mod diag;
 mod emit;
