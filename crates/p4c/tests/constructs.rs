@@ -61,3 +61,51 @@ const bit<8> SEEN = 2;
     let ing = "apply { hdr.h.a = SEEN; }";
     assert_eq!(run("guard", &program(decls, ing), [0; 4])[0], 1);
 }
+
+#[test]
+fn a_key_that_is_an_expression_is_computed_before_each_apply() {
+    let ing = "action set(bit<8> v) { hdr.h.d = v; }
+        table t {
+            key = { hdr.h.a + hdr.h.b : exact @name(\"sum\"); hdr.h.c[7:4] : exact; 8w1 : exact @name(\"one\"); }
+            actions = { set; NoAction; }
+            default_action = NoAction();
+        }
+        apply {
+            hdr.h.a = hdr.h.a + 1;
+            if (!t.apply().hit) { hdr.h.c = 0xee; }
+        }";
+    let src = program("", ing);
+    let out = compile_src("keys", &src).unwrap();
+    for name in ["\"sum\"", "\"hdr.h.c[7:4]\"", "\"one\""] {
+        assert!(
+            out.p4info.contains(&format!("name: {name}")),
+            "{name}: {}",
+            out.p4info
+        );
+    }
+    let setup = |p: &mut lanes_p4::Program| {
+        use lanes_p4::MatchKey::Exact;
+        entry(
+            p,
+            "I.t",
+            vec![Exact(vec![5]), Exact(vec![0xa]), Exact(vec![1])],
+            "I.set",
+            vec![vec![7]],
+        );
+    };
+    // (a + 1) + b = 5 and c[7:4] = 0xa: hit, d = 7
+    assert_eq!(
+        run_with("keys", &src, [1, 3, 0xa5, 0], &setup),
+        [2, 3, 0xa5, 7]
+    );
+    // the sum read after the increment is 6: miss
+    assert_eq!(
+        run_with("keys", &src, [2, 3, 0xa5, 0], &setup),
+        [3, 3, 0xee, 0]
+    );
+    // c[7:4] = 0xb: miss
+    assert_eq!(
+        run_with("keys", &src, [1, 3, 0xb5, 0], &setup),
+        [2, 3, 0xee, 0]
+    );
+}
