@@ -355,6 +355,7 @@ impl Env {
             Type::Error => Ty::Error,
             Type::Str => Ty::Str,
             Type::DontCare => Ty::List,
+            Type::UnsizedInt => Ty::InfInt,
             Type::Infer => {
                 return fail(
                     Loc::default(),

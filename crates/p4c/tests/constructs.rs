@@ -109,3 +109,22 @@ fn a_key_that_is_an_expression_is_computed_before_each_apply() {
         [2, 3, 0xee, 0]
     );
 }
+
+#[test]
+fn compound_assignments_and_int_constants() {
+    let ing = "const int K = 3;
+        apply {
+            hdr.h.a += K;
+            hdr.h.b -= 1;
+            hdr.h.c <<= 1;
+            hdr.h.d >>= 2;
+            hdr.h.d |+|= 0xfe;
+        }";
+    // a = 10 + 3, b = 0 - 1 wraps, c = 0x81 << 1 keeps 8 bits, d = 0x40 >> 2 then saturates
+    assert_eq!(
+        run("compound", &program("", ing), [10, 0, 0x81, 0x40]),
+        [13, 255, 2, 255]
+    );
+    let bad = program("", "apply { hdr.h.a += ; }");
+    assert!(compile_src("compound-bad", &bad).is_err());
+}
