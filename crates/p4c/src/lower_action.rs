@@ -189,6 +189,9 @@ impl Lowerer<'_> {
             );
             return Ok(vec![prim(set, vec![dst, merged])]);
         }
+        if let Expr::List(items, lloc) = r {
+            return self.assign_list(sc, l, items, *lloc, parser);
+        }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
             if let Ref::Struct { sname, .. } = self.resolve(sc, l)? {
                 // a struct is copied field by field (headers as headers)
@@ -239,6 +242,53 @@ impl Lowerer<'_> {
         let what = l.path().unwrap_or_else(|| "the destination".into());
         let v = self.coerce(v, &vt, &dt, r.start(), &what)?;
         Ok(vec![prim(set, vec![dst, v])])
+    }
+
+    /// `h = { a, b, c }`: a header made valid with its fields set in order; a struct's
+    /// fields set in order.
+    fn assign_list(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        items: &[Expr],
+        loc: Loc,
+        parser: bool,
+    ) -> Res<Vec<Value>> {
+        let (fields, mut out) = match self.resolve(sc, l)? {
+            Ref::Header { inst, htype } => (
+                self.env.header_fields(&htype).to_vec(),
+                vec![prim("add_header", vec![header(&inst)])],
+            ),
+            Ref::Struct { sname, .. } => (
+                self.env.structs.get(&sname).cloned().unwrap_or_default(),
+                Vec::new(),
+            ),
+            _ => {
+                return fail(
+                    loc,
+                    format!(
+                        "not supported: a list {{...}} assigned to {}",
+                        l.path().unwrap_or_else(|| "this expression".into())
+                    ),
+                )
+            }
+        };
+        if fields.len() != items.len() {
+            return fail(
+                loc,
+                format!(
+                    "{} has {} fields, the list {} values",
+                    l.path().unwrap_or_default(),
+                    fields.len(),
+                    items.len()
+                ),
+            );
+        }
+        for (f, it) in fields.iter().zip(items) {
+            let member = Expr::Member(Box::new(l.clone()), f.name.clone(), loc);
+            out.extend(self.assign(sc, &member, it, loc, parser)?);
+        }
+        Ok(out)
     }
 
     pub fn arity(&self, loc: Loc, what: &str, args: &[Expr], n: usize) -> Res<()> {

@@ -128,3 +128,19 @@ fn compound_assignments_and_int_constants() {
     let bad = program("", "apply { hdr.h.a += ; }");
     assert!(compile_src("compound-bad", &bad).is_err());
 }
+
+#[test]
+fn headers_and_structs_are_set_from_lists() {
+    let decls = "struct pair_t { bit<8> x; bit<8> y; }";
+    let ing = "h_t tmp = { 1, 2, 3, 4 };
+        apply {
+            pair_t p = { 7, 8 };
+            if (tmp.isValid()) { hdr.h = tmp; }
+            hdr.h.c = p.x;
+            hdr.h = { hdr.h.a, hdr.h.b, hdr.h.c, p.y };
+        }";
+    // the list makes tmp valid; the header copied whole, then its last field from the struct
+    assert_eq!(run("lists", &program(decls, ing), [0; 4]), [1, 2, 7, 8]);
+    let bad = program("", "apply { hdr.h = { 1, 2 }; }");
+    assert!(one_line_error("lists-bad", &bad).contains("has 4 fields, the list 2 values"));
+}
