@@ -2,6 +2,8 @@
  * Written for lanes; declares the same names as the P4-16 specification's core library. */
 #ifndef _LANES_CORE_P4_
 #define _LANES_CORE_P4_
+/* the name p4c's core.p4 defines: programs test it to see the core library was included */
+#define _CORE_P4_
 
 error {
     NoError,

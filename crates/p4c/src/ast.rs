@@ -31,6 +31,10 @@ pub enum Type {
     Stack(Box<Type>, Box<Expr>),
     /// `tuple<...>` / `list<...>`.
     Tuple(Vec<Type>),
+    /// `int`: an integer without width (compile-time constants only).
+    UnsizedInt,
+    /// The type of a temporary the compiler introduces: that of its initialiser.
+    Infer,
 }
 
 #[derive(Debug, Clone)]

@@ -355,6 +355,13 @@ impl Env {
             Type::Error => Ty::Error,
             Type::Str => Ty::Str,
             Type::DontCare => Ty::List,
+            Type::UnsizedInt => Ty::InfInt,
+            Type::Infer => {
+                return fail(
+                    Loc::default(),
+                    "a temporary's type is known only from its initialiser",
+                )
+            }
             Type::Tuple(ts) => {
                 for t in ts {
                     self.resolve(t)?;
@@ -463,6 +470,18 @@ impl Env {
             Expr::Binary(op, a, b, loc) => {
                 let (x, xt) = self.const_value(a)?;
                 let (y, yt) = self.const_value(b)?;
+                // an unsized constant next to a bit<W> / int<W> is first cast to it (-1 == 8w255)
+                let sized = |t: &Ty| t.width().filter(|_| *t != Ty::Bool && t != &Ty::InfInt);
+                let (x, y) = match (&xt, &yt, *op) {
+                    (_, _, "<<" | ">>" | "++") => (x, y),
+                    (Ty::InfInt, t, _) if sized(t).is_some() => {
+                        (x & mask(sized(t).unwrap_or(128)), y)
+                    }
+                    (t, Ty::InfInt, _) if sized(t).is_some() => {
+                        (x, y & mask(sized(t).unwrap_or(128)))
+                    }
+                    _ => (x, y),
+                };
                 let t = if xt == Ty::InfInt {
                     yt.clone()
                 } else {
@@ -552,6 +571,10 @@ impl Env {
             }
             (Ty::InfInt, t) if t.width().is_some() => {
                 let w = t.width().unwrap_or(128);
+                if v >> 127 != 0 && *t != Ty::Bool {
+                    // a negative constant as bit<W>: its W-bit two's complement
+                    return Ok(v & mask(w));
+                }
                 if v > mask(w) {
                     // an unsized negative constant is held as its 128-bit two's complement
                     let shown = if v >> 127 != 0 {

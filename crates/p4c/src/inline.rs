@@ -196,7 +196,25 @@ fn instantiate(
         let same = sites
             .iter()
             .all(|(o, _)| o.len() == args.len() && a.path().is_some() && o[k].path() == a.path());
-        if same {
+        // another argument the body writes names the same place
+        let shared = sites.iter().any(|(o, _)| {
+            o.iter().enumerate().any(|(j, x)| {
+                j != k
+                    && matches!(
+                        callee.params.get(j).map(|q| q.dir),
+                        Some(Dir::Out | Dir::InOut)
+                    )
+                    && crate::alias::place(x).is_some_and(|px| {
+                        o.get(k)
+                            .and_then(crate::alias::place)
+                            .is_some_and(|pk| crate::alias::overlaps(&px, &pk))
+                    })
+            })
+        });
+        if shared && matches!(p.dir, Dir::Out | Dir::InOut) {
+            return fail(loc, format!("not supported: arguments for '{}' and another out/inout parameter of control '{}' naming the same place", p.name, callee.name));
+        }
+        if same && !shared {
             sub.add(&p.name, a.clone());
             continue;
         }

@@ -72,10 +72,7 @@ impl<'a> FnInliner<'a> {
         let st = match s {
             Stmt::Call(c, loc) => match (self.called(c), c) {
                 (Some(f), Expr::Call { args, .. }) => {
-                    let mut args2 = Vec::with_capacity(args.len());
-                    for a in args {
-                        args2.push(self.hoist(a, out, false)?);
-                    }
+                    let args2 = self.hoist_args(f, args, out, false)?;
                     self.inline(f, &args2, *loc, out)?;
                     return Ok(());
                 }
@@ -135,11 +132,19 @@ impl<'a> FnInliner<'a> {
             {
                 return fail(loc, format!("function '{}' writes its arguments: call it in a statement of its own, not under &&, || or ?:", f.name));
             }
-            let mut args2 = Vec::with_capacity(args.len());
-            for a in args {
-                args2.push(self.hoist(a, pre, cond)?);
-            }
+            let args2 = self.hoist_args(f, args, pre, cond)?;
             return self.inline(f, &args2, loc, pre);
+        }
+        if let Expr::Binary(o, x, y, l) = e {
+            // left to right: a call that writes its arguments on the right must not change
+            // what the left side read
+            let short = matches!(*o, "&&" | "||");
+            let mut x2 = self.hoist(x, pre, cond)?;
+            if !short && self.writes_args_in(y) {
+                x2 = self.freeze(x2, pre);
+            }
+            let y2 = self.hoist(y, pre, cond || short)?;
+            return Ok(Expr::Binary(o, Box::new(x2), Box::new(y2), *l));
         }
         let mut h = |x: &Expr, c: bool| -> Res<Box<Expr>> { Ok(Box::new(self.hoist(x, pre, c)?)) };
         Ok(match e {
@@ -165,10 +170,6 @@ impl<'a> FnInliner<'a> {
                 }
             }
             Expr::Unary(o, x, l) => Expr::Unary(o, h(x, cond)?, *l),
-            Expr::Binary(o, x, y, l) => {
-                let short = matches!(*o, "&&" | "||");
-                Expr::Binary(o, h(x, cond)?, h(y, cond || short)?, *l)
-            }
             Expr::Cast(t, x, l) => Expr::Cast(t.clone(), h(x, cond)?, *l),
             Expr::Mux(c, x, y, l) => Expr::Mux(h(c, cond)?, h(x, true)?, h(y, true)?, *l),
             Expr::List(xs, l) => {
@@ -180,6 +181,63 @@ impl<'a> FnInliner<'a> {
             }
             other => other.clone(),
         })
+    }
+
+    /// The arguments of a call of `f`, calls in them taken out; an `in` argument read before a
+    /// later argument's call that writes its arguments is first copied.
+    fn hoist_args(
+        &mut self,
+        f: &FunctionDecl,
+        args: &[Expr],
+        pre: &mut Vec<Stmt>,
+        cond: bool,
+    ) -> Res<Vec<Expr>> {
+        let mut out = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let a2 = self.hoist(a, pre, cond)?;
+            let is_in = f
+                .params
+                .get(k)
+                .is_some_and(|p| matches!(p.dir, Dir::In | Dir::None));
+            let later_writes = args[k + 1..].iter().any(|b| self.writes_args_in(b));
+            out.push(if is_in && later_writes {
+                self.freeze(a2, pre)
+            } else {
+                a2
+            });
+        }
+        Ok(out)
+    }
+
+    /// Whether evaluating `e` calls a function that writes its arguments.
+    fn writes_args_in(&self, e: &Expr) -> bool {
+        let mut found = false;
+        walk(e, &mut |x| {
+            if let Some(f) = self.called(x) {
+                found |= f
+                    .params
+                    .iter()
+                    .any(|p| matches!(p.dir, Dir::Out | Dir::InOut));
+            }
+        });
+        found
+    }
+
+    /// `e`'s value now, in a temporary (a constant as it is).
+    fn freeze(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
+        if matches!(e, Expr::Int { .. } | Expr::Bool(..)) {
+            return e;
+        }
+        let loc = e.start();
+        let name = format!("tmp_{}", self.count);
+        self.count += 1;
+        pre.push(Stmt::Var {
+            ty: Type::Infer,
+            name: name.clone(),
+            init: Some(e),
+            loc,
+        });
+        Expr::Name(name, loc)
     }
 
     /// Appends the inlined body of `f(args)` to `pre`; the result variable (a dummy name for a
@@ -215,8 +273,28 @@ impl<'a> FnInliner<'a> {
         self.count += 1;
         let fresh = |x: &str| format!("{}_{x}_{n}", f.name);
         let mut sub = Subst::default();
-        for (p, a) in f.params.iter().zip(args) {
+        let mut copy_out = Vec::new();
+        for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
+            let shared = crate::alias::place(a).is_some_and(|pa| {
+                args.iter().enumerate().any(|(j, o)| {
+                    j != k
+                        && crate::alias::place(o).is_some_and(|po| crate::alias::overlaps(&pa, &po))
+                })
+            });
             match p.dir {
+                Dir::Out | Dir::InOut if shared => {
+                    // two arguments name the same place: each parameter gets its own copy,
+                    // written back left to right
+                    let v = fresh(&p.name);
+                    pre.push(Stmt::Var {
+                        ty: p.ty.clone(),
+                        name: v.clone(),
+                        init: (p.dir == Dir::InOut).then(|| a.clone()),
+                        loc,
+                    });
+                    copy_out.push(Stmt::Assign(a.clone(), Expr::Name(v.clone(), loc), loc));
+                    sub.add(&p.name, Expr::Name(v, loc));
+                }
                 Dir::Out | Dir::InOut => {
                     if a.path().is_none() && !matches!(a, Expr::Slice(..)) {
                         return fail(
@@ -268,6 +346,7 @@ impl<'a> FnInliner<'a> {
         let body = self.stmts(&body);
         self.active.pop();
         pre.extend(body?);
+        pre.extend(copy_out);
         Ok(Expr::Name(ret, loc))
     }
 }
@@ -387,4 +466,36 @@ fn replace_returns(stmts: Vec<Stmt>, ret: &str, loc: Loc) -> Vec<Stmt> {
             other => other,
         })
         .collect()
+}
+
+/// Calls `f` on `e` and every expression inside it.
+pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Member(x, _, _) | Expr::Unary(_, x, _) | Expr::Cast(_, x, _) => walk(x, f),
+        Expr::Index(x, y, _)
+        | Expr::Binary(_, x, y, _)
+        | Expr::Mask(x, y, _)
+        | Expr::Range(x, y, _) => {
+            walk(x, f);
+            walk(y, f);
+        }
+        Expr::Slice(x, y, z, _) | Expr::Mux(x, y, z, _) => {
+            walk(x, f);
+            walk(y, f);
+            walk(z, f);
+        }
+        Expr::Call { func, args, .. } => {
+            walk(func, f);
+            for a in args {
+                walk(a, f);
+            }
+        }
+        Expr::List(xs, _) => {
+            for x in xs {
+                walk(x, f);
+            }
+        }
+        _ => {}
+    }
 }

@@ -26,6 +26,7 @@
 
 #![forbid(unsafe_code)]
 
+mod alias;
 mod ast;
 mod diag;
 mod emit;
@@ -33,6 +34,7 @@ mod env;
 pub mod ids;
 mod inline;
 mod inline_fn;
+mod key_temps;
 mod lexer;
 mod lower;
 mod lower_action;
@@ -90,7 +92,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
         let decls = parse::parse_program(tokens)?;
-        let decls = inline::program(decls)?;
+        let decls = key_temps::program(inline::program(decls)?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
         let json = emit::program(&mut l)?;

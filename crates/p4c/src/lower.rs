@@ -32,6 +32,8 @@ pub enum Binding {
     HeaderVar(String, String),
     /// A struct-typed local variable: the prefix of its fields' names and the struct type.
     StructVar(String, String),
+    /// A parameter standing for its argument (an out / inout argument not copied).
+    Alias(Box<crate::lower_expr::Ref>),
 }
 
 #[derive(Default, Clone)]
@@ -270,9 +272,16 @@ impl<'e> Lowerer<'e> {
         full: &str,
         name: &str,
         ty: &Type,
+        init: Option<&Expr>,
         loc: Loc,
     ) -> Res<()> {
-        let t = self.env.resolve(ty)?;
+        let t = match (ty, init) {
+            (Type::Infer, Some(e)) => match self.rvalue(sc, e)?.1 {
+                Ty::InfInt => Ty::Bit(128),
+                t => t,
+            },
+            _ => self.env.resolve(ty)?,
+        };
         match &t {
             Ty::Header(h) => {
                 let inst = self.fresh(full);

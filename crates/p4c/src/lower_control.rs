@@ -111,7 +111,7 @@ impl Lowerer<'_> {
                 init: i,
                 loc,
             } => {
-                self.declare_var(sc, &format!("{block}.{name}"), name, ty, *loc)?;
+                self.declare_var(sc, &format!("{block}.{name}"), name, ty, i.as_ref(), *loc)?;
                 if let Some(e) = i {
                     init.push(Stmt::Assign(
                         Expr::Name(name.clone(), *loc),
@@ -198,9 +198,14 @@ impl Lowerer<'_> {
     fn hoist_vars(&mut self, sc: &mut Scope, stmts: &[Stmt]) -> Res<()> {
         for s in stmts {
             match s {
-                Stmt::Var { ty, name, loc, .. } => {
+                Stmt::Var {
+                    ty,
+                    name,
+                    init,
+                    loc,
+                } => {
                     let full = format!("{}.{name}", sc.block);
-                    self.declare_var(sc, &full, name, ty, *loc)?;
+                    self.declare_var(sc, &full, name, ty, init.as_ref(), *loc)?;
                 }
                 Stmt::Const {
                     ty,

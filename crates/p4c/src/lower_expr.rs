@@ -131,6 +131,7 @@ impl Lowerer<'_> {
                     sname,
                     meta: true,
                 },
+                Binding::Alias(r) => *r,
             });
         }
         if self.env.enums.contains_key(n) {
@@ -457,9 +458,10 @@ impl Lowerer<'_> {
         }
         let t = unify(&at, &bt, o, loc)?;
         // an unsized constant must fit the other side's width (p4c refuses it too)
-        for (v, ty, e) in [(&av, &at, a), (&bv, &bt, b)] {
+        let (mut av, mut bv) = (av, bv);
+        for (v, ty, e) in [(&mut av, &at, a), (&mut bv, &bt, b)] {
             if *ty == Ty::InfInt && t != Ty::InfInt {
-                self.coerce(v.clone(), ty, &t, e.start(), "the comparison or operation")?;
+                *v = self.coerce(v.clone(), ty, &t, e.start(), "the comparison or operation")?;
             }
         }
         if o == "|+|" || o == "|-|" {
@@ -615,12 +617,19 @@ impl Lowerer<'_> {
                             format!("value {n} does not fit in {what} ({})", to.describe()),
                         );
                     }
+                    if n < 0 {
+                        return Ok(signed_hexstr(n as u128 & mask(*w), *w));
+                    }
                 }
                 Ok(v)
             }
             (Ty::InfInt, t) if t.width().is_some() && *t != Ty::Bool => {
                 if let Some(s) = v.get("value").and_then(Value::as_str) {
                     let n = u128::from_str_radix(s.trim_start_matches("0x"), 16).unwrap_or(0);
+                    if n >> 127 != 0 && *t != Ty::Bool {
+                        // a negative constant as bit<W>: its W-bit two's complement
+                        return Ok(hexstr(n & mask(t.width().unwrap_or(128))));
+                    }
                     if n > mask(t.width().unwrap_or(128)) {
                         // an unsized negative constant is its 128-bit two's complement
                         let shown = if n >> 127 != 0 {

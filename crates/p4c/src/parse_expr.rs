@@ -42,6 +42,8 @@ impl Parser {
                         width: None,
                         loc,
                     }
+                } else if name == "int" {
+                    return Ok(Type::UnsizedInt);
                 } else {
                     return fail(loc, format!("'{name}' needs a width: {name}<W>"));
                 };
@@ -189,9 +191,29 @@ impl Parser {
         }
     }
 
+    /// The compound assignment ahead (`+=`, `<<=`, `>>=`, `|+|=`): its operator and tokens.
+    pub fn compound_assign(&self) -> Option<(&'static str, usize)> {
+        let eq_at = |n: usize, q: &str| {
+            matches!(self.peek_at(n), Tok::Punct(p) if *p == q)
+                && self.t.get(self.i + n).is_some_and(|t| t.joined)
+        };
+        if self.is(">") && eq_at(1, ">=") {
+            return Some((">>", 2));
+        }
+        let (op, n) = self.binop()?;
+        let arith = !matches!(
+            op,
+            "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||" | "&&&"
+        );
+        (arith && eq_at(n, "=")).then_some((op, n + 1))
+    }
+
     fn binary(&mut self, min: u8) -> Res<Expr> {
         let mut l = self.unary()?;
         while let Some((op, n)) = self.binop() {
+            if self.compound_assign().is_some() {
+                break;
+            }
             let p = prec(op).unwrap_or(0);
             if p < min {
                 break;

@@ -135,6 +135,19 @@ impl Parser {
             });
         }
         let lhs = self.expr()?;
+        if let Some((op, n)) = self.compound_assign() {
+            let oloc = self.loc();
+            self.i += n;
+            let rhs = self.expr()?;
+            self.expect(";")?;
+            let mut calls = false;
+            crate::inline_fn::walk(&lhs, &mut |x| calls |= matches!(x, Expr::Call { .. }));
+            if calls {
+                return fail(oloc, format!("not supported: {op}= on a place computed by a call (it would be computed twice)"));
+            }
+            let value = Expr::Binary(op, Box::new(lhs.clone()), Box::new(rhs), oloc);
+            return Ok(Stmt::Assign(lhs, value, loc));
+        }
         if self.eat("=") {
             let rhs = self.expr()?;
             self.expect(";")?;

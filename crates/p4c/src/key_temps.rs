@@ -1,0 +1,149 @@
+//! Table keys that are expressions (`h.a + h.a`, a slice, a constant, a comparison), as p4c's
+//! midend does: each becomes a variable of the control, computed from the expression right
+//! before every apply of the table, and the table matches on the variable. The key keeps its
+//! name (its `@name`, else the expression's text).
+
+use crate::ast::*;
+
+pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
+    decls
+        .into_iter()
+        .map(|d| match d {
+            Decl::Control(c) => Decl::Control(Box::new(control(*c))),
+            other => other,
+        })
+        .collect()
+}
+
+/// Whether lowering matches on `e` as it is: a field, `field & mask`, `h.isValid()`.
+fn is_direct(e: &Expr) -> bool {
+    let path = |x: &Expr| x.path().is_some();
+    match e {
+        _ if path(e) => true,
+        Expr::Call { func, args, .. } => {
+            args.is_empty() && matches!(&**func, Expr::Member(b, m, _) if m == "isValid" && path(b))
+        }
+        Expr::Binary("&", a, m, _) => {
+            let field = path(a) || matches!(&**a, Expr::Cast(_, x, _) if path(x));
+            field && matches!(&**m, Expr::Int { .. } | Expr::Name(..))
+        }
+        _ => false,
+    }
+}
+
+fn control(mut c: ControlDecl) -> ControlDecl {
+    // table -> (variable, expression) per computed key
+    let mut temps: Vec<(String, Vec<(String, Expr)>)> = Vec::new();
+    for l in &mut c.locals {
+        let Local::Table(t) = l else { continue };
+        let mut vars = Vec::new();
+        for (i, k) in t.keys.iter_mut().enumerate() {
+            if k.match_kind == "selector" || is_direct(&k.expr) {
+                continue;
+            }
+            let var = format!("{}_key_{i}", t.name);
+            if crate::ast::annotation(&k.annotations, "name").is_none() {
+                k.annotations.push(Annotation {
+                    name: "name".into(),
+                    body: text(&k.expr).unwrap_or_else(|| var.clone()),
+                    loc: k.loc,
+                });
+            }
+            let loc = k.expr.start();
+            let e = std::mem::replace(&mut k.expr, Expr::Name(var.clone(), loc));
+            vars.push((var, e));
+        }
+        if !vars.is_empty() {
+            temps.push((t.name.clone(), vars));
+        }
+    }
+    if temps.is_empty() {
+        return c;
+    }
+    let mut declared = Vec::new();
+    c.apply = stmts(&c.apply, &temps, &mut declared);
+    c
+}
+
+fn stmts(
+    ss: &[Stmt],
+    temps: &[(String, Vec<(String, Expr)>)],
+    declared: &mut Vec<String>,
+) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(ss.len());
+    for s in ss {
+        let own = match s {
+            Stmt::Call(e, _) | Stmt::If(e, _, _, _) | Stmt::Switch(e, _, _) => Some(e),
+            _ => None,
+        };
+        if let Some(e) = own {
+            for (t, vars) in temps {
+                if !applies(e, t) {
+                    continue;
+                }
+                for (v, x) in vars {
+                    let loc = x.start();
+                    if declared.contains(v) {
+                        out.push(Stmt::Assign(Expr::Name(v.clone(), loc), x.clone(), loc));
+                    } else {
+                        declared.push(v.clone());
+                        out.push(Stmt::Var {
+                            ty: Type::Infer,
+                            name: v.clone(),
+                            init: Some(x.clone()),
+                            loc,
+                        });
+                    }
+                }
+            }
+        }
+        out.push(match s {
+            Stmt::If(e, a, b, l) => Stmt::If(
+                e.clone(),
+                stmts(a, temps, declared),
+                stmts(b, temps, declared),
+                *l,
+            ),
+            Stmt::Block(b) => Stmt::Block(stmts(b, temps, declared)),
+            Stmt::Switch(e, cases, l) => Stmt::Switch(
+                e.clone(),
+                cases
+                    .iter()
+                    .map(|k| SwitchCase {
+                        body: k.body.as_ref().map(|b| stmts(b, temps, declared)),
+                        ..k.clone()
+                    })
+                    .collect(),
+                *l,
+            ),
+            other => other.clone(),
+        });
+    }
+    out
+}
+
+/// The key's name as p4c writes it when it has no `@name`: a field or a slice of one.
+fn text(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Slice(x, h, l, _) => match (&**h, &**l) {
+            (Expr::Int { value: h, .. }, Expr::Int { value: l, .. }) => {
+                Some(format!("{}[{h}:{l}]", x.path()?))
+            }
+            _ => None,
+        },
+        _ => e.path(),
+    }
+}
+
+/// Whether `e` contains `t.apply()`.
+fn applies(e: &Expr, t: &str) -> bool {
+    let mut found = false;
+    crate::inline_fn::walk(e, &mut |x| {
+        if let Expr::Call { func, .. } = x {
+            if let Expr::Member(b, m, _) = &**func {
+                found |= m == "apply" && matches!(&**b, Expr::Name(n, _) if n == t);
+            }
+        }
+    });
+    found
+}

@@ -1,0 +1,108 @@
+//! Evaluation rules of P4-16 that change what a program computes, each on a program written
+//! for the test and run through the switch's pipeline: operands are read left to right (a call
+//! on the right that writes its argument does not change what the left side read), arguments
+//! are copied in and out (an action writing a control variable it also receives inout sees
+//! its own copy; two inout arguments naming one place), and an unsized constant next to a
+//! bit<W> is cast to bit<W> first (`8w255 == -1` holds; `bit<8> x = -1` is 255).
+
+mod common;
+use common::*;
+
+/// A program whose ingress is `ING` (it writes `hdr.h.a` .. `hdr.h.d`) over an Ethernet
+/// header and four bytes.
+fn program(decls: &str, ingress: &str) -> String {
+    format!(
+        r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t {{ bit<48> dst; bit<48> src; bit<16> etherType; }}
+header h_t {{ bit<8> a; bit<8> b; bit<8> c; bit<8> d; }}
+struct headers {{ ethernet_t eth; h_t h; }}
+struct metadata {{ }}
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }}
+}}
+control V(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
+{decls}
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
+    {ingress}
+}}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control C(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr.eth); pkt.emit(hdr.h); }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#
+    )
+}
+
+/// The four bytes after the Ethernet header once `src` has run over a frame carrying `h`.
+fn run(tag: &str, src: &str, h: [u8; 4]) -> [u8; 4] {
+    let out = compile_src(tag, src).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let mut p = load(&out.json);
+    let mut f = vec![0u8; 12];
+    f.extend_from_slice(&[0x88, 0xb5]);
+    f.extend_from_slice(&h);
+    let (_, _, bytes) = pass(&mut p, &f, 1).unwrap_or_else(|d| panic!("{tag}: {d:?}"));
+    bytes[14..18].try_into().unwrap()
+}
+
+#[test]
+fn the_left_operand_is_read_before_a_call_on_the_right_writes_it() {
+    let decls = "bit<8> set_one(inout bit<8> x) { x = 1; return 1; }";
+    // v + set_one(v): 3 + 1 = 4 (read after the call it would be 1 + 1 = 2)
+    let ing = "bit<8> v = 3;
+        apply {
+            hdr.h.a = v + set_one(v);
+            hdr.h.b = v;
+            bit<8> w = 7;
+            if (w == set_one(w)) { hdr.h.c = 1; } else { hdr.h.c = 2; }
+            hdr.h.d = hdr.h.d - set_one(hdr.h.d);
+        }";
+    // w == 1 compares the 7 read first: false; d = 9 - 1 = 8
+    assert_eq!(
+        run("order", &program(decls, ing), [0, 0, 0, 9]),
+        [4, 1, 2, 8]
+    );
+}
+
+#[test]
+fn an_action_inout_argument_is_copied_in_and_out() {
+    // the body writes the control variable it also receives inout: the parameter keeps the
+    // value copied in, and copy-out overwrites the body's write
+    let ing = "bit<8> c = 12;
+        action take(inout bit<8> x) { hdr.h.a = x; c = 24; hdr.h.b = x; }
+        action add_in(in bit<8> x) { c = 5; hdr.h.c = x + 1; }
+        apply {
+            take(c);
+            take(c);
+            hdr.h.d = c;
+            add_in(c);
+        }";
+    // add_in reads x = 12 copied in, not the 5 the body wrote
+    assert_eq!(run("copy", &program("", ing), [0; 4]), [12, 12, 13, 12]);
+}
+
+#[test]
+fn inout_arguments_naming_one_place_are_written_back_left_to_right() {
+    let decls = "void two(inout bit<8> x, inout bit<8> y) { x = x + 1; y = y + 10; }";
+    // both copies start at 5; x is written back (6), then y (15)
+    let ing = "apply { two(hdr.h.a, hdr.h.a); hdr.h.b = hdr.h.a; }";
+    assert_eq!(
+        run("twice", &program(decls, ing), [5, 0, 0, 0])[..2],
+        [15, 15]
+    );
+}
+
+#[test]
+fn an_unsized_constant_is_cast_to_the_width_it_meets() {
+    let ing = "apply {
+            if (8w255 == -1) { hdr.h.a = 1; } else { hdr.h.a = 2; }
+            if (hdr.h.b == -1) { hdr.h.c = 1; } else { hdr.h.c = 2; }
+            bit<8> m = -2;
+            hdr.h.d = m;
+        }";
+    assert_eq!(
+        run("cast", &program("", ing), [0, 255, 0, 0]),
+        [1, 255, 1, 254]
+    );
+}
