@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::controller_wait::wait_then_take;
 use crate::dataplane::{Dataplane, TmDefaults};
 use crate::pcap::PcapWriter;
 use crate::pcap_reader::{PcapReader, Record};
@@ -182,19 +183,17 @@ impl FileSwitch {
         ready: fn(&Dataplane) -> bool,
         take: fn(&mut Dataplane) -> Vec<T>,
     ) -> Vec<T> {
-        let deadline = Instant::now() + timeout;
-        let mut st = lock(&self.shared);
-        while !ready(&st.dp) && !self.shared.stop.load(Ordering::SeqCst) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            st = match self.shared.to_controller.wait_timeout(st, left) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
-        }
-        take(&mut st.dp)
+        let sh = &self.shared;
+        let guard = lock(&self.shared);
+        wait_then_take(
+            guard,
+            &sh.to_controller,
+            &sh.stop,
+            timeout,
+            |s| &mut s.dp,
+            ready,
+            take,
+        )
     }
 
     /// False once stopped or once reading an input failed (the inputs ending is not a failure:

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod commands;
+mod controller_wait;
 pub mod dataplane;
 pub mod delay;
 mod extern_commands;

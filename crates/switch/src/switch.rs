@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::controller_wait::wait_then_take;
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
 use crate::pcap::PcapWriter;
 use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Waker};
@@ -162,19 +163,17 @@ impl Switch {
         ready: fn(&Dataplane) -> bool,
         take: fn(&mut Dataplane) -> Vec<T>,
     ) -> Vec<T> {
-        let deadline = Instant::now() + timeout;
-        let mut dp = lock(&self.shared);
-        while !ready(&dp) && !self.shared.stop.load(Ordering::SeqCst) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            dp = match self.shared.to_controller.wait_timeout(dp, left) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
-        }
-        take(&mut dp)
+        let sh = &self.shared;
+        let guard = lock(&self.shared);
+        wait_then_take(
+            guard,
+            &sh.to_controller,
+            &sh.stop,
+            timeout,
+            |d| d,
+            ready,
+            take,
+        )
     }
 
     /// Whether the data plane thread is still running.
