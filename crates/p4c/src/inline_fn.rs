@@ -135,6 +135,38 @@ impl<'a> FnInliner<'a> {
             let args2 = self.hoist_args(f, args, pre, cond)?;
             return self.inline(f, &args2, loc, pre);
         }
+        if let Expr::Binary(o @ ("&&" | "||"), x, y, l) = e {
+            if self.writes_args_in(y) {
+                // `x && f(..)` runs f only when x holds: `t = x; if (t) { t = f(..); }`
+                let x2 = self.hoist(x, pre, cond)?;
+                let t = self.temp(x2, pre);
+                let mut branch = Vec::new();
+                let y2 = self.hoist(y, &mut branch, false)?;
+                branch.push(Stmt::Assign(t.clone(), y2, *l));
+                lift_vars(&mut branch, pre);
+                let test = if *o == "&&" {
+                    t.clone()
+                } else {
+                    Expr::Unary("!", Box::new(t.clone()), *l)
+                };
+                pre.push(Stmt::If(test, branch, Vec::new(), *l));
+                return Ok(t);
+            }
+        }
+        if let Expr::Mux(c, x, y, l) = e {
+            if self.writes_args_in(x) || self.writes_args_in(y) {
+                // only the chosen side runs: `t = c; if (t) { x's calls } else { y's calls }`
+                let c2 = self.hoist(c, pre, cond)?;
+                let t = self.temp(c2, pre);
+                let (mut bx, mut by) = (Vec::new(), Vec::new());
+                let x2 = self.hoist(x, &mut bx, false)?;
+                let y2 = self.hoist(y, &mut by, false)?;
+                lift_vars(&mut bx, pre);
+                lift_vars(&mut by, pre);
+                pre.push(Stmt::If(t.clone(), bx, by, *l));
+                return Ok(Expr::Mux(Box::new(t), Box::new(x2), Box::new(y2), *l));
+            }
+        }
         if let Expr::Binary(o, x, y, l) = e {
             // left to right: a call that writes its arguments on the right must not change
             // what the left side read
@@ -228,6 +260,11 @@ impl<'a> FnInliner<'a> {
         if matches!(e, Expr::Int { .. } | Expr::Bool(..)) {
             return e;
         }
+        self.temp(e, pre)
+    }
+
+    /// A new temporary holding `e`.
+    fn temp(&mut self, e: Expr, pre: &mut Vec<Stmt>) -> Expr {
         let loc = e.start();
         let name = format!("tmp_{}", self.count);
         self.count += 1;
@@ -497,5 +534,33 @@ pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             }
         }
         _ => {}
+    }
+}
+
+/// Moves the variables a conditional block declares (typed ones: a function's parameters and
+/// result) before it, so what the block computes is still visible after it.
+fn lift_vars(block: &mut [Stmt], pre: &mut Vec<Stmt>) {
+    for s in block.iter_mut() {
+        if let Stmt::Var {
+            ty,
+            name,
+            init,
+            loc,
+        } = s
+        {
+            if matches!(ty, Type::Infer) {
+                continue;
+            }
+            pre.push(Stmt::Var {
+                ty: ty.clone(),
+                name: name.clone(),
+                init: None,
+                loc: *loc,
+            });
+            *s = match init.take() {
+                Some(e) => Stmt::Assign(Expr::Name(name.clone(), *loc), e, *loc),
+                None => Stmt::Empty,
+            };
+        }
     }
 }

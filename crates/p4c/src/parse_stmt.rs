@@ -443,6 +443,11 @@ impl Parser {
                         let keys = self.keyset()?;
                         self.expect(":")?;
                         let action = self.action_ref()?;
+                        // `@priority(n)` after the action: p4c's form of `priority = n:`
+                        let trailing = self.annotations()?;
+                        if let Some(a) = annotation(&trailing, "priority") {
+                            priority = crate::parse::annotation_exprs(a)?.into_iter().next();
+                        }
                         self.expect(";")?;
                         entries.push(ConstEntry {
                             keys,

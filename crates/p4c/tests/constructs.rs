@@ -144,3 +144,23 @@ fn headers_and_structs_are_set_from_lists() {
     let bad = program("", "apply { hdr.h = { 1, 2 }; }");
     assert!(one_line_error("lists-bad", &bad).contains("has 4 fields, the list 2 values"));
 }
+
+#[test]
+fn priority_annotations_on_const_entries_order_them() {
+    let ing = "action set(bit<8> v) { hdr.h.d = v; }
+        table t {
+            key = { hdr.h.a : ternary; }
+            actions = { set; }
+            const entries = {
+                0x11 &&& 0x0f : set(1) @priority(3);
+                0x11 : set(2);
+                0x11 &&& 0xf0 : set(3) @priority(1);
+            }
+        }
+        apply { t.apply(); }";
+    // all three match 0x11: the smallest priority number wins (the third entry); the
+    // unannotated second entry has its position, 2
+    assert_eq!(run("prio", &program("", ing), [0x11, 0, 0, 0])[3], 3);
+    // 0x21 matches the first only
+    assert_eq!(run("prio", &program("", ing), [0x21, 0, 0, 0])[3], 1);
+}

@@ -106,3 +106,31 @@ fn an_unsized_constant_is_cast_to_the_width_it_meets() {
         [1, 255, 1, 254]
     );
 }
+
+#[test]
+fn a_call_under_and_or_and_the_conditional_operator_runs_only_when_evaluated() {
+    let decls = "bool bump(inout bit<8> x) { x = x + 1; return true; }
+        bit<8> set(inout bit<8> x, in bit<8> v) { x = v; return v; }";
+    let ing = "action in_action() {
+            bool t = hdr.h.a == 0 && bump(hdr.h.c);
+            hdr.h.d = t ? 8w1 : 8w0;
+        }
+        apply {
+            bool skip = true || bump(hdr.h.b);
+            bool run = false || bump(hdr.h.b);
+            hdr.h.b = hdr.h.b + (skip && run ? 8w10 : 8w0);
+            in_action();
+            hdr.h.a = hdr.h.a == 0 ? set(hdr.h.c, 50) : set(hdr.h.d, 60);
+        }";
+    // b: bumped once (the || after true never runs), then + 10; c: bumped in the action as
+    // a == 0, then set to 50 by the chosen side; d = 1 from the action, untouched by the other
+    assert_eq!(
+        run("short", &program(decls, ing), [0, 5, 7, 0]),
+        [50, 16, 50, 1]
+    );
+    // a != 0: no bump, d = 0 then set to 60 by the other side; c untouched
+    assert_eq!(
+        run("short", &program(decls, ing), [1, 5, 7, 0]),
+        [60, 16, 7, 60]
+    );
+}
