@@ -2,7 +2,8 @@
 //! for control-plane changes. It sleeps (epoll with a nanosecond timeout) until the next moment
 //! a port may send; while that moment is close, only arrivals that could leave before it wake
 //! it (wake.rs), the others are read at the departure, and the frames due within the batch
-//! window leave together, so a saturated port costs one wake-up per batch sent. Arrivals are read from each port's receive ring (ring.rs).
+//! window leave together, so a saturated port costs one wake-up per batch sent. Arrivals are
+//! read from each port's receive ring (ring.rs).
 
 use std::io;
 use std::path::PathBuf;
@@ -164,7 +165,7 @@ impl Switch {
         take: fn(&mut Dataplane) -> Vec<T>,
     ) -> Vec<T> {
         let sh = &self.shared;
-        let guard = lock(&self.shared);
+        let guard = lock(sh);
         wait_then_take(
             guard,
             &sh.to_controller,
