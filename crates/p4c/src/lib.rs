@@ -33,6 +33,7 @@ mod emit;
 mod env;
 pub mod ids;
 mod inline;
+mod inline_action;
 mod inline_fn;
 mod key_temps;
 mod lexer;
