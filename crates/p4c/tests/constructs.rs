@@ -6,33 +6,6 @@
 mod common;
 use common::*;
 
-/// A program over an Ethernet header and four bytes `hdr.h.a` .. `hdr.h.d`; `decls` before
-/// the ingress control, `ingress` its body.
-fn program(decls: &str, ingress: &str) -> String {
-    format!(
-        r#"
-#include <core.p4>
-#include <v1model.p4>
-header ethernet_t {{ bit<48> dst; bit<48> src; bit<16> etherType; }}
-header h_t {{ bit<8> a; bit<8> b; bit<8> c; bit<8> d; }}
-struct headers {{ ethernet_t eth; h_t h; }}
-struct metadata {{ bit<8> m; }}
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
-    state start {{ pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }}
-}}
-control V(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
-{decls}
-control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
-    {ingress}
-}}
-control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control C(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
-control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr.eth); pkt.emit(hdr.h); }} }}
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"#
-    )
-}
-
 /// The four bytes after the Ethernet header once the program has run over a frame carrying
 /// `h` (after `setup` has installed entries).
 fn run_with(tag: &str, src: &str, h: [u8; 4], setup: &dyn Fn(&mut lanes_p4::Program)) -> [u8; 4] {

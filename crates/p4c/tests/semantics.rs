@@ -8,33 +8,6 @@
 mod common;
 use common::*;
 
-/// A program whose ingress is `ING` (it writes `hdr.h.a` .. `hdr.h.d`) over an Ethernet
-/// header and four bytes.
-fn program(decls: &str, ingress: &str) -> String {
-    format!(
-        r#"
-#include <core.p4>
-#include <v1model.p4>
-header ethernet_t {{ bit<48> dst; bit<48> src; bit<16> etherType; }}
-header h_t {{ bit<8> a; bit<8> b; bit<8> c; bit<8> d; }}
-struct headers {{ ethernet_t eth; h_t h; }}
-struct metadata {{ }}
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
-    state start {{ pkt.extract(hdr.eth); pkt.extract(hdr.h); transition accept; }}
-}}
-control V(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
-{decls}
-control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
-    {ingress}
-}}
-control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control C(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
-control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr.eth); pkt.emit(hdr.h); }} }}
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"#
-    )
-}
-
 /// The four bytes after the Ethernet header once `src` has run over a frame carrying `h`.
 fn run(tag: &str, src: &str, h: [u8; 4]) -> [u8; 4] {
     let out = compile_src(tag, src).unwrap_or_else(|e| panic!("{tag}: {e}"));
