@@ -278,6 +278,9 @@ impl Pre<'_> {
                     format!("#include expects <file> or \"file\", got '{rest}'"),
                 );
             };
+        if let Some(arch) = other_architecture(name) {
+            return fail(loc, format!("the {arch} architecture ('{name}') is not supported: lanes p4c compiles v1model programs (include <v1model.p4>)"));
+        }
         let mut dirs: Vec<PathBuf> = Vec::new();
         if quoted {
             dirs.push(current.parent().unwrap_or(Path::new(".")).to_path_buf());
@@ -517,4 +520,18 @@ fn call_args(toks: &[Token], start: usize, name: &str, loc: Loc) -> Res<(Vec<Vec
         loc,
         format!("macro '{name}': missing ) to close its arguments (before the next # line)"),
     )
+}
+
+/// Architectures other than v1model that programs name by their include file; refused by name
+/// rather than as a missing file.
+fn other_architecture(include: &str) -> Option<&'static str> {
+    match include.rsplit('/').next().unwrap_or(include) {
+        "psa.p4" => Some("PSA"),
+        "pna.p4" => Some("PNA"),
+        "tna.p4" | "t2na.p4" => Some("TNA"),
+        "ebpf_model.p4" => Some("eBPF"),
+        "ubpf_model.p4" => Some("uBPF"),
+        "xdp_model.p4" => Some("XDP"),
+        _ => None,
+    }
 }

@@ -54,6 +54,15 @@ fn missing_include() {
 }
 
 #[test]
+fn another_architecture_is_named() {
+    let src = "#include <core.p4>\n#include <bmv2/psa.p4>\n";
+    assert_eq!(
+        one_line_error("psa", src),
+        "prog.p4:2:1: error: the PSA architecture ('bmv2/psa.p4') is not supported: lanes p4c compiles v1model programs (include <v1model.p4>)"
+    );
+}
+
+#[test]
 fn typo_in_a_field_name() {
     let e = one_line_error(
         "typo",
