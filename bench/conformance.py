@@ -3,7 +3,9 @@ run through p4c's own, unmodified backends/bmv2/run-bmv2-test.py with the venv's
 PATH (so `p4c-bm2-ss`, `simple_switch` and `simple_switch_CLI` are lanes's and bmv2's CLI).
 
 Each program gets a result: refused by the compiler (its one-line reason), or compiled and then
-passed, failed (the first mismatch the driver reports) or timed out. The report (Markdown) has a
+passed, failed (the first mismatch the driver reports) or timed out. A compiled program's P4Info
+(`lanes p4c --p4runtime-files`) is compared with the one p4c committed for it
+(p4_16_samples_outputs/NAME.p4.p4info.txtpb): equal, or the first difference. The report (Markdown) has a
 table per program, the totals of all programs and of the v1model ones, and p4c's bmv2 XFAIL list
 (from its CMake files) apart. p4c is not copied anywhere: the driver runs from DIR.
 
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 
 from conformance_outcome import Outcome, classify
+from conformance_p4info import P4InfoVerdict, compare_files
 from conformance_report import Row, write_report
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,6 +113,20 @@ def run_one(p4c: Path, program: Path, build: Path, work: Path, env: dict, timeou
     return classify(returncode, out.replace(f"{p4c}/", ""), timeout_s)
 
 
+def p4info_verdict(p4c: Path, program: Path, work: Path) -> P4InfoVerdict | None:
+    """Ours against p4c's committed P4Info; None when p4c has none for the program."""
+    reference = p4c / "testdata" / "p4_16_samples_outputs" / f"{program.name}.p4info.txtpb"
+    if not reference.is_file():
+        return None
+    out = Path(tempfile.mkdtemp(prefix=program.stem + ".p4info.", dir=work))
+    r = subprocess.run([str(BIN / "lanes"), "p4c", str(program), "-o", str(out / "prog.json"),
+                        "--p4runtime-files", str(out / "prog.p4info.txtpb")],
+                       capture_output=True, text=True, check=False)  # fmt: skip
+    if r.returncode:
+        return P4InfoVerdict(False, f"not written: {(r.stderr.strip().splitlines() or ['?'])[0]}")
+    return compare_files(out / "prog.p4info.txtpb", reference)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--p4c", type=Path, required=True, metavar="DIR", help="a p4c checkout (sources)")
@@ -153,8 +170,11 @@ def run(a: argparse.Namespace) -> int:
         for i, program in enumerate(todo, 1):
             start = time.monotonic()
             outcome = run_one(a.p4c, program, build, work, env, a.timeout)
+            p4info = p4info_verdict(a.p4c, program, work) if outcome.compiled else None
             rel = str(program.relative_to(a.p4c))
-            rows.append(Row(program.name, arch_of(program), rel in xfail, outcome, time.monotonic() - start))
+            rows.append(
+                Row(program.name, arch_of(program), rel in xfail, outcome, time.monotonic() - start, p4info)
+            )
             why = f": {outcome.detail}" if outcome.detail else ""
             print(f"[{i}/{len(todo)}] {program.name}: {outcome.result} ({time.monotonic() - start:.1f} s){why}"[:200],
                   flush=True)  # fmt: skip

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance_outcome import Outcome
+from conformance_p4info import P4InfoVerdict
 
 
 @dataclass
@@ -16,6 +17,7 @@ class Row:
     xfail: bool
     outcome: Outcome
     seconds: float
+    p4info: P4InfoVerdict | None = None  # None: not compiled, or p4c committed no P4Info
 
 
 def totals(rows: list[Row]) -> str:
@@ -26,16 +28,32 @@ def totals(rows: list[Row]) -> str:
             f"{counts['timeout']}")  # fmt: skip
 
 
+def p4info_totals(rows: list[Row]) -> str:
+    judged = [r.p4info for r in rows if r.p4info is not None]
+    equal = sum(v.equal for v in judged)
+    return f"{len(judged)} | {equal} | {len(judged) - equal}"
+
+
+def p4info_cell(v: P4InfoVerdict | None) -> str:
+    if v is None:
+        return ""
+    return "equal" if v.equal else cell(v.detail)
+
+
 def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")[:300]
 
 
 def table(rows: list[Row]) -> list[str]:
-    out = ["| program | arch | compiled | result | reason or first mismatch |", "|---|---|---|---|---|"]
+    out = [
+        "| program | arch | compiled | result | reason or first mismatch | P4Info against p4c's |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in rows:
         o = r.outcome
         out.append(
-            f"| {r.program} | {r.arch} | {'yes' if o.compiled else 'no'} | {o.result} | {cell(o.detail)} |"
+            f"| {r.program} | {r.arch} | {'yes' if o.compiled else 'no'} | {o.result} | {cell(o.detail)} "
+            f"| {p4info_cell(r.p4info)} |"
         )
     return out
 
@@ -71,6 +89,15 @@ def write_report(
         f"| all | {totals(rows)} |",
         f"| v1model | {totals([r for r in rows if r.arch == 'v1model'])} |",
         f"| all but p4c's XFAIL list | {totals(main)} |",
+        "",
+        "P4Info: for each compiled program p4c committed a P4Info for, ours (`lanes p4c "
+        "--p4runtime-files`) against p4c's, entities paired by name; ids, names, aliases, "
+        "annotations, match fields, action parameters, table properties and default actions "
+        "compared (`doc` strings left out). Not equal: the first difference.",
+        "",
+        "| P4Info | compared | equal | differ |",
+        "|---|---|---|---|",
+        f"| all compiled | {p4info_totals(rows)} |",
         "",
         "## Programs",
         "",

@@ -24,6 +24,9 @@ impl Lowerer<'_> {
             return fail(loc, format!("action '{name}' not found"));
         };
         self.arity(loc, &format!("action {}", a.name), args, a.params.len())?;
+        if self.action_depth == 0 && !self.called_actions.iter().any(|(n, _)| n == name) {
+            self.called_actions.push((name.to_string(), a.clone()));
+        }
         let access = self.action_access(sc, &a, 0);
         let mut inner = sc.clone();
         inner.push();
@@ -83,7 +86,10 @@ impl Lowerer<'_> {
                 inner.bind(&p.name, Binding::Value(v, t));
             }
         }
-        self.stmts_to_prims(&mut inner, &a.body, out, false)?;
+        self.action_depth += 1;
+        let lowered = self.stmts_to_prims(&mut inner, &a.body, out, false);
+        self.action_depth -= 1;
+        lowered?;
         out.extend(copy_out);
         Ok(())
     }

@@ -109,6 +109,10 @@ pub struct Lowerer<'e> {
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
+    /// Actions called directly (inlined where called), by qualified name: P4Info lists them.
+    pub called_actions: Vec<(String, crate::ast::ActionDecl)>,
+    /// How many action bodies are being lowered (an action called from another is not listed).
+    pub action_depth: u32,
     /// The JSON `field_lists` (metadata a clone, resubmit or recirculation keeps).
     pub field_lists: Vec<Value>,
     /// The JSON `learn_lists` (what a digest carries).
@@ -178,6 +182,8 @@ impl<'e> Lowerer<'e> {
             action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
             action_annotations: HashMap::new(),
+            called_actions: Vec::new(),
+            action_depth: 0,
             field_lists: Vec::new(),
             learn_lists: Vec::new(),
             digests: Vec::new(),

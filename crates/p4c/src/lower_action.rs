@@ -51,7 +51,10 @@ impl Lowerer<'_> {
             sc.bind(&p.name, Binding::Param(i as u32, ty));
         }
         let mut prims = Vec::new();
-        self.stmts_to_prims(&mut sc, &a.body, &mut prims, false)?;
+        self.action_depth += 1;
+        let lowered = self.stmts_to_prims(&mut sc, &a.body, &mut prims, false);
+        self.action_depth -= 1;
+        lowered?;
         let id = self.actions.len() as u64;
         self.actions.push(
             json!({"name": qualified, "id": id, "runtime_data": runtime_data, "primitives": prims}),

@@ -26,6 +26,8 @@ pub struct TableInfo {
     /// qualified action name, annotations of the reference (@defaultonly / @tableonly)
     pub actions: Vec<(String, Vec<Annotation>)>,
     pub const_default: Option<String>,
+    /// The default action a table starts with and its arguments (hex, as in action_data).
+    pub initial_default: Option<(String, Vec<Value>)>,
     pub size: u64,
     pub is_const: bool,
     pub direct_counter: Option<String>,
@@ -119,6 +121,7 @@ impl Lowerer<'_> {
             keys: Vec::new(),
             actions: Vec::new(),
             const_default: None,
+            initial_default: None,
             size: 1024,
             is_const: t.entries.is_some(),
             direct_counter: None,
@@ -230,6 +233,7 @@ impl Lowerer<'_> {
                 );
             };
             let data = self.action_data(&decls[pos], &d.args, d.loc)?;
+            info.initial_default = Some((action_names[pos].clone(), data.clone()));
             default_entry = json!({"action_id": action_ids[pos], "action_const": is_const, "action_data": data, "action_entry_const": is_const});
             if is_const {
                 info.const_default = Some(action_names[pos].clone());

@@ -108,6 +108,57 @@ fn type_name(out: &mut String, tn: &Option<String>, used: &mut Vec<String>) {
     }
 }
 
+/// The control-plane parameters of an action only called directly, as bmv2 runtime_data: the
+/// directionless ones (in/out/inout parameters are bound by the call).
+fn called_params(env: &Env, d: &crate::ast::ActionDecl) -> Value {
+    let params: Vec<Value> = d
+        .params
+        .iter()
+        .filter(|p| matches!(p.dir, crate::ast::Dir::None))
+        .map(|p| {
+            let w = env.resolve(&p.ty).ok().and_then(|t| t.width()).unwrap_or(0);
+            serde_json::json!({"name": p.name, "bitwidth": w})
+        })
+        .collect();
+    Value::Array(params)
+}
+
+/// The bit width of parameter `i` of action `a` (from its bmv2 runtime_data).
+fn param_width(l: &Lowerer, a: &str, i: usize) -> u32 {
+    l.action_id(a)
+        .and_then(|id| l.actions.get(id as usize))
+        .and_then(|j| j["runtime_data"][i]["bitwidth"].as_u64())
+        .unwrap_or(1) as u32
+}
+
+/// A hex value as P4Runtime bytes of the width's whole octets, in text format's escaped string
+/// (p4c writes default-action arguments full width: `"\000\000\000\n"` for bit<32> 10).
+fn octets(hex: &str, width: u32) -> String {
+    let n = width.div_ceil(8).max(1) as usize;
+    let digits = hex.trim_start_matches("0x");
+    // any width: the digits, padded (or cut) to two per octet
+    let padded = format!("{digits:0>w$}", w = 2 * n);
+    let padded = &padded[padded.len() - 2 * n..];
+    let mut o = String::from("\"");
+    for k in 0..n {
+        let b = u8::from_str_radix(&padded[2 * k..2 * k + 2], 16).unwrap_or(0);
+        match b {
+            b'"' => o.push_str("\\\""),
+            b'\\' => o.push_str("\\\\"),
+            b'\n' => o.push_str("\\n"),
+            b'\r' => o.push_str("\\r"),
+            b'\t' => o.push_str("\\t"),
+            b'\'' => o.push_str("\\'"),
+            0x20..=0x7e => o.push(b as char),
+            _ => {
+                let _ = write!(o, "\\{b:03o}");
+            }
+        }
+    }
+    o.push('"');
+    o
+}
+
 pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
     let mut ids = Ids::default();
     // user tables and the actions they offer (p4c leaves synthesized ones out)
@@ -124,8 +175,24 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             }
         }
     }
+    // actions only called directly are listed too, as p4c does (their directionless parameters)
+    let called: HashMap<&str, &crate::ast::ActionDecl> = l
+        .called_actions
+        .iter()
+        .map(|(n, d)| (n.as_str(), d))
+        .collect();
+    for (a, _) in &l.called_actions {
+        if !action_names.contains(a) {
+            action_names.push(a.clone());
+        }
+    }
     let empty = Vec::new();
-    let action_anns = |a: &str| l.action_annotations.get(a).unwrap_or(&empty);
+    let action_anns = |a: &str| {
+        l.action_annotations
+            .get(a)
+            .or_else(|| called.get(a).map(|d| &d.annotations))
+            .unwrap_or(&empty)
+    };
     let mut externs: Vec<Extern> = Vec::new();
     for c in &l.counters {
         let direct = c["is_direct"] == true;
@@ -287,6 +354,23 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         if let Some(d) = &t.const_default {
             let _ = writeln!(out, "  const_default_action_id: {}", action_ids[d]);
         }
+        if let Some((a, data)) = &t.initial_default {
+            let _ = write!(
+                out,
+                "  initial_default_action {{\n    action_id: {}\n",
+                action_ids[a]
+            );
+            for (i, hex) in data.iter().enumerate() {
+                let width = param_width(l, a, i);
+                let _ = write!(
+                    out,
+                    "    arguments {{\n      param_id: {}\n      value: {}\n    }}\n",
+                    i + 1,
+                    octets(hex.as_str().unwrap_or("0x0"), width)
+                );
+            }
+            out.push_str("  }\n");
+        }
         if let Some(p) = &t.implementation {
             let _ = writeln!(out, "  implementation_id: {}", profile_ids[p]);
         }
@@ -295,7 +379,8 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         }
         let _ = writeln!(out, "  size: {}", t.size);
         if t.is_const {
-            out.push_str("  is_const_table: true\n");
+            // only `const entries` compile, so the initial entries are the const ones
+            out.push_str("  is_const_table: true\n  has_initial_entries: true\n");
         }
         out.push_str("}\n");
     }
@@ -313,7 +398,8 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         let params = l
             .action_id(a)
             .and_then(|i| l.actions.get(i as usize))
-            .map(|j| j["runtime_data"].clone());
+            .map(|j| j["runtime_data"].clone())
+            .or_else(|| called.get(a.as_str()).map(|d| called_params(env, d)));
         for (i, p) in params
             .iter()
             .flat_map(|p| p.as_array().cloned().unwrap_or_default())

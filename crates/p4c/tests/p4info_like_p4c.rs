@@ -1,0 +1,98 @@
+//! P4Info as p4c writes it where lanes once differed: the default action a table starts with
+//! (`initial_default_action`, arguments full width), const entries flagged as initial entries,
+//! and actions called directly from a control listed (with their directionless parameters only).
+
+mod common;
+use common::*;
+
+fn table_program(default: &str) -> String {
+    program(
+        "",
+        &format!(
+            "action set_b(bit<8> v) {{ hdr.h.b = v; }}
+             action wide(bit<32> v, bit<12> w) {{ hdr.h.c = v[7:0]; hdr.h.d = w[7:0]; }}
+             table t {{ key = {{ hdr.h.a: exact; }} actions = {{ set_b; wide; NoAction; }} {default} }}
+             apply {{ t.apply(); }}"
+        ),
+    )
+}
+
+/// The text between `initial_default_action {` and its closing brace.
+fn initial_default(p4info: &str) -> String {
+    let start = p4info
+        .find("  initial_default_action {\n")
+        .expect("no initial_default_action");
+    let rest = &p4info[start..];
+    let end = rest.find("\n  }\n").expect("unclosed");
+    rest[..end + 5].to_string()
+}
+
+fn action_id(p4info: &str, name: &str) -> String {
+    let at = p4info
+        .find(&format!("name: \"{name}\""))
+        .expect("action not listed");
+    let before = &p4info[..at];
+    let id_at = before.rfind("id: ").unwrap();
+    before[id_at + 4..].lines().next().unwrap().to_string()
+}
+
+#[test]
+fn a_default_with_arguments_is_written_full_width() {
+    let out = compile_src("dflt", &table_program("default_action = wide(10, 0x20a);")).unwrap();
+    let id = action_id(&out.p4info, "I.wide");
+    assert_eq!(
+        initial_default(&out.p4info),
+        format!(
+            "  initial_default_action {{\n    action_id: {id}\n    arguments {{\n      param_id: 1\n      value: \"\\000\\000\\000\\n\"\n    }}\n    arguments {{\n      param_id: 2\n      value: \"\\002\\n\"\n    }}\n  }}\n"
+        )
+    );
+}
+
+#[test]
+fn printable_octets_are_written_as_characters() {
+    let out = compile_src("dflt2", &table_program("default_action = set_b(0x41);")).unwrap();
+    assert!(initial_default(&out.p4info).contains("value: \"A\"\n"));
+}
+
+#[test]
+fn no_default_given_starts_with_no_action() {
+    let out = compile_src("dflt3", &table_program("")).unwrap();
+    let id = action_id(&out.p4info, "NoAction");
+    assert_eq!(
+        initial_default(&out.p4info),
+        format!("  initial_default_action {{\n    action_id: {id}\n  }}\n")
+    );
+}
+
+#[test]
+fn const_entries_are_initial_entries() {
+    let src = table_program("const entries = { 1 : set_b(2); }");
+    let out = compile_src("consts", &src).unwrap();
+    assert!(out
+        .p4info
+        .contains("  is_const_table: true\n  has_initial_entries: true\n"));
+}
+
+#[test]
+fn an_action_called_from_a_control_is_listed_and_its_callee_is_not() {
+    let src = program(
+        "",
+        "action inner(out bit<8> x) { x = 7; }
+         action direct(inout bit<8> v, bit<8> k) { inner(v); v = v + k; }
+         apply { direct(hdr.h.a, 3); }",
+    );
+    let out = compile_src("called", &src).unwrap();
+    let at = out
+        .p4info
+        .find("name: \"I.direct\"")
+        .expect("I.direct not listed");
+    let entity = &out.p4info[at..];
+    let entity = &entity[..entity.find("\n}\n").unwrap()];
+    // `v` is bound by the call; `k` is the one control-plane parameter
+    assert!(
+        entity.contains("params {\n    id: 1\n    name: \"k\"\n    bitwidth: 8\n"),
+        "{entity}"
+    );
+    assert!(!entity.contains("name: \"v\""), "{entity}");
+    assert!(!out.p4info.contains("I.inner"), "{}", out.p4info);
+}
