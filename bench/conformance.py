@@ -113,18 +113,21 @@ def run_one(p4c: Path, program: Path, build: Path, work: Path, env: dict, timeou
     return classify(returncode, out.replace(f"{p4c}/", ""), timeout_s)
 
 
-def p4info_verdict(p4c: Path, program: Path, work: Path) -> P4InfoVerdict | None:
-    """Ours against p4c's committed P4Info; None when p4c has none for the program."""
+def p4info_verdict(p4c: Path, program: Path, work: Path) -> tuple[P4InfoVerdict | None, float]:
+    """Ours against p4c's committed P4Info (None when p4c has none for the program), and the
+    wall time of that `lanes p4c` run (process start included)."""
     reference = p4c / "testdata" / "p4_16_samples_outputs" / f"{program.name}.p4info.txtpb"
-    if not reference.is_file():
-        return None
     out = Path(tempfile.mkdtemp(prefix=program.stem + ".p4info.", dir=work))
+    start = time.monotonic()
     r = subprocess.run([str(BIN / "lanes"), "p4c", str(program), "-o", str(out / "prog.json"),
                         "--p4runtime-files", str(out / "prog.p4info.txtpb")],
                        capture_output=True, text=True, check=False)  # fmt: skip
+    took = time.monotonic() - start
+    if not reference.is_file():
+        return None, took
     if r.returncode:
-        return P4InfoVerdict(False, f"not written: {(r.stderr.strip().splitlines() or ['?'])[0]}")
-    return compare_files(out / "prog.p4info.txtpb", reference)
+        return P4InfoVerdict(False, f"not written: {(r.stderr.strip().splitlines() or ['?'])[0]}"), took
+    return compare_files(out / "prog.p4info.txtpb", reference), took
 
 
 def main() -> int:
@@ -170,10 +173,18 @@ def run(a: argparse.Namespace) -> int:
         for i, program in enumerate(todo, 1):
             start = time.monotonic()
             outcome = run_one(a.p4c, program, build, work, env, a.timeout)
-            p4info = p4info_verdict(a.p4c, program, work) if outcome.compiled else None
+            p4info, compile_s = p4info_verdict(a.p4c, program, work)
             rel = str(program.relative_to(a.p4c))
             rows.append(
-                Row(program.name, arch_of(program), rel in xfail, outcome, time.monotonic() - start, p4info)
+                Row(
+                    program.name,
+                    arch_of(program),
+                    rel in xfail,
+                    outcome,
+                    time.monotonic() - start,
+                    p4info if outcome.compiled else None,
+                    compile_s,
+                )  # fmt: skip
             )
             why = f": {outcome.detail}" if outcome.detail else ""
             print(f"[{i}/{len(todo)}] {program.name}: {outcome.result} ({time.monotonic() - start:.1f} s){why}"[:200],

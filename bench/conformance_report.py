@@ -18,6 +18,7 @@ class Row:
     outcome: Outcome
     seconds: float
     p4info: P4InfoVerdict | None = None  # None: not compiled, or p4c committed no P4Info
+    compile_s: float = 0.0  # one `lanes p4c` run of the program, process start included
 
 
 def totals(rows: list[Row]) -> str:
@@ -98,6 +99,10 @@ def write_report(
         "| P4Info | compared | equal | differ |",
         "|---|---|---|---|",
         f"| all compiled | {p4info_totals(rows)} |",
+        "",
+        f"Compile time: `lanes p4c` once on every program (compiled or refused), one after another: "
+        f"{sum(r.compile_s for r in rows):.1f} s in all, the slowest {max((r.compile_s for r in rows), default=0):.2f} s, "
+        "each run's Python start included.",
         "",
         "## Programs",
         "",
