@@ -71,7 +71,7 @@ demo: setup
 test: setup test-rust test-python
 
 test-rust:
-	$(CARGO) test --workspace --release -q
+	$(CARGO) test --workspace --profile test-opt -q
 
 test-python: setup
 	$(PY) -m pytest -q tests
