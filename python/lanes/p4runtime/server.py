@@ -34,6 +34,7 @@ from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.packetio import packet_in, packet_out_frame
 from lanes.p4runtime.pipeline import Pipeline
 from lanes.p4runtime.proto import p4r, pb, rpc
+from lanes.p4runtime.tls import TlsConfig, server_credentials
 
 API_VERSION = "1.4.0"
 SERVICE = "p4.v1.P4Runtime"
@@ -371,7 +372,9 @@ class P4RuntimeServer:
         return command
 
 
-def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -> P4RuntimeServer:
+def serve(
+    sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None, tls: TlsConfig | None = None
+) -> P4RuntimeServer:
     service = P4RuntimeService(sw, device_id, cpu_port)
 
     def unary(fn: Any, req: Any, resp: Any) -> Any:
@@ -414,7 +417,9 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
     try:
-        port = server.add_insecure_port(addr)
+        port = (
+            server.add_secure_port(addr, server_credentials(tls)) if tls else server.add_insecure_port(addr)
+        )
     except RuntimeError as e:
         raise LanesError(f"P4Runtime: cannot listen on {addr}: {e}") from None
     if not port:
@@ -424,7 +429,9 @@ def serve(sw: Any, addr: str, device_id: int = 0, cpu_port: int | None = None) -
     if cpu_port is not None:
         srv._thread = threading.Thread(target=service.packet_in_loop, name="p4rt-packet-in", daemon=True)
         srv._thread.start()
-    threading.Thread(target=service.digests.loop, args=(service._stop,), name="p4rt-digests", daemon=True).start()
+    threading.Thread(
+        target=service.digests.loop, args=(service._stop,), name="p4rt-digests", daemon=True
+    ).start()
     threading.Thread(target=idle.loop, args=(service, service._stop), name="p4rt-idle", daemon=True).start()
     return srv
 
@@ -459,7 +466,7 @@ def _sidecar_p4info(json_path: Path) -> Path | None:
 
 def start_server(sw: Any, sa: Any) -> P4RuntimeServer:
     """Called by `lanes switch`: serve P4Runtime on sa.grpc_addr for device sa.device_id."""
-    srv = serve(sw, sa.grpc_addr, sa.device_id, sa.cpu_port)
+    srv = serve(sw, sa.grpc_addr, sa.device_id, sa.cpu_port, getattr(sa, "grpc_tls", None))
     json_path = getattr(sa, "json", None)
     if json_path is not None:
         side = _sidecar_p4info(Path(json_path))

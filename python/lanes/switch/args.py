@@ -3,7 +3,9 @@
 lanes switch [-i N@IFACE]... [--device-id N] [--thrift-port P] [--pcap [DIR]] [--no-p4 | JSON]
              [--use-files WAIT] [--log-file PATH] [--scheduler S] [--port-rate N@RATE]...
              [--queue-depth N] [--commands FILE]
-             [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N]
+             [-- --grpc-server-addr HOST:PORT --cpu-port N --priority-queues N
+                 --grpc-server-ssl --grpc-server-cert PEM --grpc-server-key PEM
+                 --grpc-server-cacert PEM --grpc-server-with-client-auth]
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lanes.errors import LanesError
+from lanes.p4runtime.tls import TlsConfig, add_tls_arguments, tls_config
 from lanes.switch.bmv2_options import (
     add_bmv2_arguments,
     add_bmv2_target_arguments,
@@ -40,6 +43,7 @@ class SwitchArgs:
     commands: Path | None = None
     runtime_json: Path | None = None
     grpc_addr: str = "127.0.0.1:9559"
+    grpc_tls: TlsConfig | None = None
     cpu_port: int | None = None
     priority_queues: int = 8
     no_grpc: bool = False
@@ -108,6 +112,7 @@ def _target_parser() -> argparse.ArgumentParser:
     t.add_argument("--grpc-server-addr", default="127.0.0.1:9559")
     t.add_argument("--cpu-port", type=int)
     t.add_argument("--priority-queues", type=int, default=8)
+    add_tls_arguments(t)
     add_bmv2_target_arguments(t)
     return t
 
@@ -156,6 +161,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         commands=a.commands,
         runtime_json=a.runtime_json,
         grpc_addr=t.grpc_server_addr,
+        grpc_tls=tls_config(t),
         cpu_port=t.cpu_port,
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,

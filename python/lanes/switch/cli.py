@@ -19,10 +19,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "switch",
         help="run a P4 switch (simple_switch_grpc command line)",
         description="Run a lanes switch. Same command line as bmv2's simple_switch_grpc; "
-        "target options (--grpc-server-addr, --cpu-port, --priority-queues) go after '--'.",
+        "target options (--grpc-server-addr, --cpu-port, --priority-queues, --grpc-server-ssl ...) go "
+        "after '--'. The command port (--thrift-port) listens on 127.0.0.1 only: it has no authentication.",
     )
     add_arguments(p)
     p.set_defaults(func=run)
+
+
+def tls_words(tls: object) -> str:
+    if tls is None:
+        return " (plain gRPC)"
+    return " over TLS" + (", client certificates required" if getattr(tls, "client_auth", False) else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         log.line(
             f"lanes switch: {len(ports)} {'file ' if sa.use_files_wait is not None else ''}port(s), "
             f"scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
-            + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}")
+            + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}{tls_words(sa.grpc_tls)}")
         )
         last = time.monotonic()
         while not stop.wait(0.5):
