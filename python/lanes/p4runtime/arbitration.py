@@ -15,6 +15,7 @@ import grpc
 
 from lanes.p4runtime.errors import P4RTError, invalid, not_found
 from lanes.p4runtime.proto import p4r
+from lanes.p4runtime.roles import RolePolicy, policy_of
 
 _ids = itertools.count(1)
 
@@ -25,6 +26,7 @@ class Client:
     id: int = field(default_factory=lambda: next(_ids))
     role: str | None = None  # None until the first arbitration update
     role_msg: Any = None
+    policy: RolePolicy | None = None  # what its role config allows (None: everything)
     election_id: int | None = None
 
 
@@ -59,6 +61,9 @@ class Arbitrator:
                 )
             raise not_found(f"no device {m.device_id} (this switch is device {self.device_id})")
         role = role_key(m.role.name, m.role.id) if m.HasField("role") else ""
+        policy = policy_of(m.role if m.HasField("role") else None)
+        if policy is not None and role == "":
+            raise invalid("the default role has the whole pipeline: a role config needs a role name")
         eid = u128(m.election_id) if m.HasField("election_id") else None
         with self.lock:
             if eid is not None and any(
@@ -71,6 +76,7 @@ class Arbitrator:
                 self.clients.append(client)
             client.role, client.election_id = role, eid
             client.role_msg = m.role if m.HasField("role") else None
+            client.policy = policy
             if eid is not None and eid > self.highest.get(role, -1):
                 self.highest[role] = eid
             changed = [r for r, p in before.items() if self._primary(r) is not p]
@@ -123,6 +129,21 @@ class Arbitrator:
     def primaries(self) -> list[Client]:
         with self.lock:
             return [c for c in self.clients if c.role is not None and self._primary(c.role) is c]
+
+    def policy(self, role: str) -> RolePolicy | None:
+        """The role config of a role's primary (None: the whole pipeline)."""
+        with self.lock:
+            p = self._primary(role)
+            return p.policy if p is not None else None
+
+    def held_elsewhere(self, role: str) -> set[int]:
+        """Entities the primaries of other roles hold exclusively."""
+        with self.lock:
+            held: set[int] = set()
+            for c in self.clients:
+                if c.role != role and c.policy is not None and self._primary(c.role or "") is c:
+                    held |= c.policy.exclusive
+            return held
 
     def has_clients(self) -> bool:
         return bool(self.clients)

@@ -34,6 +34,7 @@ from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.packetio import packet_in, packet_out_frame
 from lanes.p4runtime.pipeline import Pipeline
 from lanes.p4runtime.proto import p4r, pb, rpc
+from lanes.p4runtime.roles import pipeline_denial, receives, write_denial
 from lanes.p4runtime.tls import TlsConfig, server_credentials
 
 API_VERSION = "1.4.0"
@@ -123,6 +124,9 @@ class P4RuntimeService:
             self.arb.check_primary(
                 role, req.election_id, req.HasField("election_id"), "SetForwardingPipelineConfig"
             )
+            refusal = pipeline_denial(self.arb.policy(role))
+            if refusal is not None:
+                raise refusal
             with self.lock:
                 a = req.action
                 if a == Action.VERIFY:
@@ -181,7 +185,7 @@ class P4RuntimeService:
             with self.lock:
                 if self.entities is None:
                     raise precondition("no forwarding pipeline config has been committed")
-                results = self.entities.write(req.updates)
+                results = self._write_in_role(role, req.updates)
                 ok = sum(1 for c, _ in results if c == grpc.StatusCode.OK)
                 self.stats["write_requests"] += 1
                 self.stats["updates_accepted"] += ok
@@ -193,6 +197,16 @@ class P4RuntimeService:
         if ok != len(results):
             self._abort_write(context, results)
         return p4r.WriteResponse()
+
+    def _write_in_role(self, role: str, updates: Any) -> list[tuple[grpc.StatusCode, str]]:
+        """Apply the updates the role may make (its config, others' exclusive entities);
+        PERMISSION_DENIED for the others, in order."""
+        policy, held = self.arb.policy(role), self.arb.held_elsewhere(role)
+        if policy is None and not held:
+            return self.entities.write(updates)
+        why = [write_denial(policy, held, u.entity) for u in updates]
+        allowed = iter(self.entities.write([u for u, w in zip(updates, why, strict=True) if w is None]))
+        return [(grpc.StatusCode.PERMISSION_DENIED, w) if w else next(allowed) for w in why]
 
     def _abort_write(self, context: grpc.ServicerContext, results: list) -> None:
         failed = [(c, m) for c, m in results if c != grpc.StatusCode.OK]
@@ -297,7 +311,8 @@ class P4RuntimeService:
                         break
                     msg = packet_in(pl.packet_in if pl else None, bytes(f))
                     for c in targets:
-                        c.send(msg)
+                        if receives(c.policy, msg):
+                            c.send(msg)
                     self.stats["packet_ins"] += 1
 
     def command(self, line: str) -> str | None:
