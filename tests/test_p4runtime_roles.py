@@ -2,16 +2,12 @@
 clients on their own streams — the default role pushes the pipeline, role "acl" holds the acl
 table exclusively, role "l2" shares l2_fwd — and each write outside a role's config, or into
 another role's exclusive table, is refused with PERMISSION_DENIED while the rest of the batch is
-applied. A role whose config does not allow it cannot push a pipeline. Only loopback; the switch
-is stopped by PID, also on failure."""
+applied. A role whose config does not allow it cannot push a pipeline. Only loopback."""
 
 from __future__ import annotations
 
 import queue
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,10 +15,10 @@ import pytest
 from google.protobuf import text_format
 from lanes.p4runtime.proto import p4i, p4r, rpc
 from lanes.p4runtime.roles import P4RoleConfig
-from netns import LANES, REPO
+from netns import REPO
+from p4rt_util import loopback_switch
 
 P4INFO, JSON = REPO / "p4" / "p4rt_test.p4info.txtpb", REPO / "p4" / "p4rt_test.json"
-ADDR, THRIFT_PORT = "127.0.0.1:50395", 9395
 L2_FWD, ACL, SET_PORT, DROP = 33554435, 33554436, 16777219, 16777218
 DENIED, OK = grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.OK
 
@@ -30,9 +26,9 @@ DENIED, OK = grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.OK
 class RoleClient:
     """A P4Runtime client on its own stream, primary of `role` (with `config`, if given)."""
 
-    def __init__(self, role: str, config: Any = None, election: int = 1) -> None:
+    def __init__(self, addr: str, role: str, config: Any = None, election: int = 1) -> None:
         self.role, self.election = role, election
-        self.channel = grpc.insecure_channel(ADDR)
+        self.channel = grpc.insecure_channel(addr)
         self.requests: queue.Queue = queue.Queue()
         stream = self.channel.stream_stream(
             "/p4.v1.P4Runtime/StreamChannel",
@@ -118,34 +114,19 @@ def role_config(exclusive: list[int] = (), shared: list[int] = (), can_push: boo
 
 
 @pytest.fixture
-def switch(tmp_path: Path) -> Iterator[None]:
-    log = tmp_path / "switch.log"
-    with open(log, "w") as out:
-        p = subprocess.Popen([LANES, "switch", "--no-p4", "--thrift-port", str(THRIFT_PORT), "--",
-                              "--grpc-server-addr", ADDR], stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while "P4Runtime on" not in log.read_text():
-            assert p.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield
-    finally:
-        p.terminate()
-        try:
-            p.wait(30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+def switch() -> Iterator[str]:
+    with loopback_switch() as (addr, _):
+        yield addr
 
 
-def test_roles_write_only_what_their_config_gives_them(switch: None) -> None:
+def test_roles_write_only_what_their_config_gives_them(switch: str) -> None:
     clients: list[RoleClient] = []
     try:
-        default = RoleClient("")
+        default = RoleClient(switch, "")
         clients.append(default)
         default.push_pipeline()
-        acl = RoleClient("acl", role_config(exclusive=[ACL]))
-        l2 = RoleClient("l2", role_config(shared=[L2_FWD]))
+        acl = RoleClient(switch, "acl", role_config(exclusive=[ACL]))
+        l2 = RoleClient(switch, "l2", role_config(shared=[L2_FWD]))
         clients += [acl, l2]
         assert acl.answer.status.code == 0 and l2.answer.status.code == 0  # each the primary of its role
         # a batch: what the role has is applied, the rest refused, in order
@@ -171,11 +152,11 @@ def test_roles_write_only_what_their_config_gives_them(switch: None) -> None:
             c.close()
 
 
-def test_a_role_config_lanes_cannot_read_is_refused(switch: None) -> None:
+def test_a_role_config_lanes_cannot_read_is_refused(switch: str) -> None:
     bogus = p4i.P4Info()  # any message but a P4RoleConfig
     c = RoleClient.__new__(RoleClient)
     with pytest.raises(grpc.RpcError) as e:
-        RoleClient.__init__(c, "acl", bogus)
+        RoleClient.__init__(c, switch, "acl", bogus)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "stratum.P4RoleConfig" in (e.value.details() or "")
     c.close()

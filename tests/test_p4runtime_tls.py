@@ -15,10 +15,11 @@ import grpc
 import pytest
 from lanes.p4runtime.proto import p4r
 from netns import LANES, REPO
+from p4rt_util import free_port
 
 SHELL_PY = REPO / ".venv-p4rt-shell" / "bin" / "python"
 P4INFO, JSON = REPO / "p4" / "p4rt_test.p4info.txtpb", REPO / "p4" / "p4rt_test.json"
-GRPC_PORT, THRIFT_PORT = 50393, 9393
+GRPC_PORT, THRIFT_PORT = free_port(), free_port()
 ADDR = f"127.0.0.1:{GRPC_PORT}"
 
 
@@ -115,7 +116,9 @@ def refused(channel: grpc.Channel) -> grpc.StatusCode:
     return e.value.code()
 
 
-def test_mutual_tls_admits_only_clients_with_a_certificate_from_the_ca(pki: Path, mutual_tls: subprocess.Popen) -> None:
+def test_mutual_tls_admits_only_clients_with_a_certificate_from_the_ca(
+    pki: Path, mutual_tls: subprocess.Popen
+) -> None:
     with tls_channel(pki, "client") as ch:
         assert capabilities(ch) != ""
     assert refused(tls_channel(pki, None)) == grpc.StatusCode.UNAVAILABLE
@@ -140,7 +143,9 @@ def test_p4runtime_shell_pushes_a_pipeline_over_mutual_tls(pki: Path, mutual_tls
         print(sum(1 for _ in sh.TableEntry("MyIngress.l2_fwd").read()))
         sh.teardown()
     """)
-    r = subprocess.run([str(SHELL_PY), "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [str(SHELL_PY), "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1] == "1"
 
@@ -151,7 +156,7 @@ def test_server_only_tls_admits_a_client_without_a_certificate(pki: Path, tmp_pa
         with tls_channel(pki, None) as ch:
             assert capabilities(ch) != ""
         assert refused(grpc.insecure_channel(ADDR)) == grpc.StatusCode.UNAVAILABLE
-        assert "P4Runtime on 127.0.0.1:50393 over TLS" in (tmp_path / "switch.log").read_text()
+        assert f"P4Runtime on {ADDR} over TLS" in (tmp_path / "switch.log").read_text()
     finally:
         stop(p)
 
