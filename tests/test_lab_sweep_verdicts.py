@@ -153,3 +153,18 @@ def test_planned_cells_are_cells_not_runs(tmp_path: Path) -> None:
         "2 of 2 planned cells have complete runs (6 runs; preset paper)"
         in (tmp_path / "report.md").read_text()
     )
+
+
+COMMITTED = Path(__file__).resolve().parent.parent / "bench" / "results" / "sweep"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in COMMITTED.glob("*") if (p / "sweep.csv").is_file()))
+def test_committed_reports_carry_the_current_verdicts(tmp_path: Path, name: str) -> None:
+    """Each committed sweep report is what `lanes lab sweep-report` makes of its CSVs today."""
+    import shutil
+
+    copy = tmp_path / name
+    shutil.copytree(COMMITTED / name, copy)
+    rewrite(copy)
+    for f in ("compare.csv", "report.md"):
+        assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), f"{name}/{f}: run lanes lab sweep-report"

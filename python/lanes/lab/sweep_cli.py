@@ -22,29 +22,17 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--protos", help=f"comma-separated subset of {','.join(PROTOS)}")
     s.add_argument("--repeats", type=int, default=1, help="runs per cell (mean and 95%% CI when > 1)")
     s.add_argument("--duration", type=float, help="seconds per run (overrides the preset's)")
-    s.add_argument(
-        "--mpi-iters", type=int, metavar="N", help="ping-pongs per message size (overrides the preset's)"
-    )
+    s.add_argument("--mpi-iters", type=int, metavar="N", help="ping-pongs per message size (overrides the preset's)")
     s.add_argument("--mpi-timeout", type=float, default=mpi.TIMEOUT_S, metavar="S",
                    help="each MPI run stops its ping-pong after S s, keeping the sizes measured")  # fmt: skip
-    s.add_argument(
-        "--link-mbps", type=float, help="one link rate for every topology (overrides the preset's)"
-    )
-    s.add_argument(
-        "--report-only", action="store_true", help="run nothing; tables and report of what is there"
-    )
+    s.add_argument("--link-mbps", type=float, help="one link rate for every topology (overrides the preset's)")
+    s.add_argument("--report-only", action="store_true", help="run nothing; tables and report of what is there")
     s.add_argument("--dry-run", action="store_true", help="list the cells and the time estimate, run nothing")
     s.add_argument("--out", type=Path, required=True, help="sweep directory (one sub-directory per cell)")
-    s.add_argument(
-        "--report-dir", type=Path, help="where the report goes (default: OUT/report); small files only"
-    )
+    s.add_argument("--report-dir", type=Path, help="where the report goes (default: OUT/report); small files only")
     s.set_defaults(func=_sweep)
-    r = sub.add_parser(
-        "sweep-report", help="a sweep's report again from its committed sweep.csv (runs nothing)"
-    )
-    r.add_argument(
-        "dirs", nargs="+", type=Path, help="report directories (sweep.csv, mpi_sizes.csv, report.md)"
-    )
+    r = sub.add_parser("sweep-report", help="a sweep's report again from its committed sweep.csv (runs nothing)")
+    r.add_argument("dirs", nargs="+", type=Path, help="report directories (sweep.csv, mpi_sizes.csv, report.md)")
     r.set_defaults(func=_sweep_report)
 
 

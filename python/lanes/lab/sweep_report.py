@@ -75,11 +75,7 @@ def verdict(metric: str, ours: float | None, theirs: float | None, kind: str = "
         return f"both under {tiny:g} {unit}"
     ratio = f"x{ours / theirs:.2g}" if theirs > 0 else f"{d:+.3g} {unit}"
     if kind == FALLING_END:  # the thesis's mean is at least `theirs`: only "lower" can be told
-        return (
-            f"ours lower ({ratio}, below where its series ends)"
-            if ours * LAT_FACTOR < theirs
-            else NOT_COMPARABLE_END
-        )
+        return f"ours lower ({ratio}, below where its series ends)" if ours * LAT_FACTOR < theirs else NOT_COMPARABLE_END
     if theirs > 0 and ours > 0 and 1 / LAT_FACTOR <= ours / theirs <= LAT_FACTOR:
         return "agrees"
     return f"ours {'higher' if d > 0 else 'lower'} ({ratio})"
@@ -123,9 +119,7 @@ def compare_rows(rows: list[dict]) -> list[dict]:
         diff = setup_diff(r, THESIS_LINK_MBPS.get(r["topo"]), THESIS_DURATION_S[r["case"]], THESIS_MPI_ITERS)
         section = dict(SECTIONS)[r["case"]]
         for k, theirs in pub.items():
-            if (
-                k == "control_writes"
-            ):  # a formula of N and M (thesis 7.4): rates, time and machine do not enter
+            if k == "control_writes":  # a formula of N and M (thesis 7.4): rates, time and machine do not enter
                 out.append(_line("formula", "7.4 control-plane writes", r, k, theirs, None, "mean"))
             else:
                 out.append(_line("thesis", section, r, k, theirs, diff, kind_of(key, k)))
@@ -210,19 +204,15 @@ def verdict_counts(comp: list[dict]) -> list[str]:
             by[verdict_class(x["verdict"])] = by.get(verdict_class(x["verdict"]), 0) + 1
         nc = [x["verdict"] for x in measured if verdict_class(x["verdict"]) == "not comparable"]
         why = {v: nc.count(v) for v in dict.fromkeys(nc)}
-        n_th, n_pa = (
-            sum(x["source"] == "thesis" for x in measured),
-            sum(x["source"] == "paper" for x in measured),
-        )
+        n_th, n_pa = sum(x["source"] == "thesis" for x in measured), sum(x["source"] == "paper" for x in measured)
         out.append(
             f"Measured numbers: {len(measured)} published numbers ({n_th} of the thesis, {n_pa} of the paper) "
             f"beside ours: {by.get('agrees', 0)} agree, {by.get('both under', 0)} both under 1 ms (or 1 s), "
             f"{by.get('lower', 0)} of ours are lower, {by.get('higher', 0)} higher, "
             f"{by.get('not comparable', 0)} not comparable"
             + (" (" + ", ".join(f"{n} {WHY.get(v, v)}" for v, n in why.items()) + ")" if why else "")
-            + (f", {by['missing']} not measured" if by.get("missing") else "")
-            + "."
-        )
+            + (f", {by['missing']} not measured" if by.get("missing") else "") + "."
+        )  # fmt: skip
     if formula:
         ok = sum(x["verdict"].startswith("matches") for x in formula)
         out.append(f"Write counts (thesis 7.4, a formula of N and M, not a measurement): {ok} of {len(formula)} "
@@ -256,17 +246,12 @@ def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
 
 
 def _m(rows: list[dict], case: str, alg: str, k: str) -> float | None:
-    r = next(
-        (r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", case, "udp", alg)), None
-    )
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", case, "udp", alg)), None)
     return (r.get(k) or {}).get("mean") if r else None
 
 
 def _sizes(rows: list[dict], alg: str) -> dict[str, float]:
-    r = next(
-        (r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", "mpi", "udp", alg)),
-        None,
-    )
+    r = next((r for r in rows if (r["topo"], r["case"], r["proto"], r["alg"]) == ("tree2", "mpi", "udp", alg)), None)
     return {n: v["latency_us"]["mean"] for n, v in (r or {}).get("mpi", {}).items() if v.get("latency_us")}
 
 
@@ -285,11 +270,7 @@ def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     common = [n for n in no if n in st and n in dr]
     if common:
         below = [n for n in common if st[n] < no[n] and dr[n] < no[n]]
-        cut = (
-            ""
-            if len(common) == SIZES
-            else f" ({SIZES - len(common)} not measured in all three: ping-pong cut off)"
-        )
+        cut = "" if len(common) == SIZES else f" ({SIZES - len(common)} not measured in all three: ping-pong cut off)"
         body.append(["MPI: STRICT and RL-SP-DRR below NO at every message size",
                      f"{len(below)} of {len(common)} sizes{cut}", "holds" if len(below) == len(common) else "does not hold"])  # fmt: skip
     if "16384" in st and "16384" in dr:
@@ -297,11 +278,7 @@ def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
                      f"strict {_fmt(st['16384'] / 1000)}, rlsp-drr {_fmt(dr['16384'] / 1000)} ms",
                      "holds" if st["16384"] < dr["16384"] else "does not hold"])  # fmt: skip
     rates = sorted({r["link_mbps"] for r in rows if (r["topo"], r["proto"]) == ("tree2", "udp")})
-    return [
-        "The conference paper says",
-        f"ours (tree2, {'/'.join(f'{x:g}' for x in rates)} Mb/s, UDP)",
-        "verdict",
-    ], body
+    return ["The conference paper says", f"ours (tree2, {'/'.join(f'{x:g}' for x in rates)} Mb/s, UDP)", "verdict"], body
 
 
 def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
@@ -313,18 +290,7 @@ def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
             continue
         th = TRANSITIONS.get((r["topo"], r["case"], r["proto"], r["alg"]), {}).get("to_prioritized_s")
         if r["alg"] == "no":  # best effort: no change is made, there is nothing to settle after
-            body.append(
-                [
-                    r["topo"],
-                    r["proto"].upper(),
-                    r["alg"],
-                    "no change",
-                    "no change",
-                    "no change",
-                    "no change",
-                    "–",
-                ]
-            )
+            body.append([r["topo"], r["proto"].upper(), r["alg"], "no change", "no change", "no change", "no change", "–"])
             continue
         body.append([r["topo"], r["proto"].upper(), r["alg"], _ours(r, "to_prioritized_s")[1],
                      _ours(r, "to_fair_s")[1], _ours(r, "switch_to_prioritized_s")[1],
@@ -371,13 +337,7 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         "passed (the congested port was busy, senders sent their rate, little CPU steal)."
     )
     blocks: list[tuple[str, tuple[list[str], list[list[str]]] | str]] = []
-    for section in [
-        "7.1 RUNTIME",
-        "7.2 PROACTIVE",
-        "7.3 MPI",
-        "7.4 control-plane writes",
-        "Conference paper evaluation",
-    ]:
+    for section in ["7.1 RUNTIME", "7.2 PROACTIVE", "7.3 MPI", "7.4 control-plane writes", "Conference paper evaluation"]:
         lines = [x for x in comp if x["section"] == section]
         if lines:
             blocks.append((f"Thesis {section}" if section[0].isdigit() else section, _table(lines)))
@@ -410,16 +370,12 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
             body.append(f"<h3>{html.escape(title)}</h3><img src='figures/{html.escape(f.name)}'>")
     if warn:
         md += ["## Validity warnings", "", *(f"- {w}" for w in warn), ""]
-        body.append(
-            "<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>"
-        )
+        body.append("<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>")
     (rep / "report.md").write_text("\n".join(md) + "\n")
     (rep / "report.html").write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab sweep</title><style>"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>"
-        + "".join(body)
-        + "</body></html>\n"
+        "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>" + "".join(body) + "</body></html>\n"
     )
 
 
