@@ -107,7 +107,7 @@ def test_same_setup_names_switch_buffers_cpu_and_writes_are_counted_apart() -> N
         # star: loss 0.363 higher, 62.9 and 19.4 agree, 0.05 ms both tiny, 38.6 ms under x1.5 its 26-ms peak;
         # tree1: two delays at another link rate, its loss not measured
         "Measured numbers: 8 published numbers (8 of the thesis, 0 of the paper) beside ours: 2 agree, "
-        "1 both under 1 ms (or 1 s), 0 of ours are lower, 1 higher, 3 not comparable (1 a per-second peak, "
+        "1 both under 1 ms (or 1 s), 0 with ours lower, 1 with ours higher, 3 not comparable (1 a per-second peak, "
         "2 at another link rate), 1 not measured.",
         "Write counts (thesis 7.4, a formula of N and M, not a measurement): 2 of 2 counted writes match it.",
     ]

@@ -208,7 +208,7 @@ def verdict_counts(comp: list[dict]) -> list[str]:
         out.append(
             f"Measured numbers: {len(measured)} published numbers ({n_th} of the thesis, {n_pa} of the paper) "
             f"beside ours: {by.get('agrees', 0)} agree, {by.get('both under', 0)} both under 1 ms (or 1 s), "
-            f"{by.get('lower', 0)} of ours are lower, {by.get('higher', 0)} higher, "
+            f"{by.get('lower', 0)} with ours lower, {by.get('higher', 0)} with ours higher, "
             f"{by.get('not comparable', 0)} not comparable"
             + (" (" + ", ".join(f"{n} {WHY.get(v, v)}" for v, n in why.items()) + ")" if why else "")
             + (f", {by['missing']} not measured" if by.get("missing") else "") + "."
