@@ -42,7 +42,7 @@ def test_two_cell_sweep_reports_and_resumes(tmp_path: Path) -> None:
         assert float(row["high_loss_pct"]) < 1.0, (alg, row)  # the high class fits its 60 %
         assert (tmp_path / f"star-proactive-{alg}-udp" / "series.csv").is_file()
     writes = [x for x in csv.DictReader((tmp_path / "report" / "compare.csv").open()) if x["metric"] == "control_writes"]
-    assert [x["verdict"] for x in writes] == ["agrees", "agrees"]
+    assert [x["verdict"] for x in writes] == ["matches the formula", "matches the formula"]
     assert "## Thesis 7.2 PROACTIVE" in (tmp_path / "report" / "report.md").read_text()
     before = json.loads((tmp_path / "star-proactive-strict-udp" / "cell.json").read_text())
     again = sweep(tmp_path)

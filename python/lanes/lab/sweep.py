@@ -39,8 +39,10 @@ class Preset:
     note: str = ""
 
 
-# the thesis's 90-s phases: runtime 3 (fair, prioritised, fair again), proactive 2; mpi runs until the
-# ping-pong (100 round trips per size) is done, its duration only sets the load's head start
+# the thesis's 90-s phases. Its runs were 180 s (iperf -t 180, the change at 90 s; RUNTIME switched
+# prioritisation off at 180 s, the end of its run); our RUNTIME adds a third 90-s phase back at the fair
+# share to time that change too, so 270 s. mpi runs until the ping-pong (100 round trips per size) is
+# done, its duration only sets the load's head start
 THESIS_S = {"runtime": 270.0, "proactive": 180.0, "mpi": 180.0}
 
 PRESETS = {

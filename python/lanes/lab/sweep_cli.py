@@ -31,6 +31,19 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--out", type=Path, required=True, help="sweep directory (one sub-directory per cell)")
     s.add_argument("--report-dir", type=Path, help="where the report goes (default: OUT/report); small files only")
     s.set_defaults(func=_sweep)
+    r = sub.add_parser("sweep-report", help="a sweep's report again from its committed sweep.csv (runs nothing)")
+    r.add_argument("dirs", nargs="+", type=Path, help="report directories (sweep.csv, mpi_sizes.csv, report.md)")
+    r.set_defaults(func=_sweep_report)
+
+
+def _sweep_report(args: argparse.Namespace) -> int:
+    from lanes.lab.sweep_report import verdict_counts
+    from lanes.lab.sweep_reread import rewrite
+
+    for d in args.dirs:
+        comp = rewrite(d)
+        print(f"{d}: " + " ".join(verdict_counts(comp)))
+    return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:

@@ -74,9 +74,45 @@ PAPER: dict[tuple[str, str, str, str], dict[str, float]] = {
 }
 PAPER_LINK_MBPS = 10.0
 
+# What kind of number each published value is. The thesis reads its chapter-7 numbers off per-second
+# plots; most are a level the series holds (a plateau, "constant", "consistent"), which a phase mean
+# can be compared with. The others (default "mean"):
+# - "peak": a single second's value or the top of a rising series ("increases up to 520 ms", "0.89 %
+#   at the 147th second"). A phase mean cannot be compared with it.
+# - "falling_end": where a falling series ends ("drops from 27 ms to 10 ms"). The thesis's phase mean
+#   is at least this, so a mean of ours well below it is lower; anything else is not comparable.
+PEAK, FALLING_END = "peak", "falling_end"
+KINDS: dict[tuple[str, str, str, str], dict[str, str]] = {
+    ("star", "runtime", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("star", "runtime", "udp", "rlsp-drr"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("star", "proactive", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("star", "proactive", "udp", "rlsp-drr"): {"low_owd_ms": PEAK},
+    ("tree1", "runtime", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree1", "runtime", "udp", "rlsp-drr"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree1", "proactive", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree1", "proactive", "udp", "rlsp-drr"): {"high_loss_pct": PEAK, "low_owd_ms": PEAK},
+    ("tree2", "runtime", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree2", "runtime", "udp", "rlsp-drr"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree2", "proactive", "udp", "strict"): {"high_owd_ms": FALLING_END, "low_owd_ms": PEAK},
+    ("tree2", "proactive", "udp", "rlsp-drr"): {"high_loss_pct": PEAK, "low_owd_ms": PEAK},
+}  # fmt: skip
+
+
+def kind_of(key: tuple[str, str, str, str], metric: str) -> str:
+    """'mean' (a level the thesis's series holds), 'peak' or 'falling_end'; see KINDS."""
+    return KINDS.get(key, {}).get(metric, "mean")
+
+
+# What always differs from the thesis's set-up, whatever the cell: the switch (our traffic manager
+# paces each port from its queues and has no output buffer; bmv2 has 1024-packet input, 64-packet
+# egress and 128-packet output buffers, thesis 5.2), and the machine (the thesis: a 4-core i5-4590
+# with 16 GB; ours: a 2-core shared VM).
+ALWAYS_DIFFERS = ["switch: paced TM vs bmv2's", "buffers: 64-pkt queues, no output buffer vs bmv2's 1024/64/128",
+                  "CPU: 2 shared cores vs 4-core i5"]  # fmt: skip
+
 
 def control_writes(case: str, alg: str, n_vswitches: int, m_classes: int = 3) -> int | None:
-    """Thesis 7.4: writes after set-up. runtime: strict N*M per change (two changes), the DRR
+    """Thesis 7.4 (a formula, not a measurement): writes after set-up. runtime: strict N*M per change (two changes), the DRR
     family N per change; proactive: strict N*(M-1) when the high class appears, DRR none."""
     family = "strict" if alg == "strict" else ("no" if alg in ("no", "fifo") else "drr")
     if family == "no" or case == "mpi":
