@@ -111,7 +111,10 @@ def sink(a: argparse.Namespace) -> None:
         + insn(0x95)
     )
     ifindex = socket.if_nametoindex(a.iface)
-    bpf(BPF_LINK_CREATE, attr((0, "I", prog), (4, "I", ifindex), (8, "I", BPF_XDP), (12, "I", XDP_FLAGS_DRV_MODE)))
+    bpf(
+        BPF_LINK_CREATE,
+        attr((0, "I", prog), (4, "I", ifindex), (8, "I", BPF_XDP), (12, "I", XDP_FLAGS_DRV_MODE)),
+    )
     key, value = ctypes.c_uint32(0), ctypes.c_uint64(0)
     look = attr((0, "I", cmap), (8, "Q", ctypes.addressof(key)), (16, "Q", ctypes.addressof(value)))
     print(json.dumps({"ready": True}), flush=True)
