@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -137,11 +138,6 @@ def proc_run_ns(pid: int) -> int:
     )
 
 
-def lanes_pid(topo: Topology) -> int:
-    r = topo.ns(topo.sw, "pgrep", "-f", "lanes switch")
-    return int(r.stdout.split()[0])
-
-
 def lanes_rx(topo: Topology) -> int:
     out = topo.ns(topo.sw, LANES, "ctl", "--thrift-port", "9399", "-c", "show_ports").stdout
     return int(re.search(r"^1 \d+ \S+ (\d+)", out, re.MULTILINE).group(1))
@@ -164,7 +160,7 @@ def start_contender(topo: Topology, who: str, log: Path) -> int | None:
     cmds = log.with_suffix(".commands")
     cmds.write_text(COMMANDS)
     mode = who.split("-")[1]
-    topo.start(topo.sw, "taskset", "-c", "1", LANES, "switch", str(REPO / "p4" / "tm_basic.json"),
+    sw = topo.start(topo.sw, "taskset", "-c", "1", LANES, "switch", str(REPO / "p4" / "tm_basic.json"),
                "-i", "1@p1", "-i", "2@p2", "--rx-mode", mode, "--scheduler", "rl-sp-drr",
                "--default-rate", "100Gbps", "--commands", str(cmds), "--no-grpc", "--thrift-port", "9399",
                log=log)  # fmt: skip
@@ -172,7 +168,7 @@ def start_contender(topo: Topology, who: str, log: Path) -> int | None:
     while time.monotonic() < deadline:
         r = topo.ns(topo.sw, LANES, "ctl", "--thrift-port", "9399", "-c", "show_ports", check=False)
         if r.returncode == 0:
-            return lanes_pid(topo)
+            return sw.pid  # ip netns exec and taskset exec the switch: same process
         time.sleep(0.2)
     raise RuntimeError(f"{who} did not come up: {log.read_text()}")
 
@@ -252,8 +248,7 @@ def main() -> int:
         print("switch_xdp_pps: needs root (network namespaces, XDP)", file=sys.stderr)
         return 1
     a.json.parent.mkdir(parents=True, exist_ok=True)
-    logs = a.json.parent / "switch_xdp_pps_logs"
-    logs.mkdir(exist_ok=True)
+    logs = Path(tempfile.mkdtemp(prefix="switch_xdp_pps_"))  # the switches' logs
     results = []
     for size in [int(s) for s in a.sizes.split(",")]:
         for who in a.contenders.split(","):
