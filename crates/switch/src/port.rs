@@ -104,3 +104,17 @@ impl Port {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rx_modes_parse_and_unknown_ones_are_named() {
+        assert_eq!("packet".parse(), Ok(RxMode::Packet));
+        assert_eq!("afxdp".parse(), Ok(RxMode::AfXdp));
+        assert_eq!(RxMode::default(), RxMode::Packet);
+        let e = "xdp".parse::<RxMode>().unwrap_err();
+        assert!(e.contains("'xdp'"), "{e}");
+    }
+}

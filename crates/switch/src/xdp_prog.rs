@@ -184,3 +184,27 @@ impl XdpRedirect {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_encoded_as_the_kernel_reads_them() {
+        // code, dst (low nibble) | src (high nibble), offset (le16), immediate (le32)
+        assert_eq!(
+            insn(0x61, 2, 1, 16, 0).to_le_bytes(),
+            [0x61, 0x12, 16, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            insn(0xb7, 3, 0, 0, XDP_PASS).to_le_bytes(),
+            [0xb7, 0x03, 0, 0, 2, 0, 0, 0]
+        );
+        let p = program(7);
+        // the map load is a two-slot instruction naming the map by descriptor (src 1)
+        assert_eq!(p[1].to_le_bytes(), [0x18, 0x11, 0, 0, 7, 0, 0, 0]);
+        assert_eq!(p[2], 0);
+        assert_eq!(p[4].to_le_bytes(), [0x85, 0, 0, 0, 51, 0, 0, 0]);
+        assert_eq!(p[5].to_le_bytes()[0], 0x95);
+    }
+}
