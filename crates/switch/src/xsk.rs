@@ -210,6 +210,14 @@ impl XskSocket {
     /// Open an AF_XDP socket on queue 0 of `ifname` and attach the redirect program.
     pub fn open(ifname: &str) -> io::Result<XskSocket> {
         let ifindex = crate::sys::if_index(ifname)?;
+        let queues = rx_queues(ifname);
+        if queues > 1 {
+            // frames RSS spreads to the other queues would pass the switch by
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("{queues} receive queues; AF_XDP ports read queue 0 only (make it one with ethtool -L {ifname})"),
+            ));
+        }
         // SAFETY: socket() with constant arguments; the fd is owned right after.
         let raw = check(unsafe { libc::socket(AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })
             .map_err(|e| io::Error::new(e.kind(), format!("cannot open an AF_XDP socket: {e}")))?;
@@ -482,6 +490,18 @@ impl XskSocket {
     pub fn raw(&self) -> RawFd {
         self.fd.as_raw_fd()
     }
+}
+
+/// How many receive queues the interface has (1 when sysfs does not say).
+fn rx_queues(ifname: &str) -> usize {
+    std::fs::read_dir(format!("/sys/class/net/{ifname}/queues"))
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("rx-"))
+                .count()
+        })
+        .unwrap_or(1)
+        .max(1)
 }
 
 fn getsockopt<T>(fd: RawFd, name: libc::c_int, value: &mut T) -> io::Result<()> {
