@@ -31,7 +31,7 @@ impl PySwitch {
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
-                        use_files_wait_s = None))]
+                        use_files_wait_s = None, rx_mode = "packet"))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -45,7 +45,9 @@ impl PySwitch {
         batch_ns: u64,
         drop: &str,
         use_files_wait_s: Option<u64>,
+        rx_mode: &str,
     ) -> PyResult<Self> {
+        let rx_mode: lanes_switch::RxMode = rx_mode.parse().map_err(PyValueError::new_err)?;
         let scheduler = scheduler
             .parse()
             .map_err(|e: lanes_tm::ConfigError| PyValueError::new_err(e.0))?;
@@ -92,6 +94,7 @@ impl PySwitch {
             tm,
             pcap_dir,
             batch_ns,
+            rx_mode,
         };
         let inner = py
             .allow_threads(|| Switch::start(opts))

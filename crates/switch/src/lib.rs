@@ -1,4 +1,4 @@
-//! The lanes switch: AF_PACKET ports, one event loop per switch, the TM at line rate between
+//! The lanes switch: AF_PACKET or AF_XDP ports, one event loop per switch, the TM at line rate between
 //! the P4 ingress and egress pipelines. A library; the process is started from Python
 //! (`lanes switch`), which also runs the control plane.
 
@@ -14,6 +14,7 @@ pub mod file_ports;
 mod mirror_commands;
 mod pcap;
 pub mod pcap_reader;
+pub mod port;
 pub mod pre;
 mod pre_commands;
 mod profile_commands;
@@ -27,10 +28,15 @@ mod sys;
 mod table_commands;
 mod tm_commands;
 pub mod wake;
+#[allow(unsafe_code)] // the bpf() calls that load and attach the XDP redirect program
+mod xdp_prog;
+#[allow(unsafe_code)] // the AF_XDP socket's UMEM and rings, shared with the kernel
+mod xsk;
 
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
     MAX_MIRROR_SESSION, MAX_PASSES,
 };
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
+pub use port::RxMode;
 pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

@@ -15,7 +15,8 @@ use std::time::Duration;
 use crate::controller_wait::wait_then_take;
 use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
 use crate::pcap::PcapWriter;
-use crate::sys::{self, Epoll, MsgScratch, PacketSocket, Waker};
+use crate::port::{Port, RxMode};
+use crate::sys::{self, Epoll, MsgScratch, Waker};
 use crate::wake::WakePolicy;
 
 #[derive(Clone, Debug)]
@@ -43,6 +44,8 @@ pub struct SwitchOptions {
     /// Frames due within this many ns of a wake-up leave together with the one due then (see
     /// [`DEFAULT_BATCH_NS`]); 0 sends every frame at its own time.
     pub batch_ns: u64,
+    /// The ports' sockets: AF_PACKET or AF_XDP.
+    pub rx_mode: RxMode,
 }
 
 struct Shared {
@@ -85,7 +88,7 @@ pub fn dataplane_now_ns() -> u64 {
 }
 
 struct Io {
-    sockets: Vec<(u32, PacketSocket)>,
+    sockets: Vec<(u32, Port)>,
     by_port: Vec<u16>,
     pcap: Vec<Option<(PcapWriter, PcapWriter)>>,
 }
@@ -102,9 +105,12 @@ impl Switch {
         for p in &opts.ports {
             dp.add_port(p.num, p.rate_bps)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;
-            let sock = PacketSocket::open(&p.ifname).map_err(|e| {
+            let (sock, how) = Port::open(&p.ifname, opts.rx_mode).map_err(|e| {
                 io::Error::new(e.kind(), format!("port {}@{}: {e}", p.num, p.ifname))
             })?;
+            if let Some(how) = how {
+                eprintln!("lanes switch: port {}@{}: {how}", p.num, p.ifname);
+            }
             io.by_port[p.num as usize] = io.sockets.len() as u16;
             io.sockets.push((p.num, sock));
             io.pcap.push(match &opts.pcap_dir {
@@ -287,7 +293,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         // departure frees to the same port every time (two senders at line rate into one full
         // queue: one keeps all of it, the other gets nothing)
         more_rx = false;
-        for (i, (num, sock)) in io.sockets.iter().enumerate() {
+        for (i, (num, sock)) in io.sockets.iter_mut().enumerate() {
             taken[i] = 0;
             heads[i] = sock.head_arrival_ns();
             if heads[i].is_none() && backlog[i] > 0 {

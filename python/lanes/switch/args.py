@@ -48,6 +48,7 @@ class SwitchArgs:
     priority_queues: int = 8
     no_grpc: bool = False
     batch_us: float = 250.0
+    rx_mode: str = "packet"
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
     log_file: Path | None = None
@@ -104,6 +105,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
     p.add_argument("--batch-us", type=float, default=250.0, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
+    p.add_argument("--rx-mode", choices=["packet", "afxdp"], default="packet",
+                   help="port sockets: AF_PACKET (default) or AF_XDP with an XDP redirect program")  # fmt: skip
     add_bmv2_arguments(p)
 
 
@@ -166,6 +169,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,
         batch_us=a.batch_us,
+        rx_mode=a.rx_mode,
         use_files_wait=a.use_files,
         log_file=a.log_file,
     )

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             cpu_port=sa.cpu_port,
             batch_ns=round(sa.batch_us * 1000),
             use_files_wait_s=sa.use_files_wait,
+            rx_mode=sa.rx_mode,
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
