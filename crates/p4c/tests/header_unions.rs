@@ -108,3 +108,29 @@ fn a_union_member_that_is_not_a_header_is_refused() {
     let e = one_line_error("badunion", &src);
     assert!(e.contains("header union 'ab_t': member 'b'"), "{e}");
 }
+
+#[test]
+fn a_table_can_match_on_union_validity() {
+    let ing = "action set(bit<8> v) { hdr.f.v = v; }
+        table t { key = { hdr.u.isValid(): exact; } actions = { set; } }";
+    let src = source("t.apply();").replace(
+        "apply {\n        hdr.f.setValid();",
+        &format!("{ing}\n    apply {{\n        hdr.f.setValid();"),
+    );
+    let out = compile_src("key", &src).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = load(&out.json);
+    entry(
+        &mut p,
+        "I.t",
+        vec![lanes_p4::MatchKey::Exact(vec![1])],
+        "I.set",
+        vec![vec![9]],
+    );
+    let f = frame(0x1111, &[0xaa, 0xbb]);
+    assert_eq!(
+        pass(&mut p, &f, 1).unwrap().2,
+        frame(0x1111, &[9, 0xaa, 0xbb])
+    );
+    let f = frame(0x0800, &[]);
+    assert_eq!(pass(&mut p, &f, 1).unwrap().2, frame(0x0800, &[0]));
+}
