@@ -71,7 +71,9 @@ fn control(mut c: ControlDecl, unions: &[String]) -> ControlDecl {
             if crate::ast::annotation(&k.annotations, "name").is_none() {
                 k.annotations.push(Annotation {
                     name: "name".into(),
-                    body: text(&k.expr).unwrap_or_else(|| var.clone()),
+                    body: union_valid_name(&k.expr)
+                        .or_else(|| text(&k.expr))
+                        .unwrap_or_else(|| var.clone()),
                     loc: k.loc,
                 });
             }
@@ -172,4 +174,15 @@ fn applies(e: &Expr, t: &str) -> bool {
         }
     });
     found
+}
+
+/// p4c names a key on `u.isValid()` (a union) `u.$valid$`.
+fn union_valid_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call { func, args, .. } if args.is_empty() => match &**func {
+            Expr::Member(b, m, _) if m == "isValid" => Some(format!("{}.$valid$", b.path()?)),
+            _ => None,
+        },
+        _ => None,
+    }
 }

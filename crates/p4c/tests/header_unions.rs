@@ -118,6 +118,10 @@ fn a_table_can_match_on_union_validity() {
         &format!("{ing}\n    apply {{\n        hdr.f.setValid();"),
     );
     let out = compile_src("key", &src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.p4info.contains("name: \"hdr.u.$valid$\""),
+        "p4c's key name"
+    );
     let mut p = load(&out.json);
     entry(
         &mut p,
