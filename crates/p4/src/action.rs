@@ -41,6 +41,10 @@ pub enum Op {
     SetInvalid(u32, i32),
     /// `hdr.$valid$ = expr` (p4c writes validity this way, e.g. after a lookahead).
     SetValidity(u32, i32, Expr),
+    /// setValid of a header union member: its siblings (with their wire bytes) become invalid.
+    SetValidMember(u32, i32, Box<[(u32, i32)]>),
+    /// `assign_union`: member by member, validity and fields.
+    AssignUnion(Box<[crate::union::MemberCopy]>),
     /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
     /// (header, first word) in order, each `words` long.
     StackShift {
@@ -319,7 +323,16 @@ pub fn compile_primitive(
         "add_header" | "setValid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
-            Op::SetValid(h, wire_bytes(l, h))
+            match crate::union::siblings(l, h) {
+                Some(sib) => Op::SetValidMember(h, wire_bytes(l, h), sib),
+                None => Op::SetValid(h, wire_bytes(l, h)),
+            }
+        }
+        "assign_union" => {
+            want(2)?;
+            let d = crate::union::operand(&ps[0], l, ctx)?;
+            let s = crate::union::operand(&ps[1], l, ctx)?;
+            Op::AssignUnion(crate::union::assign_plan(l, d, s, ctx)?)
         }
         "remove_header" | "setInvalid" => {
             want(1)?;
@@ -583,6 +596,8 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             }
             Op::SetValid(h, bytes) => st.set_validity(*h, true, *bytes),
             Op::SetInvalid(h, bytes) => st.set_validity(*h, false, *bytes),
+            Op::SetValidMember(h, bytes, sib) => crate::union::make_valid(st, *h, *bytes, sib),
+            Op::AssignUnion(plan) => crate::union::assign(st, plan),
             Op::SetValidity(h, bytes, e) => {
                 let v = e.eval(&env!());
                 st.set_validity(*h, v != 0, *bytes);

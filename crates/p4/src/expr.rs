@@ -57,6 +57,8 @@ pub enum Expr {
         word: u32,
     },
     Valid(u32),
+    /// A header union's `isValid()`: whether any of these members is valid.
+    ValidUnion(Box<[u32]>),
     Param {
         word: u32,
     },
@@ -316,6 +318,11 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             let h = json::as_str(json::get(r, "value", ctx)?, ctx)?;
             Ok(Expr::Valid(s.layout.header(h, ctx)?))
         }
+        "valid_union" => {
+            let u = crate::union::operand(json::get(v, "right", ctx)?, s.layout, ctx)?;
+            let members = s.layout.unions[u as usize].members.clone();
+            Ok(Expr::ValidUnion(members.into()))
+        }
         other => err(
             ctx,
             format!("expression operator \"{other}\" not supported"),
@@ -381,6 +388,7 @@ impl Expr {
             Expr::Field { word } => u128::from(e.w[*word as usize]),
             Expr::Field2 { word } => two(e.w, *word),
             Expr::Valid(h) => u128::from(e.valid[*h as usize]),
+            Expr::ValidUnion(m) => u128::from(crate::union::any_valid(e.valid, m)),
             Expr::Param { word } => u128::from(e.params.get(*word as usize).copied().unwrap_or(0)),
             Expr::Param2 { word } => two(e.params, *word),
             Expr::Lookahead { bit_off, width } => {

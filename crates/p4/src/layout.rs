@@ -65,6 +65,10 @@ pub struct Layout {
     pub total_words: u32,
     /// Header index by bmv2 header id.
     pub by_id: HashMap<u64, u32>,
+    pub unions: Vec<crate::union::UnionInfo>,
+    pub union_by_name: HashMap<String, u32>,
+    /// The union each header belongs to, by header index.
+    pub union_of: Vec<Option<u32>>,
 }
 
 impl Layout {
@@ -106,11 +110,6 @@ impl Layout {
                 fields.push((fname.to_string(), width as u32, signed));
             }
             types.insert(name.to_string(), fields);
-        }
-        for key in ["header_unions", "header_union_stacks"] {
-            if !json::arr_or_empty(root, key, "top level")?.is_empty() {
-                return err(key, "header unions not supported");
-            }
         }
         let mut l = Layout::default();
         for (i, h) in json::arr(root, "headers", "top level")?.iter().enumerate() {
@@ -185,6 +184,7 @@ impl Layout {
                 .insert(name.to_string(), l.stacks.len() as u32);
             l.stacks.push(StackInfo { headers });
         }
+        crate::union::load(root, &mut l)?;
         Ok(l)
     }
 

@@ -97,6 +97,7 @@ mod state;
 mod table;
 #[doc(hidden)]
 pub mod testprog;
+mod union;
 mod vset;
 mod vset_api;
 

@@ -62,7 +62,12 @@ impl ErrorCodes {
 enum POp {
     Extract(u32),
     ExtractStack(u32),
-    Verify { cond: Expr, error: Expr },
+    /// Extract of a header union member: its siblings (and wire bytes) become invalid.
+    ExtractMember(u32, Box<[(u32, i32)]>),
+    Verify {
+        cond: Expr,
+        error: Expr,
+    },
     Advance(Expr),
     Prim(Op),
 }
@@ -193,7 +198,13 @@ impl Parser {
                         need(1)?;
                         let v = json::as_str(json::get(&ps[0], "value", &octx)?, &octx)?;
                         match json::str_(&ps[0], "type", &octx)? {
-                            "regular" => ops.push(POp::Extract(l.wire_header(v, &octx)?)),
+                            "regular" => {
+                                let h = l.wire_header(v, &octx)?;
+                                ops.push(match crate::union::siblings(l, h) {
+                                    Some(sib) => POp::ExtractMember(h, sib),
+                                    None => POp::Extract(h),
+                                });
+                            }
                             "stack" => match l.stack_by_name.get(v) {
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
                                 None => return err(&octx, format!("unknown header stack \"{v}\"")),
@@ -446,6 +457,12 @@ impl Parser {
         for op in &s.ops {
             match op {
                 POp::Extract(h) => extract(*h, pkt, cur, st, codecs, codes)?,
+                POp::ExtractMember(h, sib) => {
+                    extract(*h, pkt, cur, st, codecs, codes)?;
+                    for &(m, b) in sib.iter() {
+                        st.set_validity(m, false, b);
+                    }
+                }
                 POp::ExtractStack(sk) => {
                     let i = st.stack_next[*sk as usize] as usize;
                     let Some(h) = stacks[*sk as usize].get(i) else {

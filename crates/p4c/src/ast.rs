@@ -86,6 +86,7 @@ pub enum Decl {
     },
     HeaderUnion {
         name: String,
+        fields: Vec<Field>,
         loc: Loc,
     },
     Struct {

@@ -89,6 +89,8 @@ pub struct Env {
     pub header_order: Vec<String>,
     pub header_annotations: HashMap<String, Vec<Annotation>>,
     pub structs: HashMap<String, Vec<FieldTy>>,
+    /// Header union types: also in `structs` (their members are headers), laid out as one.
+    pub unions: std::collections::HashSet<String>,
     pub enums: HashMap<String, EnumInfo>,
     pub consts: HashMap<String, (u128, Ty)>,
     pub errors: Vec<String>,
@@ -207,8 +209,21 @@ impl Env {
                     let fs = e.fields(&fields, false)?;
                     e.structs.insert(name, fs);
                 }
-                Decl::HeaderUnion { loc, name } => {
-                    return fail(loc, format!("header union '{name}' is not supported (the switch has no header unions)"));
+                Decl::HeaderUnion { loc, name, fields } => {
+                    e.fresh_type(&name, loc)?;
+                    let fs = e.fields(&fields, false)?;
+                    if let Some(f) = fs.iter().find(|f| !matches!(f.ty, Ty::Header(_))) {
+                        let t = f.ty.describe();
+                        return fail(
+                            loc,
+                            format!(
+                                "header union '{name}': member '{}' is {t}, not a header",
+                                f.name
+                            ),
+                        );
+                    }
+                    e.unions.insert(name.clone());
+                    e.structs.insert(name, fs);
                 }
                 Decl::Enum {
                     name,

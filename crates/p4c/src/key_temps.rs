@@ -6,22 +6,48 @@
 use crate::ast::*;
 
 pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
+    let unions = union_fields(&decls);
     decls
         .into_iter()
         .map(|d| match d {
-            Decl::Control(c) => Decl::Control(Box::new(control(*c))),
+            Decl::Control(c) => Decl::Control(Box::new(control(*c, &unions))),
             other => other,
         })
         .collect()
 }
 
+/// Names of struct fields declared with a header union type: `u.isValid()` on one is no
+/// field to match on (bmv2 has no `$valid$` for a union), so it becomes a variable.
+fn union_fields(decls: &[Decl]) -> Vec<String> {
+    let unions: Vec<&str> = decls
+        .iter()
+        .filter_map(|d| match d {
+            Decl::HeaderUnion { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for d in decls {
+        if let Decl::Struct { fields, .. } = d {
+            for f in fields {
+                if matches!(&f.ty, Type::Named(t, _, _) if unions.contains(&t.as_str())) {
+                    out.push(f.name.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Whether lowering matches on `e` as it is: a field, `field & mask`, `h.isValid()`.
-fn is_direct(e: &Expr) -> bool {
+fn is_direct(e: &Expr, unions: &[String]) -> bool {
     let path = |x: &Expr| x.path().is_some();
+    let union = |x: &Expr| matches!(x, Expr::Member(_, n, _) if unions.contains(n));
     match e {
         _ if path(e) => true,
         Expr::Call { func, args, .. } => {
-            args.is_empty() && matches!(&**func, Expr::Member(b, m, _) if m == "isValid" && path(b))
+            args.is_empty()
+                && matches!(&**func, Expr::Member(b, m, _) if m == "isValid" && path(b) && !union(b))
         }
         Expr::Binary("&", a, m, _) => {
             let field = path(a) || matches!(&**a, Expr::Cast(_, x, _) if path(x));
@@ -31,21 +57,23 @@ fn is_direct(e: &Expr) -> bool {
     }
 }
 
-fn control(mut c: ControlDecl) -> ControlDecl {
+fn control(mut c: ControlDecl, unions: &[String]) -> ControlDecl {
     // table -> (variable, expression) per computed key
     let mut temps: Vec<(String, Vec<(String, Expr)>)> = Vec::new();
     for l in &mut c.locals {
         let Local::Table(t) = l else { continue };
         let mut vars = Vec::new();
         for (i, k) in t.keys.iter_mut().enumerate() {
-            if k.match_kind == "selector" || is_direct(&k.expr) {
+            if k.match_kind == "selector" || is_direct(&k.expr, unions) {
                 continue;
             }
             let var = format!("{}_key_{i}", t.name);
             if crate::ast::annotation(&k.annotations, "name").is_none() {
                 k.annotations.push(Annotation {
                     name: "name".into(),
-                    body: text(&k.expr).unwrap_or_else(|| var.clone()),
+                    body: union_valid_name(&k.expr)
+                        .or_else(|| text(&k.expr))
+                        .unwrap_or_else(|| var.clone()),
                     loc: k.loc,
                 });
             }
@@ -146,4 +174,15 @@ fn applies(e: &Expr, t: &str) -> bool {
         }
     });
     found
+}
+
+/// p4c names a key on `u.isValid()` (a union) `u.$valid$`.
+fn union_valid_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Call { func, args, .. } if args.is_empty() => match &**func {
+            Expr::Member(b, m, _) if m == "isValid" => Some(format!("{}.$valid$", b.path()?)),
+            _ => None,
+        },
+        _ => None,
+    }
 }

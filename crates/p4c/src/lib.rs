@@ -30,6 +30,7 @@ mod alias;
 mod ast;
 mod diag;
 mod emit;
+mod emit_union;
 mod env;
 pub mod ids;
 mod inline;

@@ -71,6 +71,13 @@ pub struct HeaderInst {
     pub htype: String,
 }
 
+/// A header union instance: its path and member header instances, in declaration order.
+pub struct UnionInst {
+    pub name: String,
+    pub utype: String,
+    pub members: Vec<String>,
+}
+
 pub struct StackInst {
     pub name: String,
     pub htype: String,
@@ -84,6 +91,7 @@ pub struct Lowerer<'e> {
     pub scalars: Vec<(String, u32, bool)>,
     pub header_insts: Vec<HeaderInst>,
     pub stacks: Vec<StackInst>,
+    pub unions: Vec<UnionInst>,
     pub actions: Vec<Value>,
     /// Qualified action name -> JSON id of its one copy.
     pub action_ids: HashMap<String, u64>,
@@ -166,6 +174,7 @@ impl<'e> Lowerer<'e> {
             scalars: Vec::new(),
             header_insts: Vec::new(),
             stacks: Vec::new(),
+            unions: Vec::new(),
             actions: Vec::new(),
             action_ids: HashMap::new(),
             calculations: Vec::new(),
@@ -236,6 +245,16 @@ impl<'e> Lowerer<'e> {
         let Some(fields) = self.env.structs.get(s).cloned() else {
             return fail(loc, format!("'{s}' must be a struct"));
         };
+        if self.env.unions.contains(s) {
+            self.unions.push(UnionInst {
+                name: prefix.trim_end_matches('.').to_string(),
+                utype: s.to_string(),
+                members: fields
+                    .iter()
+                    .map(|f| format!("{prefix}{}", f.name))
+                    .collect(),
+            });
+        }
         for f in fields {
             let path = format!("{prefix}{}", f.name);
             match &f.ty {

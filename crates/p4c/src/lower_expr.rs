@@ -566,6 +566,16 @@ impl Lowerer<'_> {
                 }
                 Ok((un("d2b", field(&inst, "$valid$")), Ty::Bool))
             }
+            (Ref::Struct { prefix, sname, .. }, "isValid") if self.env.unions.contains(&sname) => {
+                if !args.is_empty() {
+                    return fail(loc, "isValid() takes no arguments");
+                }
+                let u = json!({"type": "header_union", "value": prefix.trim_end_matches('.')});
+                Ok((
+                    json!({"type": "expression", "value": {"op": "valid_union", "left": null, "right": u}}),
+                    Ty::Bool,
+                ))
+            }
             (Ref::Packet, "lookahead") => {
                 if !sc.in_parser {
                     return fail(loc, "lookahead is only allowed in a parser");

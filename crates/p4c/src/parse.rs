@@ -211,7 +211,7 @@ impl Parser {
                         annotations: anns,
                     },
                     "struct" => Decl::Struct { name, fields, loc },
-                    _ => Decl::HeaderUnion { name, loc },
+                    _ => Decl::HeaderUnion { name, fields, loc },
                 })
             }
             "enum" => {

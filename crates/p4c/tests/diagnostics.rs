@@ -136,11 +136,6 @@ fn unsupported_constructs_say_so() {
     );
     assert_eq!(e, "prog.p4:6:23: error: varbit fields are not supported (the switch has no variable-length headers)");
     let e = one_line_error(
-        "union",
-        &program("header_union u_t { ethernet_t a; }", "", ""),
-    );
-    assert_eq!(e, "prog.p4:6:14: error: header union 'u_t' is not supported (the switch has no header unions)");
-    let e = one_line_error(
         "recirc",
         &program("", "", "        recirculate_preserving_field_list(0);"),
     );
