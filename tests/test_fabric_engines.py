@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from lanes.cli import main
 from lanes.errors import LanesError
-from lanes.fabric import opensm, plugin
+from lanes.fabric import opensm, osmwrap, plugin
 from lanes.fabric.live import LiveSubnet
 
 needs_opensm = pytest.mark.skipif(
@@ -42,6 +42,15 @@ def test_lanes_opensm_routes_with_lanes_and_plain_opensm_is_a_loud_fallback(net:
     r = opensm.run(net, "lanes-ftree", str(tmp_path / "p"), traces=0, command=[opensm._tool("opensm")])
     assert r["engine_used"] == "minhop"
     assert "cannot find or setup routing engine" in r["fallback"]
+
+
+def test_lanes_opensm_keeps_the_users_options_file(tmp_path: Path) -> None:
+    conf = tmp_path / "mine.conf"
+    conf.write_text("sweep_interval 5\nevent_plugin_name other\n")
+    args, config = osmwrap.split_config(["-R", "lanes-ftree", "-F", str(conf), "-o"])
+    assert (args, config) == (["-R", "lanes-ftree", "-o"], str(conf))
+    assert osmwrap.options_text(config) == "sweep_interval 5\nevent_plugin_name other lanesosm\n"
+    assert osmwrap.options_text(None) == "event_plugin_name lanesosm\n"
 
 
 def test_unknown_engines_are_refused_in_one_line(net: str, tmp_path: Path, capsys) -> None:

@@ -15,12 +15,21 @@ _CONFIG_FLAGS = ("-F", "--config")
 
 
 def options_text(user_config: str | None) -> str:
-    """The options OpenSM reads: the user's file, if any, with the plugin named."""
+    """The options OpenSM reads: the user's file, if any, with the plugin added to the event
+    plugins it names (OpenSM takes a space-separated list)."""
     lines: list[str] = []
+    plugins: list[str] = []
     if user_config is not None:
         with open(user_config, encoding="utf-8") as fh:
-            lines = [x.rstrip("\n") for x in fh if not x.lstrip().startswith("event_plugin_name")]
-    return "\n".join([*lines, f"event_plugin_name {plugin.PLUGIN_NAME}", ""])
+            for line in fh:
+                words = line.split()
+                if words and words[0] == "event_plugin_name":
+                    plugins += [w for w in words[1:] if w != "(null)"]
+                else:
+                    lines.append(line.rstrip("\n"))
+    if plugin.PLUGIN_NAME not in plugins:
+        plugins.append(plugin.PLUGIN_NAME)
+    return "\n".join([*lines, f"event_plugin_name {' '.join(plugins)}", ""])
 
 
 def split_config(argv: list[str]) -> tuple[list[str], str | None]:
