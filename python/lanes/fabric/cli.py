@@ -151,7 +151,7 @@ def cmd_route(args: argparse.Namespace) -> int:
     if chk:
         lines.append(
             f"deadlock free: {chk['deadlock_free']} (up/down violations {chk['updown_violations']}, "
-            f"CDG acyclic {chk['cdg_acyclic']}), unreachable leaf->node pairs {chk['unreachable']}"
+            f"CDG acyclic {chk['cdg_acyclic']}), unreachable (leaf, LID) pairs {chk['unreachable']} (switch LIDs included)"
         )
     _emit(r, args.json, lines)
     return 0 if not chk or chk["deadlock_free"] else 1
@@ -175,7 +175,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"deadlock free: {r['deadlock_free']}",
         (
             f"routes checked {r['routes']}, up/down violations {r['updown_violations']}, "
-            f"unreachable leaf->node pairs {r['unreachable']}"
+            f"unreachable (leaf, LID) pairs {r['unreachable']} ({r['unreachable_switch_lids']} to switch LIDs)"
         ),
         (
             f"channel dependency graph: {r['cdg_channels']} channels, {r['cdg_dependencies']} dependencies, "
