@@ -127,7 +127,8 @@ def test_console_events_and_bad_ones() -> None:
 
 
 def test_a_fabric_lanes_cannot_route_falls_back_to_opensm(tmp_path: Path, capsys) -> None:
-    """A ring of three switches is no fat tree: lanes says so and OpenSM routes with min-hop."""
+    """A ring of three switches is no fat tree: lanes says so, OpenSM routes with min-hop, and the
+    run fails naming the engine that routed instead of reporting min-hop's tables as lanes's."""
     blocks = []
     for i in range(3):
         blocks.append(
@@ -141,7 +142,8 @@ def test_a_fabric_lanes_cannot_route_falls_back_to_opensm(tmp_path: Path, capsys
     rc, r = _json(
         capsys, ["fabric", "opensm", str(net), "--engine", "lanes-ftree", "--out", str(tmp_path / "o")]
     )
-    assert rc == 0 and r["engine_used"] == "minhop"
+    assert rc == 1 and r["engine_used"] == "minhop"
+    assert r["fallback"].startswith("OpenSM routed with minhop, not lanes-ftree")
     assert "not a fat tree" in r["lanes_routings"][0]["error"]
     assert "not a fat tree" in r["check_error"] and len(r["traces"]) >= 4
     assert all(t["ok"] for t in r["traces"])

@@ -42,8 +42,10 @@ def test_fail_a_leaf_link_and_reroute(net: str, tmp_path: Path, capsys, engine: 
     rc, r = run_json(capsys, *argv)
     assert rc == 0
     assert r["failures"]["failed_links"] == ["s1-0[8]-s2-3[1]"]
-    # Left alone, the old tables lose 6 (leaf, node) pairs; re-routed, none, deadlock free.
-    assert (r["without_reroute"]["unreachable"], r["check"]["unreachable"]) == (6, 0)
+    # Left alone, the old tables lose 6 (leaf, node) pairs and 2 (leaf, switch LID) pairs (s1-0 to
+    # s2-3 among them); re-routed, none, deadlock free.
+    assert (r["without_reroute"]["unreachable"], r["check"]["unreachable"]) == (8, 0)
+    assert r["without_reroute"]["unreachable_switch_lids"] == 2
     assert r["check"]["deadlock_free"] and r["check"]["updown"]
     assert 0 < r["smps"] <= r["full_reconfiguration_smps"] == 8
     # The written tables check the same on the degraded netlist.
@@ -60,6 +62,27 @@ def test_fail_a_switch_and_random_links(net: str, capsys) -> None:
     assert "h-1 is not a switch" in capsys.readouterr().err
 
 
+def test_diff_across_a_switch_failure_and_eval_threads(net: str, tmp_path: Path, capsys) -> None:
+    old, new = str(tmp_path / "old.dump"), str(tmp_path / "new.dump")
+    assert main(["fabric", "route", net, "--out", old]) == 0
+    capsys.readouterr()
+    rc, r = run_json(capsys, "fabric", "fail", net, "--switch", "s2-0", "--old", old, "--out", new)
+    assert rc == 0
+    # The failed switch is counted as gone, not refused; the SMPs are those `fail` counted.
+    rc, d = run_json(capsys, "fabric", "diff", old, new)
+    assert rc == 0 and (d["switches_removed"], d["switches_added"]) == (1, 0)
+    assert (d["blocks"], d["total_switches"]) == (r["smps"], 7)
+    rc, d = run_json(capsys, "fabric", "diff", new, old)
+    assert rc == 0 and d["switches_added"] == 1
+    # --threads is used (and reported); the runs do not depend on it.
+    results = [run_json(capsys, "fabric", "eval", net, old, "--runs", "6", "--threads", n)[1] for n in "12"]
+    assert [x["threads"] for x in results] == [1, 2]
+    assert results[0]["bandwidth_mean"] == pytest.approx(results[1]["bandwidth_mean"], abs=1e-12)
+    with pytest.raises(SystemExit):
+        main(["fabric", "eval", net, old, "--threads", "-1"])
+    assert "expected a thread count" in capsys.readouterr().err
+
+
 def test_subtree_engine_keeps_every_table_when_a_node_fails(tmp_path: Path, capsys) -> None:
     """A failed compute node: full ftree re-balances around the gap, the sub-tree engine (its leaf)
     sends nothing and every node left stays reachable; a link inside a pod widens to the roots."""
@@ -74,7 +97,7 @@ def test_subtree_engine_keeps_every_table_when_a_node_fails(tmp_path: Path, caps
     assert smps == {"ftree": 48, "subtree": 0}
     assert r["subtree"]["subtree_switches"] == 1 and r["subtree"]["attempts"] == 1
     rc, r = run_json(capsys, "fabric", "fail", p, "--link", "s1-0[5]", "--engine", "subtree")
-    assert rc == 0 and r["smps"] == 49 and r["check"]["unreachable"] == 0 and r["check"]["updown"]
+    assert rc == 0 and r["smps"] == 50 and r["check"]["unreachable"] == 0 and r["check"]["updown"]
     st = r["subtree"]
     assert (st["subtree_switches"], st["rerouted_switches"], st["attempts"]) == (8, 48, 2)
 

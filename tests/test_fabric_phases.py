@@ -79,5 +79,8 @@ def test_opensm_loads_each_phase_and_writes_the_blocks_lanes_counted(tables, tmp
     assert [x["phase"] for x in live] == ["in place", "phase 1", "phase 2"]
     assert all(x["entries_differing"] == 0 for x in live), live
     assert [x["lft_blocks_written"] for x in live[1:]] == [r["phase1_smps"], r["phase2_smps"]] == [3, 2]
+    # The first sweep programs every block of every switch: a full reconfiguration.
+    rc, full = _json(capsys, "fabric", "diff", old, old)
+    assert rc == 0 and live[0]["lft_blocks_written"] == full["full_blocks"] > 0
     assert [x["check"]["unreachable"] for x in live] == [0, 2, 0]
     assert all(x["check"]["deadlock_free"] for x in live)

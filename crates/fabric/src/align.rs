@@ -38,9 +38,27 @@ pub fn par_fold<A: Send, W: Fn(&mut A, usize) + Sync>(
     init: impl Fn() -> A + Sync,
     work: W,
 ) -> Vec<A> {
-    let threads = std::thread::available_parallelism()
+    par_fold_on(0, n, init, work)
+}
+
+/// Worker threads for `wanted` (0: one per core, at most 16).
+pub fn thread_count(wanted: usize) -> usize {
+    if wanted > 0 {
+        return wanted;
+    }
+    std::thread::available_parallelism()
         .map_or(1, |x| x.get())
-        .clamp(1, 16);
+        .clamp(1, 16)
+}
+
+/// `par_fold` on `threads` threads (0: one per core).
+pub fn par_fold_on<A: Send, W: Fn(&mut A, usize) + Sync>(
+    threads: usize,
+    n: usize,
+    init: impl Fn() -> A + Sync,
+    work: W,
+) -> Vec<A> {
+    let threads = thread_count(threads);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)

@@ -341,6 +341,7 @@ pub fn eval_files(net: &str, dump: &str, opts: &str) -> Result<String> {
         seed: o.get("seed").and_then(Value::as_u64).unwrap_or(1),
         order,
         progress: o.get("progress").and_then(Value::as_bool).unwrap_or(true),
+        threads: o.get("threads").and_then(Value::as_u64).unwrap_or(0) as usize,
     };
     crate::patterns::phases(&eo.pattern, 2, &mut crate::patterns::Rng::new(0))?;
     let r = crate::eval::evaluate(&f, &t, &d.lfts, &eo)?;

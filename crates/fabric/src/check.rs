@@ -19,8 +19,14 @@ pub struct CheckReport {
     pub routes: usize,
     /// Routes that go down and then up again (U-turns), loop, or end at a wrong node.
     pub updown_violations: usize,
-    /// (leaf switch, compute node) pairs with no route, or one into a port with no link.
+    /// (leaf switch, destination LID) pairs with no route, or one into a port with no link. The
+    /// destinations are compute nodes and switches (a switch's own LID carries SMA traffic and
+    /// ibroute/ibtracert's queries, so a leaf that cannot reach a spine's LID is a broken fabric).
     pub unreachable: usize,
+    /// Of `unreachable`, the pairs whose destination is a switch's own LID.
+    pub unreachable_switch_lids: usize,
+    /// Routes to a switch's own LID that go down and up again (not counted as violations).
+    pub switch_lid_uturns: usize,
     pub cdg_channels: usize,
     pub cdg_dependencies: usize,
     pub cdg_acyclic: bool,
@@ -56,6 +62,7 @@ const DOWN: u8 = 2; // from here the route only goes down
 const ANY: u8 = 3; // up then down
 const BAD: u8 = 4;
 const NOROUTE: u8 = 5;
+const UTURN: u8 = 6; // reaches the destination, going down and then up again on the way
 
 /// Classifies the route from every switch towards `lid`.
 fn classify(
@@ -126,7 +133,8 @@ fn classify(
             if next != NONE && result != BAD && result != NOROUTE {
                 result = match (t.dir(y, p), result) {
                     (Dir::Down, DOWN) => DOWN,
-                    (Dir::Down, _) => BAD, // down, then up again: a U-turn
+                    (Dir::Down, _) => UTURN, // down, then up again
+                    (Dir::Up, UTURN) => UTURN,
                     (Dir::Up, _) => ANY,
                     _ => BAD,
                 };
@@ -151,7 +159,10 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
             for s in 0..ns {
                 r.routes += 1;
                 match state[s] {
-                    BAD => {
+                    // A U-turn towards a switch's own LID is how a leaf whose link to that switch
+                    // failed still reaches it; towards a compute node it breaks up/down.
+                    UTURN if i >= hca_count => r.switch_lid_uturns += 1,
+                    BAD | UTURN => {
                         r.updown_violations += 1;
                         if r.first_problem.is_none() {
                             let n = &f.nodes[t.sw_node[s] as usize].name;
@@ -159,8 +170,11 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
                                 Some(format!("route from {n} to LID {lid} is not up/down"));
                         }
                     }
-                    NOROUTE if i < hca_count && leaf_mask[s] => {
+                    NOROUTE if leaf_mask[s] => {
                         r.unreachable += 1;
+                        if i >= hca_count {
+                            r.unreachable_switch_lids += 1;
+                        }
                         if r.first_problem.is_none() {
                             let n = &f.nodes[t.sw_node[s] as usize].name;
                             r.first_problem = Some(format!("no route from {n} to LID {lid}"));
@@ -176,6 +190,8 @@ pub fn check(f: &Fabric, t: &Topo, lfts: &Lfts) -> Result<CheckReport> {
         rep.routes += r.routes;
         rep.updown_violations += r.updown_violations;
         rep.unreachable += r.unreachable;
+        rep.unreachable_switch_lids += r.unreachable_switch_lids;
+        rep.switch_lid_uturns += r.switch_lid_uturns;
         if rep.first_problem.is_none() {
             rep.first_problem = r.first_problem;
         }
@@ -358,6 +374,34 @@ mod tests {
         assert_eq!((r.updown_violations, r.unreachable), (0, 0), "{r:?}");
         assert!(r.cdg_acyclic && r.deadlock_free);
         assert!(r.cdg_dependencies > 0);
+    }
+
+    #[test]
+    fn a_leaf_that_lost_its_link_to_a_root_still_reaches_the_roots_lid() {
+        // 4-ary-2-tree, link s1-0[8]-s2-3 down: the old tables send s1-0's traffic for s2-3's
+        // own LID into the dead port; the check says so. Re-routed, s1-0 reaches it through
+        // another root and leaf (a U-turn, allowed for switch LIDs only), deadlock free.
+        let f = Pgft::kary(4, 2).unwrap().build().unwrap();
+        let fl = crate::fail::Failures {
+            links: vec![crate::fail::parse_link("s1-0[8]").unwrap()],
+            ..Default::default()
+        };
+        let (g, _) = crate::fail::apply(&f, &fl).unwrap();
+        let tg = Topo::new(&g).unwrap();
+        let kept = crate::fail::surviving(&ftree::route(&f).unwrap().0, &g);
+        let r = check(&g, &tg, &kept).unwrap();
+        let spine = g.nodes[g.find("s2-3").unwrap() as usize].lid;
+        assert_eq!(r.unreachable_switch_lids, 2, "{r:?}");
+        let first = r.first_problem.clone().unwrap_or_default();
+        assert!(first.starts_with("no route from s1-"), "{r:?}");
+        let (new, _) = ftree::route(&g).unwrap();
+        let r = check(&g, &tg, &new).unwrap();
+        assert_eq!((r.unreachable, r.updown_violations), (0, 0), "{r:?}");
+        assert!(r.deadlock_free && r.switch_lid_uturns > 0);
+        let s10 = g.nodes[g.find("s1-0").unwrap() as usize].guid;
+        let row = new.switches.iter().find(|s| s.guid == s10).unwrap();
+        assert_ne!(row.port(spine), 8);
+        assert_ne!(row.port(spine), NO_PATH);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::align::{align, par_fold};
+use crate::align::{align, par_fold_on, thread_count};
 use crate::bail;
 use crate::error::Result;
 use crate::lft::{Lfts, SwitchLft, NO_PATH};
@@ -26,6 +26,8 @@ pub struct EvalOptions {
     /// Compute-node names in rank order; unlisted nodes follow in fabric order. None = random.
     pub order: Option<Vec<String>>,
     pub progress: bool,
+    /// Worker threads for the runs (0: one per core).
+    pub threads: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -42,6 +44,8 @@ pub struct EvalResult {
     pub bandwidth_histogram: Vec<usize>,
     pub broken_routes: usize,
     pub seconds: f64,
+    /// Worker threads the runs were spread over.
+    pub threads: usize,
 }
 
 /// Where routes come from: the out port of switch `s` towards compute node `dst` (an index into
@@ -205,7 +209,7 @@ pub fn evaluate(f: &Fabric, t: &Topo, lfts: &Lfts, o: &EvalOptions) -> Result<Ev
     };
     let done = AtomicUsize::new(0);
     let last = std::sync::Mutex::new(Instant::now());
-    let parts = par_fold(o.runs, Acc::default, |acc, run| {
+    let parts = par_fold_on(o.threads, o.runs, Acc::default, |acc, run| {
         let mut rng = Rng::new(o.seed.wrapping_mul(0x1000_0000_01B3) ^ run as u64);
         let place: Vec<usize> = match &fixed {
             Some(v) => v.clone(),
@@ -258,6 +262,7 @@ pub fn evaluate(f: &Fabric, t: &Topo, lfts: &Lfts, o: &EvalOptions) -> Result<Ev
         bandwidth_histogram: hist,
         broken_routes: broken,
         seconds: start.elapsed().as_secs_f64(),
+        threads: thread_count(o.threads),
     })
 }
 
@@ -274,6 +279,7 @@ mod tests {
             seed: 3,
             order,
             progress: false,
+            threads: 0,
         }
     }
 

@@ -3,10 +3,15 @@
 //! destinations that are switches. Pass A walks upwards from the destination: every ancestor
 //! without a route goes down towards the child it was reached from. Pass B (top-down) lets the rest
 //! go up to a parent that has a route. Both keep routes up*/down* without U-turns, so they add no
-//! channel-dependency cycles.
+//! channel-dependency cycles. Pass C (`repair_switch_lids`, on whole tables), for a switch's own
+//! LID only: a leaf left without a route (its up/down paths to that switch crossed a failure) gets
+//! the shortest path to a switch that reaches it, U-turns allowed. Only the leaf and the switches
+//! on that path that had no working route change, so management traffic from the compute nodes
+//! reaches every switch; the deadlock check (which includes switch LIDs) still judges the result.
 
-use crate::lft::NO_PATH;
-use crate::topo::{Dir, Topo};
+use crate::lft::{Lfts, NO_PATH};
+use crate::model::Fabric;
+use crate::topo::{Dir, Topo, NONE};
 
 /// Per-thread work space.
 pub struct Scratch {
@@ -77,4 +82,86 @@ pub fn fill_column(t: &Topo, col: &mut [u8], origin: u32, salt: usize, sc: &mut 
             }
         }
     }
+}
+
+/// Pass C (see the module comment). Returns the entries set.
+pub fn repair_switch_lids(g: &Fabric, t: &Topo, lfts: &mut Lfts) -> usize {
+    let by_guid = lfts.by_guid();
+    let idx: Vec<Option<usize>> = t
+        .sw_node
+        .iter()
+        .map(|&n| by_guid.get(&g.nodes[n as usize].guid).copied())
+        .collect();
+    let ns = t.num_switches();
+    let mut set = 0;
+    let mut prev: Vec<(u32, u8)> = vec![(NONE, 0); ns];
+    let mut queue: Vec<u32> = Vec::new();
+    for (x, &xn) in t.sw_node.iter().enumerate() {
+        let lid = g.nodes[xn as usize].lid;
+        if lid == 0 {
+            continue;
+        }
+        let port = |l: &Lfts, s: u32| idx[s as usize].map_or(NO_PATH, |i| l.switches[i].port(lid));
+        let reaches = |l: &Lfts, start: u32| {
+            let mut y = start;
+            for _ in 0..=ns {
+                let p = port(l, y);
+                if p == 0 {
+                    return y as usize == x;
+                }
+                if p == NO_PATH || p as usize >= t.stride {
+                    return false;
+                }
+                y = t.remote_sw[y as usize * t.stride + p as usize];
+                if y == NONE {
+                    return false;
+                }
+            }
+            false // a loop
+        };
+        for &leaf in &t.leaves {
+            if leaf as usize == x || reaches(lfts, leaf) {
+                continue;
+            }
+            // Breadth first from the leaf to the nearest switch that reaches x.
+            prev.fill((NONE, 0));
+            prev[leaf as usize] = (leaf, 0);
+            queue.clear();
+            queue.push(leaf);
+            let mut head = 0;
+            let mut found = NONE;
+            'bfs: while head < queue.len() {
+                let y = queue[head];
+                head += 1;
+                let groups = t.up[y as usize].iter().chain(&t.down[y as usize]);
+                for gr in groups {
+                    let r = gr.remote;
+                    if prev[r as usize].0 != NONE {
+                        continue;
+                    }
+                    prev[r as usize] = (y, gr.ports[lid as usize % gr.ports.len()]);
+                    if reaches(lfts, r) {
+                        found = r;
+                        break 'bfs;
+                    }
+                    queue.push(r);
+                }
+            }
+            // Every switch on the way had no working route: setting theirs breaks none.
+            let mut z = found;
+            while z != NONE && z != leaf {
+                let (y, p) = prev[z as usize];
+                if let Some(i) = idx[y as usize] {
+                    let ports = &mut lfts.switches[i].ports;
+                    if ports.len() <= lid as usize {
+                        ports.resize(lid as usize + 1, NO_PATH);
+                    }
+                    ports[lid as usize] = p;
+                    set += 1;
+                }
+                z = y;
+            }
+        }
+    }
+    set
 }

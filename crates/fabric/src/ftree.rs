@@ -200,7 +200,9 @@ impl Columns {
                 });
             }
         });
-        self.into_lfts(f)
+        let mut lfts = self.into_lfts(f);
+        crate::fill::repair_switch_lids(f, t, &mut lfts);
+        lfts
     }
 
     /// Per-switch tables from complete columns (no filling).

@@ -235,6 +235,10 @@ pub struct Diff {
     pub total_switches: usize,
     /// Blocks a full update sends (all switches, all blocks).
     pub full_blocks: usize,
+    /// Switches in the old tables only (failed or removed: nothing is sent to them).
+    pub switches_removed: usize,
+    /// Switches in the new tables only (joined: their whole table is sent).
+    pub switches_added: usize,
 }
 
 /// Compares two sets of tables switch by switch (matched by GUID).
@@ -246,14 +250,28 @@ pub fn diff(old: &Lfts, new: &Lfts) -> Result<Diff> {
         switches: 0,
         total_switches: new.switches.len(),
         full_blocks: 0,
+        switches_removed: 0,
+        switches_added: 0,
     };
     let seen: BTreeSet<u64> = new.switches.iter().map(|s| s.guid).collect();
-    if let Some(s) = old.switches.iter().find(|s| !seen.contains(&s.guid)) {
-        bail!("switch {:#018x} is in the old tables only", s.guid);
-    }
+    d.switches_removed = old
+        .switches
+        .iter()
+        .filter(|s| !seen.contains(&s.guid))
+        .count();
     for s in &new.switches {
         let Some(&o) = old_idx.get(&s.guid) else {
-            bail!("switch {:#018x} is in the new tables only", s.guid)
+            // A switch that joined gets its whole table: every block that routes a LID.
+            let blocks: BTreeSet<usize> = (0..s.ports.len())
+                .filter(|&l| s.ports[l] != NO_PATH)
+                .map(|l| l / BLOCK)
+                .collect();
+            d.full_blocks += blocks_for(s.ports.len().saturating_sub(1));
+            d.entries += s.ports.iter().filter(|&&p| p != NO_PATH).count();
+            d.blocks += blocks.len();
+            d.switches += usize::from(!blocks.is_empty());
+            d.switches_added += 1;
+            continue;
         };
         let o = &old.switches[o];
         let n = s.ports.len().max(o.ports.len());
@@ -277,6 +295,23 @@ pub fn diff(old: &Lfts, new: &Lfts) -> Result<Diff> {
 mod tests {
     use super::*;
     use crate::gen::Pgft;
+
+    #[test]
+    fn a_switch_that_fails_or_joins_is_counted_not_refused() {
+        let f = Pgft::kary(4, 2).unwrap().build().unwrap();
+        let (old, _) = crate::ftree::route(&f).unwrap();
+        let mut new = old.clone();
+        let gone = f.nodes[f.find("s2-1").unwrap() as usize].guid;
+        new.switches.retain(|s| s.guid != gone);
+        let d = diff(&old, &new).unwrap();
+        assert_eq!((d.switches_removed, d.switches_added, d.entries), (1, 0, 0));
+        assert_eq!((d.switches, d.total_switches), (0, 7));
+        // Back again: its whole table goes out (one block: 24 LIDs, of which the three other roots
+        // have no up/down route from a root).
+        let d = diff(&new, &old).unwrap();
+        assert_eq!((d.switches_removed, d.switches_added), (0, 1));
+        assert_eq!((d.switches, d.blocks, d.entries), (1, 1, 21));
+    }
 
     #[test]
     fn table1_blocks_and_full_reconfiguration_smps() {

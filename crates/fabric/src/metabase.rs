@@ -201,7 +201,8 @@ impl Metabase {
             }
         }
         let phase2 = start.elapsed().as_secs_f64();
-        let lfts = cols.into_lfts(f);
+        let mut lfts = cols.into_lfts(f);
+        crate::fill::repair_switch_lids(f, t, &mut lfts);
         let stats = Stats {
             engine: engine.to_string(),
             switches: t.num_switches(),

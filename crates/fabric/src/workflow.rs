@@ -367,8 +367,10 @@ mod tests {
             assert_eq!(v["check"]["deadlock_free"], true, "{engine}");
             assert_eq!(v["check"]["unreachable"], 0);
             // Without re-routing, s1-0 still sends 3 of its 12 remote destinations into the dead
-            // link, and each other leaf 1 of s1-0's 4 nodes (through s2-3): 6 pairs lost.
-            assert_eq!(v["without_reroute"]["unreachable"], 6);
+            // link, and each other leaf 1 of s1-0's 4 nodes (through s2-3): 6 pairs lost; and
+            // two switch LIDs (s2-3's from s1-0 among them).
+            assert_eq!(v["without_reroute"]["unreachable"], 8);
+            assert_eq!(v["without_reroute"]["unreachable_switch_lids"], 2);
             assert_eq!(v["without_reroute"]["updown_violations"], 0);
             assert!(v["smps"].as_u64().unwrap() > 0);
             assert!(v["smps"].as_u64() <= v["full_reconfiguration_smps"].as_u64());

@@ -10,6 +10,7 @@ from typing import Any
 from lanes.errors import LanesError
 from lanes.fabric import native
 
+ROUTE_ENGINES = ["ftree", "noftree", "mfattree", "slimupdate", "vswitch-ftree"]
 PATTERNS = ["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"]
 
 
@@ -18,6 +19,16 @@ def _ints(text: str) -> list[int]:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError as e:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from e
+
+
+def _threads(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a thread count (0 = one per core), got {text!r}")
+    return n
 
 
 def _emit(result: dict[str, Any], as_json: bool, lines: list[str]) -> None:
@@ -140,7 +151,7 @@ def cmd_route(args: argparse.Namespace) -> int:
     if chk:
         lines.append(
             f"deadlock free: {chk['deadlock_free']} (up/down violations {chk['updown_violations']}, "
-            f"CDG acyclic {chk['cdg_acyclic']}), unreachable leaf->node pairs {chk['unreachable']}"
+            f"CDG acyclic {chk['cdg_acyclic']}), unreachable (leaf, LID) pairs {chk['unreachable']} (switch LIDs included)"
         )
     _emit(r, args.json, lines)
     return 0 if not chk or chk["deadlock_free"] else 1
@@ -164,7 +175,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"deadlock free: {r['deadlock_free']}",
         (
             f"routes checked {r['routes']}, up/down violations {r['updown_violations']}, "
-            f"unreachable leaf->node pairs {r['unreachable']}"
+            f"unreachable (leaf, LID) pairs {r['unreachable']} ({r['unreachable_switch_lids']} to switch LIDs)"
         ),
         (
             f"channel dependency graph: {r['cdg_channels']} channels, {r['cdg_dependencies']} dependencies, "
@@ -202,6 +213,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
             (
                 f"entries changed {d['entries']}, blocks (SMPs) {d['blocks']} of {d['full_blocks']}, "
                 f"switches touched {d['switches']} of {d['total_switches']}"
+                + (f", {d['switches_removed']} switches gone" if d["switches_removed"] else "")
+                + (f", {d['switches_added']} switches new (whole tables)" if d["switches_added"] else "")
             )
         ],
     )
@@ -223,7 +236,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             (
                 f"{r['pattern']} over {r['runs']} runs ({r['nodes']} nodes): effective bandwidth mean "
                 f"{r['bandwidth_mean']:.4f} (min {r['bandwidth_min']:.4f}, max {r['bandwidth_max']:.4f}), "
-                f"max congestion mean {r['max_congestion_mean']:.2f}"
+                f"max congestion mean {r['max_congestion_mean']:.2f} ({r['threads']} threads)"
             )
         ],
     )
@@ -246,6 +259,8 @@ def cmd_opensm(args: argparse.Namespace) -> int:
     lines = [
         f"opensm {r['engine']}: rc {r['rc']}, routing {r.get('routing_seconds')} s, dump {r.get('lfts_dump')}"
     ]
+    if "fallback" in r:
+        print(f"lanes: error: {r['fallback']}", file=sys.stderr)
     if "balance" in r:
         lines += balance_lines(r["balance"])
     if "check_error" in r:
@@ -260,7 +275,7 @@ def cmd_opensm(args: argparse.Namespace) -> int:
             f"balance equal to OpenSM's: {ours['balance_equal']}"
         )
     _emit(r, args.json, lines)
-    bad = r["rc"] != 0 or (ours is not None and not ours.get("balance_equal", False))
+    bad = r["rc"] != 0 or "fallback" in r or (ours is not None and not ours.get("balance_equal", False))
     return 1 if bad else 0
 
 
@@ -331,7 +346,13 @@ def register(subparsers: Any) -> None:
 
     r = sub.add_parser("route", help="compute LFTs and write opensm-lfts.dump")
     r.add_argument("net")
-    r.add_argument("--engine", default="ftree")
+    r.add_argument(
+        "--engine",
+        default="ftree",
+        choices=ROUTE_ENGINES,
+        help="ftree (default), noftree (needs --order), mfattree, slimupdate (keeps --old's routes), "
+        "vswitch-ftree",
+    )
     r.add_argument("--out", required=True)
     r.add_argument("--lids-from", help="take LIDs from this opensm-lfts.dump (e.g. OpenSM's)")
     r.add_argument("--order", help="node order file (names, whitespace separated) for noftree")
@@ -386,13 +407,20 @@ def register(subparsers: Any) -> None:
     e.add_argument("--runs", type=int, default=100)
     e.add_argument("--seed", type=int, default=1)
     e.add_argument("--order", help="node order file (ranks -> node names); default random per run")
-    e.add_argument("--threads", type=int, default=0)
+    e.add_argument(
+        "--threads", type=_threads, default=0, help="worker threads for the runs (default 0: one per core)"
+    )
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)
 
     o = sub.add_parser("opensm", help="run OpenSM once on ibsim with this netlist")
     o.add_argument("net")
-    o.add_argument("--engine", default="ftree", help="ftree, minhop, updn, dfsssp, ... or file (with --lfts)")
+    o.add_argument(
+        "--engine",
+        default="ftree",
+        help="an OpenSM engine (ftree, minhop, updn, dfsssp, ..., file with --lfts) or a lanes one through "
+        "the plugin (lanes-ftree, lanes-slimupdate, lanes-subtree, lanes-vswitch); a comma list is tried in order",
+    )
     o.add_argument("--lfts", help="our opensm-lfts.dump to load with -R file -U")
     o.add_argument("--out", required=True, help="directory for dumps and logs")
     o.add_argument("--timeout", type=float, default=600.0)
@@ -406,7 +434,9 @@ def register(subparsers: Any) -> None:
     o.add_argument("--json", action="store_true")
     o.set_defaults(func=cmd_opensm)
 
-    m = sub.add_parser("migrate", help="move a VM by LID swap or copy; SMP counts (the conference paper Alg. 1)")
+    m = sub.add_parser(
+        "migrate", help="move a VM by LID swap or copy; SMP counts (the conference paper Alg. 1)"
+    )
     m.add_argument("net")
     m.add_argument("dump", help="current LFTs (opensm-lfts.dump)")
     m.add_argument("--vm", required=True, help="VM node name")

@@ -158,8 +158,11 @@ def cmd_slurm(args: argparse.Namespace) -> int:
 def cmd_live(args: argparse.Namespace) -> int:
     from lanes.fabric.live import LiveSubnet
 
+    if args.rebalance and args.engine:
+        raise LanesError("--rebalance picks lanes-ftree: give it or --engine, not both")
+    engine = args.engine or ("lanes-ftree" if args.rebalance else "lanes-slimupdate")
     steps = []
-    with LiveSubnet(args.net, args.engine, args.out, sweep=args.sweep) as sub:
+    with LiveSubnet(args.net, engine, args.out, sweep=args.sweep) as sub:
         steps.append(sub.state("start", args.traces))
         for ev in args.event or []:
             print(f"fabric: {ev}", file=sys.stderr)
@@ -183,7 +186,7 @@ def cmd_live(args: argparse.Namespace) -> int:
                 else ""
             )
         )
-    _emit({"engine": args.engine, "steps": steps}, args.json, lines)
+    _emit({"engine": engine, "steps": steps}, args.json, lines)
     return 0 if ok else 1
 
 
@@ -273,7 +276,14 @@ def register(sub: Any) -> None:
     lv = sub.add_parser("live", help="OpenSM daemon on ibsim routing with a lanes engine; link/switch events")
     lv.add_argument("net")
     lv.add_argument(
-        "--engine", default="lanes-ftree", help="lanes-ftree, lanes-slimupdate, ... or ftree, minhop"
+        "--engine",
+        help="the -R list: lanes-slimupdate (default: a failure changes only the routes it breaks), "
+        "lanes-ftree, lanes-subtree, lanes-vswitch or OpenSM's ftree, minhop, ...",
+    )
+    lv.add_argument(
+        "--rebalance",
+        action="store_true",
+        help="re-balance the whole fabric on every change (lanes-ftree; many more SMPs than the default)",
     )
     lv.add_argument("--event", action="append", help="'unlink NODE[PORT]', 'unlink NODE', 'relink ...'")
     lv.add_argument("--out", required=True, help="directory for logs and dumps")

@@ -18,6 +18,8 @@ from typing import Any, Self
 from lanes.errors import LanesError
 from lanes.fabric import native, opensm, plugin
 
+# ibsim's console answers a command it cannot carry out with a '# ...' line at once.
+_IBSIM_REFUSAL = re.compile(r"^#\s*(.*(?:not found|bad |can't|unknown).*)$", re.MULTILINE)
 _EVENT = re.compile(r'^\s*(unlink|relink)\s+"?([^"\[\s]+)"?(?:\[(\d+)\])?\s*$', re.IGNORECASE)
 
 
@@ -44,6 +46,7 @@ class LiveSubnet:
     ) -> None:
         for t in opensm.missing_tools():
             raise LanesError(f"not installed: {t} (run make setup)")
+        opensm.check_engines(engine)
         self.engine, self.sweep, self.tenant = engine, sweep, tenant
         self.extra_args, self.log_flags = extra_args or [], log_flags
         self.outdir = Path(out).resolve()
@@ -135,12 +138,24 @@ class LiveSubnet:
         text = log.read_text(errors="replace") if log.exists() else ""
         return text.count("SUBNET UP")
 
-    def wait_subnet_up(self, seen: int, timeout: float = 120) -> int:
-        """Waits for the (seen+1)-th SUBNET UP in OpenSM's log and for its LFT dump; returns the count."""
+    def ibsim_refusal(self, since: int) -> str | None:
+        """ibsim's complaint about a console command, in its output after byte `since`."""
+        with open(self.outdir / "ibsim.log", "rb") as fh:
+            fh.seek(since)
+            m = _IBSIM_REFUSAL.search(fh.read().decode(errors="replace"))
+        return m.group(1).strip() if m else None
+
+    def wait_subnet_up(self, seen: int, timeout: float = 120, ibsim_since: int | None = None) -> int:
+        """Waits for the (seen+1)-th SUBNET UP in OpenSM's log and for its LFT dump; returns the count.
+        With `ibsim_since`, a refusal ibsim printed after that offset ends the wait at once."""
         start = time.monotonic()
         while True:
             if self.osm is not None and self.osm.poll() is not None:
                 raise LanesError(f"opensm exited (rc {self.osm.returncode}, see opensm.log)")
+            if ibsim_since is not None:
+                refusal = self.ibsim_refusal(ibsim_since)
+                if refusal:
+                    raise LanesError(f"ibsim refused the event: {refusal}")
             n = self.subnet_ups()
             if n > seen and (self.outdir / "opensm-lfts.dump").exists():
                 time.sleep(0.3)  # the dumps follow the SUBNET UP line
@@ -158,11 +173,15 @@ class LiveSubnet:
         before_routes = len(plugin.routings(self.outdir)) if plugin.uses_plugin(self.engine) else 0
         dump = self.outdir / "opensm-lfts.dump"
         before_dump = dump.stat().st_mtime_ns if dump.exists() else 0
+        since = (self.outdir / "ibsim.log").stat().st_size
         self.ibsim.stdin.write((console_command(text) + "\n").encode())
         self.ibsim.stdin.flush()
         start = time.monotonic()
         while True:
-            self.wait_subnet_up(before_ups, timeout)
+            try:
+                self.wait_subnet_up(before_ups, timeout, ibsim_since=since)
+            except LanesError as e:
+                raise LanesError(f"{text}: {e}") from None
             routed = not plugin.uses_plugin(self.engine) or len(plugin.routings(self.outdir)) > before_routes
             if routed and dump.stat().st_mtime_ns != before_dump:
                 break
@@ -177,6 +196,10 @@ class LiveSubnet:
         snap = self.outdir / f"lfts-{len(list(self.outdir.glob('lfts-*.dump')))}.dump"
         snap.write_bytes(dump.read_bytes())
         r: dict[str, Any] = {"event": label, "lfts_dump": str(snap), "subnet_ups": self.subnet_ups()}
+        log = self.outdir / "opensm.log"
+        why = opensm.fallback(log.read_text(errors="replace") if log.exists() else "", self.engine)
+        if why:
+            raise LanesError(f"{label}: {why}")
         r["lids"] = len(opensm.parse_dump_lids(snap))
         r["traces"] = opensm._traces(snap, traces, self.sim_env, self.outdir, [])
         if plugin.uses_plugin(self.engine):

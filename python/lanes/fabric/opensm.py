@@ -20,6 +20,48 @@ from lanes.fabric import native, plugin
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 TOOLS = ("ibsim", "opensm", "ibtracert")
+# OpenSM 3.3.23's own engines (opensm --help) and its "no_fallback" switch for -R lists.
+OSM_ENGINES = (
+    "minhop",
+    "updn",
+    "dnup",
+    "file",
+    "ftree",
+    "lash",
+    "dor",
+    "torus-2QoS",
+    "nue",
+    "dfsssp",
+    "sssp",
+)
+
+
+def check_engines(engines: str) -> list[str]:
+    """The engine names of an -R list (comma separated); an unknown name is refused, since OpenSM
+    itself only logs it and routes with min-hop."""
+    names = [e.strip() for e in engines.split(",") if e.strip()]
+    known = (*OSM_ENGINES, *plugin.ENGINES)
+    for name in names:
+        if name not in known and name != "no_fallback":
+            raise LanesError(
+                f"unknown routing engine {name!r} (OpenSM's: {', '.join(OSM_ENGINES)}; lanes's: {', '.join(plugin.ENGINES)})"
+            )
+    if not [n for n in names if n != "no_fallback"]:
+        raise LanesError("no routing engine named")
+    return names
+
+
+def fallback(log: str, engines: str) -> str | None:
+    """Why OpenSM did not route with the first engine asked for (None when it did): an engine it
+    could not set up, or one that refused the fabric so that the next one (or min-hop) routed."""
+    for line in log.splitlines():
+        if "cannot find or setup routing engine" in line:
+            return "OpenSM " + line.split("-> ", 1)[-1].strip()
+    want = next(e for e in check_engines(engines) if e != "no_fallback")
+    used = engine_used(log)
+    if used is not None and used != want:
+        return f"OpenSM routed with {used}, not {want} ({want} failed on this fabric; see opensm.log)"
+    return None
 
 
 def missing_tools() -> list[str]:
@@ -153,10 +195,14 @@ def run(
     compare: bool = False,
     trace_nodes: list[str] | None = None,
     extra_args: list[str] | None = None,
+    command: list[str] | None = None,
 ) -> dict[str, Any]:
+    """`command` starts OpenSM instead of plain opensm (e.g. the lanes-opensm wrapper, which then
+    loads the plugin itself)."""
     missing = missing_tools()
     if missing:
         raise LanesError(f"not installed: {', '.join(missing)} (run make setup)")
+    check_engines(engine)
     if lfts is not None:
         engine = "file"
         if not Path(lfts).is_file():
@@ -214,7 +260,7 @@ def run(
                 raise LanesError(f"ibsim did not start: {tail[0] if tail else 'no output'}")
             time.sleep(0.05)
         cmd = [
-            _tool("opensm"),
+            *(command or [_tool("opensm")]),
             "-o",
             "-D",
             "0x43",
@@ -227,7 +273,7 @@ def run(
         ]
         if lfts is not None:
             cmd += ["-U", str(Path(lfts).resolve())]
-        if plugin.uses_plugin(engine):
+        if plugin.uses_plugin(engine) and command is None:
             cmd += ["-F", str(plugin.prepare(outdir, sim_env))]
         cmd += extra_args or []
         print(f"fabric: opensm -R {engine} on {net} ({nodes} nodes) ...", file=sys.stderr)
@@ -262,6 +308,9 @@ def run(
         log = (outdir / "opensm.log").read_text(errors="replace") if (outdir / "opensm.log").exists() else ""
         result.update(routing_times(log))
         result["engine_used"] = engine_used(log)
+        why = fallback(log, engine)
+        if why:
+            result["fallback"] = why
         if plugin.uses_plugin(engine):
             result["lanes_routings"] = plugin.routings(outdir)
         errors = [x.split("-> ", 1)[-1] for x in log.splitlines() if " ERR " in x]

@@ -38,7 +38,8 @@ def apply(net: str, dumps: list[str], out: str, timeout: float = 120) -> list[di
     rows: list[dict[str, Any]] = []
     # 0x4b: errors, info, verbose, debug (the block writes) and routing (the dumps).
     with LiveSubnet(net, "file", out, extra_args=["-U", str(cur)], log_flags="0x4b") as sub:
-        rows.append(_state(sub, dumps[0], 0, "in place"))
+        # The first sweep programs every switch: its block writes are the initial load.
+        rows.append(_state(sub, dumps[0], _log(sub).count(_BLOCK_WRITE), "in place"))
         for i, d in enumerate(dumps[1:], start=1):
             before_writes = _log(sub).count(_BLOCK_WRITE)
             ups = sub.subnet_ups()
