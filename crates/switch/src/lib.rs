@@ -28,6 +28,7 @@ mod table_commands;
 mod tm_commands;
 pub mod wake;
 
+pub use dataplane::TraceLog;
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
     MAX_MIRROR_SESSION, MAX_PASSES,
