@@ -370,26 +370,6 @@ impl Parser {
         vsets: &[ValueSet],
         x: &mut Exec,
     ) -> Result<(), u32> {
-        // the per-packet log's check is compiled only into the traced copy
-        if x.trace.is_some() {
-            self.run_states::<true>(pkt, st, codecs, stacks, codes, vsets, x)
-        } else {
-            self.run_states::<false>(pkt, st, codecs, stacks, codes, vsets, x)
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn run_states<const TRACE: bool>(
-        &self,
-        pkt: &[u8],
-        st: &mut PacketState,
-        codecs: &[HeaderCodec],
-        stacks: &[Vec<u32>],
-        codes: &ErrorCodes,
-        vsets: &[ValueSet],
-        x: &mut Exec,
-    ) -> Result<(), u32> {
         let mut cur = 0usize;
         let mut next = self.init;
         let mut steps = 0;
@@ -398,7 +378,7 @@ impl Parser {
                 Next::Accept => break Ok(()),
                 Next::Reject => break Err(codes.no_match),
                 Next::State(i) => {
-                    if let (true, Some(t)) = (TRACE, x.trace.as_deref_mut()) {
+                    if let Some(t) = x.trace.as_deref_mut() {
                         t.parse_state(st.trace_id, i as usize);
                     }
                     &self.states[i as usize]

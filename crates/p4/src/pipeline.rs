@@ -462,21 +462,18 @@ impl Control {
         key: &mut Vec<u8>,
         tmp: &mut Vec<u8>,
     ) {
-        // the per-packet log's checks are compiled only into the traced copy
         if let Some(t) = x.trace.as_deref_mut() {
             t.pipeline(st.trace_id, &self.name, true);
-            self.run_nodes::<true>(tables, profiles, actions, st, x, key, tmp);
-            if let Some(t) = x.trace.as_deref_mut() {
-                t.pipeline(st.trace_id, &self.name, false);
-            }
-        } else {
-            self.run_nodes::<false>(tables, profiles, actions, st, x, key, tmp);
+        }
+        self.run_nodes(tables, profiles, actions, st, x, key, tmp);
+        if let Some(t) = x.trace.as_deref_mut() {
+            t.pipeline(st.trace_id, &self.name, false);
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn run_nodes<const TRACE: bool>(
+    fn run_nodes(
         &self,
         tables: &mut [Table],
         profiles: &[ActionProfile],
@@ -502,7 +499,7 @@ impl Control {
                         look: &[],
                     };
                     let v = c.expr.eval(&env) != 0;
-                    if let (true, Some(t)) = (TRACE, x.trace.as_deref_mut()) {
+                    if let Some(t) = x.trace.as_deref_mut() {
                         t.condition(st.trace_id, &self.name, i as usize, v);
                     }
                     if v {
@@ -547,7 +544,7 @@ impl Control {
                             (None, Some(e)) => (Some(e.action), &e.data),
                             (None, None) => (t.default_action, &t.default_data),
                         };
-                    if let (true, Some(tr)) = (TRACE, x.trace.as_deref_mut()) {
+                    if let Some(tr) = x.trace.as_deref_mut() {
                         let an = a.map_or("", |a| actions[a as usize].name.as_str());
                         tr.table(st.trace_id, &t.name, found, an, data);
                     }
