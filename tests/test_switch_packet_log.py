@@ -9,14 +9,16 @@ import re
 from pathlib import Path
 
 from pcap_records import HEADER, pcap_bytes, read_frames
-from test_switch_use_files import ENTRIES, free_port, frame, start, stop, wait_for
+from test_switch_use_files import ENTRIES, frame, free_port, start, stop, wait_for
 
 
 def messages(log: Path) -> list[list[str]]:
     """The per-packet lines' messages, grouped by packet id ("[bmv2] [D] [thread N] [ID.0] [cxt 0]")."""
     packets: dict[str, list[str]] = {}
     for line in log.read_text().splitlines():
-        m = re.match(r"\[\d\d:\d\d:\d\d\.\d{3}\] \[bmv2\] \[[DT]\] \[thread \d+\] \[(\d+)\.0\] \[cxt 0\] (.*)", line)
+        m = re.match(
+            r"\[\d\d:\d\d:\d\d\.\d{3}\] \[bmv2\] \[[DT]\] \[thread \d+\] \[(\d+)\.0\] \[cxt 0\] (.*)", line
+        )
         if m:
             packets.setdefault(m.group(1), []).append(m.group(2))
     return list(packets.values())
@@ -31,6 +33,7 @@ def run(tmp_path: Path, level: str, logs_packets: bool) -> Path:
     out2, log = tmp_path / "s1-eth2_out.pcap", tmp_path / "switch.log.txt"
     try:
         wait_for("a frame out of port 2", lambda: len(read_frames(out2)) >= 1, sw)
+        wait_for("the switch's own line", lambda: log.exists() and "file port(s)" in log.read_text(), sw)
         wait_for("three packets in the log", lambda: not logs_packets or len(messages(log)) >= 3, sw)
     finally:
         stop(sw)
@@ -46,15 +49,19 @@ L2_HIT = [
     "Bytes parsed: 14",
     "Parser 'parser': end",
     "Pipeline 'ingress': start",
-    "[p4rt_test.p4:115] Condition \"if\" (node) is false",
-    "[p4rt_test.p4:101] Applying table 'MyIngress.acl'",
-    "Table 'MyIngress.acl': miss",
-    "Action entry is NoAction - ",
-    "Action NoAction",
+    "[p4rt_test.p4:114] Applying table 'tbl_port_stats'",
+    "Table 'tbl_port_stats': miss",
+    "Action entry is MyIngress.port_stats - ",
+    "Action MyIngress.port_stats",
+    '[p4rt_test.p4:115] Condition "if" (node) is false',
     "[p4rt_test.p4:94] Applying table 'MyIngress.l2_fwd'",
     "Table 'MyIngress.l2_fwd': hit with handle 0",
     "Action entry is MyIngress.set_port - 2,",
     "Action MyIngress.set_port",
+    "[p4rt_test.p4:101] Applying table 'MyIngress.acl'",
+    "Table 'MyIngress.acl': miss",
+    "Action entry is NoAction - ",
+    "Action NoAction",
 ]
 
 
