@@ -153,6 +153,8 @@ pub struct Exec<'a> {
     pub std: &'a StdFields,
     pub now: u64,
     pub stats: &'a mut Stats,
+    /// The per-packet log, when on (see trace.rs).
+    pub trace: Option<&'a mut crate::trace::Tracer>,
 }
 
 /// A field list id parameter (a constant; p4c passes 0 when no field list is kept) as index + 1

@@ -97,6 +97,8 @@ mod state;
 mod table;
 #[doc(hidden)]
 pub mod testprog;
+mod trace;
+mod trace_hooks;
 mod union;
 mod vset;
 mod vset_api;
@@ -115,6 +117,7 @@ pub use program::{
 pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use state::{PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
+pub use trace::{TraceNames, Tracer};
 
 /// Packet and error counts of a program since load.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

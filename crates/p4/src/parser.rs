@@ -388,7 +388,12 @@ impl Parser {
             let s = match next {
                 Next::Accept => break Ok(()),
                 Next::Reject => break Err(codes.no_match),
-                Next::State(i) => &self.states[i as usize],
+                Next::State(i) => {
+                    if let Some(t) = x.trace.as_deref_mut() {
+                        t.parse_state(st.trace_id, i as usize);
+                    }
+                    &self.states[i as usize]
+                }
             };
             steps += 1;
             if steps > MAX_STEPS {

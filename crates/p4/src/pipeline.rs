@@ -462,6 +462,27 @@ impl Control {
         key: &mut Vec<u8>,
         tmp: &mut Vec<u8>,
     ) {
+        if let Some(t) = x.trace.as_deref_mut() {
+            t.pipeline(st.trace_id, &self.name, true);
+        }
+        self.run_nodes(tables, profiles, actions, st, x, key, tmp);
+        if let Some(t) = x.trace.as_deref_mut() {
+            t.pipeline(st.trace_id, &self.name, false);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn run_nodes(
+        &self,
+        tables: &mut [Table],
+        profiles: &[ActionProfile],
+        actions: &[Action],
+        st: &mut PacketState,
+        x: &mut Exec,
+        key: &mut Vec<u8>,
+        tmp: &mut Vec<u8>,
+    ) {
         let mut node = self.init;
         while let Some(n) = node {
             if st.exited {
@@ -477,7 +498,11 @@ impl Control {
                         params: &[],
                         look: &[],
                     };
-                    if c.expr.eval(&env) != 0 {
+                    let v = c.expr.eval(&env) != 0;
+                    if let Some(t) = x.trace.as_deref_mut() {
+                        t.condition(st.trace_id, &self.name, i as usize, v);
+                    }
+                    if v {
                         c.t
                     } else {
                         c.f
@@ -519,6 +544,10 @@ impl Control {
                             (None, Some(e)) => (Some(e.action), &e.data),
                             (None, None) => (t.default_action, &t.default_data),
                         };
+                    if let Some(tr) = x.trace.as_deref_mut() {
+                        let an = a.map_or("", |a| actions[a as usize].name.as_str());
+                        tr.table(st.trace_id, &t.name, found, an, data);
+                    }
                     if let Some(a) = a {
                         action::run(&actions[a as usize].ops, data, &[], st, x);
                     }

@@ -166,6 +166,9 @@ pub struct Program {
     tmp: Vec<u8>,
     scratch: Vec<u8>,
     policy: ParserErrorPolicy,
+    /// The per-packet log (bmv2's `-L debug`); None: off, and each event point is one branch.
+    pub(crate) trace: Option<Box<crate::trace::Tracer>>,
+    pub(crate) trace_names: crate::trace::TraceNames,
 }
 
 /// The JSON `field_lists` (which fields a clone's copy keeps) or `learn_lists` (which fields a
@@ -371,7 +374,14 @@ impl Program {
             tmp: Vec::with_capacity(key_max),
             scratch: Vec::with_capacity(calc_max),
             policy: ParserErrorPolicy::Continue,
+            trace: None,
+            trace_names: crate::trace::TraceNames::from_json(root),
         })
+    }
+
+    /// The deparser's headers (indices in the packet state), in emit order.
+    pub(crate) fn deparse_headers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.deparse.iter().map(|h| *h as usize)
     }
 
     /// A fresh per-packet state for this program (allocate once, reuse for many packets).
@@ -447,6 +457,9 @@ impl Program {
         st.arrival_len = pkt.len() as u32;
         put(st, self.std.instance_type, how.instance);
         st.passes = how.passes;
+        if self.trace.is_some() {
+            self.trace_received(st, port, pkt.len());
+        }
         let mut x = Exec {
             ext: &mut self.ext,
             calcs: &self.calcs,
@@ -454,6 +467,7 @@ impl Program {
             std: &self.std,
             now,
             stats: &mut self.stats,
+            trace: self.trace.as_deref_mut(),
         };
         let parsed = self.parser.run(
             pkt,
@@ -474,6 +488,9 @@ impl Program {
             }
         };
         put(st, self.std.parser_error, u64::from(code));
+        if self.trace.is_some() {
+            self.trace_parsed(st, parsed);
+        }
         parsed
     }
 
@@ -522,6 +539,7 @@ impl Program {
             std: &self.std,
             now,
             stats: &mut self.stats,
+            trace: self.trace.as_deref_mut(),
         };
         for c in self.checksums.iter().filter(|c| c.verify) {
             if c.applies(st) {
@@ -556,6 +574,9 @@ impl Program {
             self.stats.ingress_drops += 1;
             result.drop = Some(DropReason::Ingress);
         }
+        if self.trace.is_some() {
+            self.trace_ingress_done(st, &result);
+        }
         result
     }
 
@@ -588,6 +609,7 @@ impl Program {
             std: &self.std,
             now,
             stats: &mut self.stats,
+            trace: self.trace.as_deref_mut(),
         };
         self.egress.run(
             &mut self.tables,
@@ -603,6 +625,9 @@ impl Program {
         st.digests.clear();
         if take(st, self.std.egress_spec) == Some(DROP_PORT) {
             self.stats.egress_drops += 1;
+            if self.trace.is_some() {
+                self.trace_egress_drop(st);
+            }
             return EgressResult {
                 drop: Some(DropReason::Egress),
                 len: 0,
@@ -622,6 +647,9 @@ impl Program {
                 st.set(c.target, v);
             }
         }
+        if self.trace.is_some() {
+            self.trace_deparse(st);
+        }
         for h in &self.deparse {
             if st.valid[*h as usize] {
                 self.codecs[*h as usize].emit(&st.w, out);
@@ -631,6 +659,9 @@ impl Program {
         out.extend_from_slice(&pkt[off..]);
         if let Some(n) = st.truncate {
             return self.truncated(n, out);
+        }
+        if self.trace.is_some() {
+            self.trace_transmit(st, out.len(), meta.egress_port);
         }
         EgressResult {
             drop: None,

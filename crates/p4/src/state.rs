@@ -35,6 +35,8 @@ pub struct PacketState {
     pub(crate) passes: u8,
     /// Learn lists (index) of the digests the running ingress generated.
     pub(crate) digests: Vec<u32>,
+    /// The packet's id in the per-packet log (set only while tracing).
+    pub(crate) trace_id: u64,
     /// Bytes the packet had when it entered the parser, and the change headers made valid or
     /// invalid since: `packet_length` in egress is their sum, as bmv2's packet-length register.
     pub(crate) arrival_len: u32,
@@ -57,6 +59,7 @@ impl PacketState {
             recirculate: None,
             passes: 0,
             digests: Vec::new(),
+            trace_id: 0,
             arrival_len: 0,
             len_delta: 0,
         }

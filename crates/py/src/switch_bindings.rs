@@ -113,6 +113,27 @@ impl PySwitch {
         Ok(())
     }
 
+    /// bmv2's per-packet log: `level` "trace" or "debug" turns it on (stdout with `console`,
+    /// appended to `file`), anything else turns it off. RuntimeError if the file cannot be opened.
+    #[pyo3(signature = (level, console = false, file = None))]
+    fn set_trace_log(
+        &self,
+        py: Python<'_>,
+        level: &str,
+        console: bool,
+        file: Option<PathBuf>,
+    ) -> PyResult<()> {
+        let log = match level {
+            "trace" | "debug" => Some(
+                lanes_switch::TraceLog::open(console, file.as_deref(), level == "trace")
+                    .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+            ),
+            _ => None,
+        };
+        py.allow_threads(|| self.inner.with(|dp| dp.set_trace_log(log)));
+        Ok(())
+    }
+
     fn has_program(&self, py: Python<'_>) -> bool {
         py.allow_threads(|| self.inner.with(|dp| dp.program().is_some()))
     }

@@ -27,6 +27,8 @@
 //! most [`MAX_PASSES`] such passes, the one beyond is dropped and counted (`pass_limit`).
 
 mod copies;
+mod trace_log;
+pub use trace_log::TraceLog;
 
 use crate::delay::DelayHistogram;
 use crate::pre::Pre;
@@ -201,6 +203,8 @@ pub struct Dataplane {
     /// Whether the last frame given to `ingress` leads its port (it leaves as soon as the port
     /// is free), for the event loop's choice of which arrivals wake it.
     rx_leads: bool,
+    /// The per-packet log each installed program writes (None: off).
+    trace_log: Option<TraceLog>,
 }
 
 /// Digests kept for a controller that reads slowly; older ones are dropped first (and counted).
@@ -249,6 +253,7 @@ impl Dataplane {
             pre: Pre::default(),
             digests: std::collections::VecDeque::new(),
             rx_leads: false,
+            trace_log: None,
         }
     }
 
@@ -441,6 +446,7 @@ impl Dataplane {
         self.tracker.clear();
         self.names = Some(Arc::new(P4Names::from_program(&program)));
         self.program = Some(program);
+        self.apply_trace_log();
     }
 
     /// A free packet buffer to receive into, or None when the switch holds MAX_SLOTS packets.

@@ -33,6 +33,7 @@ mod xdp_prog;
 #[allow(unsafe_code)] // the AF_XDP socket's UMEM and rings, shared with the kernel
 mod xsk;
 
+pub use dataplane::TraceLog;
 pub use dataplane::{
     Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
     MAX_MIRROR_SESSION, MAX_PASSES,

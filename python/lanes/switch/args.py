@@ -23,6 +23,7 @@ from lanes.switch.bmv2_options import (
     check_bmv2_target_arguments,
 )
 
+LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "off"]
 SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
 
 
@@ -52,6 +53,7 @@ class SwitchArgs:
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
     log_file: Path | None = None
+    log_level: str = "trace"
 
 
 def parse_rate(text: str) -> float:
@@ -89,8 +91,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-p4", action="store_true", help="start without a program; wait for one over P4Runtime"
     )
-    p.add_argument("--log-console", action="store_true", help="status line on stderr every 10 s")
-    p.add_argument("-L", "--log-level", default="info", help="accepted for bmv2 compatibility")
+    p.add_argument("--log-console", action="store_true",
+                   help="bmv2's per-packet log on stdout (see -L), and a status line on stderr every 10 s")  # fmt: skip
+    p.add_argument("-L", "--log-level", default="trace", choices=LOG_LEVELS,
+                   help="level of the log --log-console and --log-file write: trace and debug give bmv2's "
+                   "per-packet lines (trace adds each action's primitives); default trace, as bmv2")  # fmt: skip
     p.add_argument("--scheduler", default="strict", help=f"per-port scheduler: {', '.join(SCHEDULERS)}")
     p.add_argument("--port-rate", action="append", default=[], metavar="N@RATE", help="line rate of port N")
     p.add_argument("--default-rate", default="10Gbps", help="line rate of ports without --port-rate")
@@ -172,4 +177,5 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         rx_mode=a.rx_mode,
         use_files_wait=a.use_files,
         log_file=a.log_file,
+        log_level=a.log_level,
     )

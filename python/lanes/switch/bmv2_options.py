@@ -2,8 +2,8 @@
 
 Some change what the switch does (`--use-files`, `--log-file`, `--max-port-count`); the others are
 accepted for the command lines of bmv2's test drivers, p4-utils and the P4 tutorials and have no
-effect, each said in its help: lanes has no per-packet event log (`--dump-packet-data`) and does
-not publish bmv2's nanomsg event stream (`--nanolog`) or notifications (`--notifications-addr`).
+effect, each said in its help: lanes does not dump packet bytes into its log (`--dump-packet-data`) or
+publish bmv2's nanomsg event stream (`--nanolog`) or notifications (`--notifications-addr`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ def add_bmv2_arguments(p: argparse.ArgumentParser) -> None:
                    help="ports are pcap files: -i N@NAME reads NAME_in.pcap (a file or FIFO) and writes "
                    "NAME_out.pcap; frames are processed WAIT seconds after the inputs are open")  # fmt: skip
     p.add_argument("--log-file", type=Path, metavar="PATH",
-                   help="write the switch's messages to PATH.txt (bmv2 adds .txt too)")  # fmt: skip
-    p.add_argument("--log-flush", action="store_true", help="accepted: every log line is flushed")
+                   help="write the switch's messages and bmv2's per-packet log (see -L) to PATH.txt (bmv2 adds .txt too)")  # fmt: skip
+    p.add_argument("--log-flush", action="store_true", help="accepted: every log line is written at once")
     p.add_argument("--dump-packet-data", type=int, metavar="N",
-                   help="accepted, no effect: lanes writes no per-packet log")  # fmt: skip
+                   help="accepted, no effect: the per-packet log has no packet bytes")  # fmt: skip
     p.add_argument("--nanolog", metavar="ADDR",
                    help="accepted, no effect: bmv2's nanomsg event stream is not published")  # fmt: skip
     p.add_argument("--notifications-addr", metavar="ADDR",

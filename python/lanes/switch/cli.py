@@ -62,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
+    if sa.log_console or sa.log_file is not None:
+        # bmv2's per-packet log: stdout and/or PATH.txt, each program loaded from now on
+        try:
+            sw.set_trace_log(sa.log_level, console=sa.log_console, file=None if log.path is None else str(log.path))
+        except RuntimeError as e:
+            raise LanesError(f"cannot write log file {log.path}: {e}") from None
     stop = threading.Event()
     servers = []
     try:

@@ -1,0 +1,75 @@
+//! The program's side of the per-packet log: turning it on, and the events only the program
+//! sees (arrival, parser end, egress port, deparser, transmit). Each is called behind one
+//! `if self.trace.is_some()` and kept out of line, so the untraced path stays as it was.
+use crate::program::{IngressResult, Program};
+use crate::state::PacketState;
+use crate::trace::Tracer;
+use std::io::Write;
+
+impl Program {
+    /// Starts (Some) or stops (None) bmv2's per-packet debug log into `sink`; `trace_level` also
+    /// prints the actions' primitives (bmv2's `-L trace`).
+    pub fn set_trace(&mut self, sink: Option<Box<dyn Write + Send>>, trace_level: bool) {
+        self.trace = sink.map(|s| Box::new(Tracer::new(self.trace_names.clone(), s, trace_level)));
+    }
+
+    /// Flushes the log's sink (the switch does it after each batch with `--log-flush`).
+    pub fn flush_trace(&mut self) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.flush();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_received(&mut self, st: &mut PacketState, port: u32, len: usize) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            st.trace_id = t.received(port, len);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_parsed(&mut self, st: &PacketState, parsed: Result<(), u32>) {
+        let error = parsed
+            .err()
+            .and_then(|c| self.error_name(c))
+            .map(str::to_string);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.parse_done(st.trace_id, st.payload_off, error.as_deref());
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_ingress_done(&mut self, st: &PacketState, r: &IngressResult) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.egress_port(st.trace_id, r.drop.is_none().then_some(r.egress_spec));
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_deparse(&mut self, st: &PacketState) {
+        let valid: Vec<bool> = self.deparse_headers().map(|h| st.valid[h]).collect();
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.deparse(st.trace_id, |i| valid.get(i).copied().unwrap_or(false));
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_transmit(&mut self, st: &PacketState, len: usize, port: u32) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.transmit(st.trace_id, len, port);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn trace_egress_drop(&mut self, st: &PacketState) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.dropped_in_egress(st.trace_id);
+        }
+    }
+}
