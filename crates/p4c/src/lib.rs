@@ -28,6 +28,7 @@
 
 mod alias;
 mod ast;
+mod bound_action;
 mod diag;
 mod emit;
 mod env;
