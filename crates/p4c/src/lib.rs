@@ -32,6 +32,7 @@ mod bound_action;
 mod diag;
 mod emit;
 mod env;
+mod hoist_apply;
 pub mod ids;
 mod inline;
 mod inline_action;

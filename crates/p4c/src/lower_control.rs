@@ -178,7 +178,7 @@ impl Lowerer<'_> {
         meta: &str,
     ) -> Res<Value> {
         let (mut sc, mut body) = self.control_scope(c, hdr, meta)?;
-        body.extend(c.apply.iter().cloned());
+        body.extend(crate::hoist_apply::Hoister::default().stmts(&c.apply));
         self.hoist_vars(&mut sc, &body)?;
         self.tables.clear();
         self.conditionals.clear();
