@@ -87,7 +87,7 @@ impl Lowerer<'_> {
             }
         }
         self.action_depth += 1;
-        let lowered = self.stmts_to_prims(&mut inner, &a.body, out, false);
+        let lowered = self.action_body(&mut inner, &a.body, out);
         self.action_depth -= 1;
         lowered?;
         out.extend(copy_out);

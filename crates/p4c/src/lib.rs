@@ -28,10 +28,12 @@
 
 mod alias;
 mod ast;
+mod bound_action;
 mod diag;
 mod emit;
 mod emit_union;
 mod env;
+mod hoist_apply;
 pub mod ids;
 mod inline;
 mod inline_action;

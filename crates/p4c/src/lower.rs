@@ -121,6 +121,8 @@ pub struct Lowerer<'e> {
     pub called_actions: Vec<(String, crate::ast::ActionDecl)>,
     /// How many action bodies are being lowered (an action called from another is not listed).
     pub action_depth: u32,
+    /// Per action body being lowered (innermost last): where its `return`s jump from.
+    pub return_jumps: Vec<Vec<usize>>,
     /// The JSON `field_lists` (metadata a clone, resubmit or recirculation keeps).
     pub field_lists: Vec<Value>,
     /// The JSON `learn_lists` (what a digest carries).
@@ -193,6 +195,7 @@ impl<'e> Lowerer<'e> {
             action_annotations: HashMap::new(),
             called_actions: Vec::new(),
             action_depth: 0,
+            return_jumps: Vec::new(),
             field_lists: Vec::new(),
             learn_lists: Vec::new(),
             digests: Vec::new(),

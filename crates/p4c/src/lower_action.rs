@@ -34,7 +34,7 @@ impl Lowerer<'_> {
             .insert(qualified.to_string(), param_types);
         for (i, p) in a.params.iter().enumerate() {
             if p.dir != Dir::None {
-                return fail(p.loc, "action parameters with a direction (in/out/inout) are not supported: give table actions directionless parameters");
+                return fail(p.loc, "this action's in/out/inout parameters must be bound where it is used (a call, or arguments in a table's actions list)");
             }
             let ty = self.env.resolve(&p.ty)?;
             let Some(w) = ty.width() else {
@@ -52,7 +52,7 @@ impl Lowerer<'_> {
         }
         let mut prims = Vec::new();
         self.action_depth += 1;
-        let lowered = self.stmts_to_prims(&mut sc, &a.body, &mut prims, false);
+        let lowered = self.action_body(&mut sc, &a.body, &mut prims);
         self.action_depth -= 1;
         lowered?;
         let id = self.actions.len() as u64;
@@ -63,6 +63,23 @@ impl Lowerer<'_> {
         self.action_annotations
             .insert(qualified.to_string(), a.annotations.clone());
         Ok(id)
+    }
+
+    /// Appends the primitives of an action's body; a `return` in it jumps past its end.
+    pub(crate) fn action_body(
+        &mut self,
+        sc: &mut Scope,
+        body: &[Stmt],
+        out: &mut Vec<Value>,
+    ) -> Res<()> {
+        self.return_jumps.push(Vec::new());
+        let lowered = self.stmts_to_prims(sc, body, out, false);
+        let jumps = self.return_jumps.pop().unwrap_or_default();
+        lowered?;
+        for j in jumps {
+            out[j] = prim("_jump", vec![hexstr(out.len() as u128)]);
+        }
+        Ok(())
     }
 
     /// Appends the primitives of `stmts`; in a parser (`parser` true) assignments become `set`.
@@ -152,12 +169,14 @@ impl Lowerer<'_> {
                     }
                 }
                 Stmt::Exit(_) => out.push(prim("exit", vec![])),
-                Stmt::Return(loc) => {
-                    return fail(
-                        *loc,
-                        "return inside an action is not supported: use if/else",
-                    )
-                }
+                Stmt::Return(loc) => match self.return_jumps.last_mut() {
+                    // a jump past the body, patched once its end is known
+                    Some(jumps) => {
+                        jumps.push(out.len());
+                        out.push(Value::Null);
+                    }
+                    None => return fail(*loc, "return is not supported here (only in an action, a function or at a control's top level)"),
+                },
                 Stmt::Switch(_, _, loc) => {
                     return fail(*loc, "switch is only allowed in a control's apply block")
                 }

@@ -178,7 +178,7 @@ impl Lowerer<'_> {
         meta: &str,
     ) -> Res<Value> {
         let (mut sc, mut body) = self.control_scope(c, hdr, meta)?;
-        body.extend(c.apply.iter().cloned());
+        body.extend(crate::hoist_apply::Hoister::default().stmts(&c.apply));
         self.hoist_vars(&mut sc, &body)?;
         self.tables.clear();
         self.conditionals.clear();
@@ -285,8 +285,14 @@ impl Lowerer<'_> {
         let Expr::Name(n, loc) = &**func else {
             return None;
         };
-        if !matches!(sc.get(n), Some(Binding::Action(_))) {
+        let Some(Binding::Action(q)) = sc.get(n) else {
             return None;
+        };
+        let directed = self
+            .find_action(sc, q)
+            .is_some_and(|d| d.params.iter().any(|p| p.dir != crate::ast::Dir::None));
+        if directed {
+            return None; // its in/out/inout arguments are bound by inlining it
         }
         if args.iter().any(|a| self.env.const_value(a).is_err()) {
             return None; // inlined into a synthesized action instead

@@ -201,19 +201,17 @@ impl Lowerer<'_> {
                 }],
             });
         }
+        let mut bound = Vec::new();
         for a in &listed {
-            let (q, id, decl) = self.action_ref(sc, &a.name, a.loc)?;
-            if !a.args.is_empty() {
-                return fail(
-                    a.loc,
-                    "actions with bound arguments in a table's action list are not supported",
-                );
-            }
-            action_ids.push(id);
-            action_names.push(q.clone());
-            info.actions.push((q, a.annotations.clone()));
-            decls.push(decl);
+            let o = self.offered_action(sc, &name, a)?;
+            action_ids.push(o.id);
+            action_names.push(o.qualified.clone());
+            info.actions.push((o.qualified, a.annotations.clone()));
+            decls.push(o.decl);
+            bound.push(o.bound);
         }
+        // a default or entry repeats the arguments the actions list binds: the rest are data
+        let data_args = |pos: usize, args: &[Expr]| args[bound[pos].min(args.len())..].to_vec();
         let mut default_entry = Value::Null;
         let default = match &t.default_action {
             Some(d) => Some(d.clone()),
@@ -232,7 +230,7 @@ impl Lowerer<'_> {
                     ),
                 );
             };
-            let data = self.action_data(&decls[pos], &d.args, d.loc)?;
+            let data = self.action_data(&decls[pos], &data_args(pos, &d.args), d.loc)?;
             info.initial_default = Some((action_names[pos].clone(), data.clone()));
             default_entry = json!({"action_id": action_ids[pos], "action_const": is_const, "action_data": data, "action_entry_const": is_const});
             if is_const {
@@ -267,7 +265,8 @@ impl Lowerer<'_> {
                     format!("'{}' is not one of the table's actions", e.action.name),
                 );
             };
-            let data = self.action_data(&decls[pos], &e.action.args, e.action.loc)?;
+            let data =
+                self.action_data(&decls[pos], &data_args(pos, &e.action.args), e.action.loc)?;
             let prio = match &e.priority {
                 Some(p) => self.env.const_value(p)?.0 as u64,
                 None => i as u64 + 1,
