@@ -411,7 +411,7 @@ impl Lowerer<'_> {
                             json!([inst, "$valid$"]),
                             1,
                             Value::Null,
-                            format!("{}.isValid()", b.path().unwrap_or_default()),
+                            format!("{}.$valid$", b.path().unwrap_or_default()),
                         ));
                     }
                 }

@@ -96,3 +96,21 @@ fn an_action_called_from_a_control_is_listed_and_its_callee_is_not() {
     assert!(!entity.contains("name: \"v\""), "{entity}");
     assert!(!out.p4info.contains("I.inner"), "{}", out.p4info);
 }
+
+#[test]
+fn a_validity_key_is_named_as_p4c_names_it() {
+    let src = program(
+        "",
+        "action a() { }
+         table v { key = { hdr.h.isValid(): exact; } actions = { a; } }
+         apply { v.apply(); }",
+    );
+    let out = compile_src("validkey", &src).unwrap();
+    assert!(
+        out.p4info.contains(
+            "  match_fields {\n    id: 1\n    name: \"hdr.h.$valid$\"\n    bitwidth: 1\n"
+        ),
+        "{}",
+        out.p4info
+    );
+}
