@@ -52,7 +52,20 @@ def capture(star: Star, host: int, pcap: Path):
     return p
 
 
-def stop_capture(star: Star, p) -> None:
+def stop_capture(star: Star, p, pcap: Path | None = None, expect: int = 0) -> None:
+    """Stop tcpdump once the capture holds `expect` frames (or after 30 s, for the assertions to
+    say what is missing); the switch may still be sending when the senders return."""
+    from scapy.all import rdpcap
+    from scapy.error import Scapy_Exception
+
+    deadline = time.monotonic() + 30
+    while pcap is not None and time.monotonic() < deadline:
+        try:
+            if len(rdpcap(str(pcap))) >= expect:
+                break
+        except (OSError, EOFError, Scapy_Exception):  # tcpdump has not written the header yet
+            pass
+        time.sleep(0.2)
     time.sleep(0.5)
     p.terminate()
     p.wait(timeout=10)
@@ -71,7 +84,7 @@ def test_frames_cross_in_order_with_the_table_applied(tmp_path: Path) -> None:
         noroute = [udp(1, "10.0.1.9", 1000 + i) for i in range(20)]
         send_frames(star, 1, [udp(1, "10.0.1.3", i) for i in range(150)] + noroute)
         send_frames(star, 2, [udp(2, "10.0.1.3", i) for i in range(150)])
-        stop_capture(star, cap)
+        stop_capture(star, cap, pcap, expect=300)
         got = rdpcap(str(pcap))
     seqs: dict[str, list[int]] = {}
     for p in got:
