@@ -6,17 +6,6 @@ mod common;
 use common::*;
 use lanes_p4::MatchKey::Exact;
 
-fn run_with(tag: &str, src: &str, h: [u8; 4], setup: &dyn Fn(&mut lanes_p4::Program)) -> [u8; 4] {
-    let out = compile_src(tag, src).unwrap_or_else(|e| panic!("{tag}: {e}"));
-    let mut p = load(&out.json);
-    setup(&mut p);
-    let mut f = vec![0u8; 12];
-    f.extend_from_slice(&[0x88, 0xb5]);
-    f.extend_from_slice(&h);
-    let (_, _, bytes) = pass(&mut p, &f, 1).unwrap_or_else(|d| panic!("{tag}: {d:?}"));
-    bytes[14..18].try_into().unwrap()
-}
-
 const TWO_TABLES: &str = "
     action set(out bit<8> r, bit<8> v) { r = v; }
     action bump(inout bit<8> x) { if (x > 100) { x = 1; return; } x = x + 1; }

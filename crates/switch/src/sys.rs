@@ -69,6 +69,23 @@ pub(crate) fn setsockopt<T>(
     .map(|_| ())
 }
 
+/// Take a socket's pending error (SO_ERROR), if any.
+pub(crate) fn take_socket_error(fd: RawFd) -> Option<io::Error> {
+    let mut err: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes one c_int we own and its length.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ERROR,
+            &mut err as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    (r == 0 && err != 0).then(|| io::Error::from_raw_os_error(err))
+}
+
 /// A raw AF_PACKET socket bound to one interface: promiscuous, non-blocking, blind to the
 /// frames it sends itself, and bypassing the qdisc (the switch paces; nothing may queue after it).
 /// It receives into a ring shared with the kernel ([`RxRing`]) and sends with sendmmsg.
@@ -143,19 +160,7 @@ impl PacketSocket {
     /// socket with an error stays readable to epoll until the error is taken; receiving through
     /// the ring never takes it.
     pub fn take_error(&self) -> Option<io::Error> {
-        let mut err: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt writes one c_int we own and its length.
-        let r = unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_ERROR,
-                &mut err as *mut libc::c_int as *mut libc::c_void,
-                &mut len,
-            )
-        };
-        (r == 0 && err != 0).then(|| io::Error::from_raw_os_error(err))
+        take_socket_error(self.fd.as_raw_fd())
     }
 
     /// The oldest received frame not yet released: (bytes, real length).

@@ -471,19 +471,7 @@ impl XskSocket {
 
     /// Take the socket's pending error, if any.
     pub fn take_error(&self) -> Option<io::Error> {
-        let mut err: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: getsockopt writes one c_int we own and its length.
-        let r = unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_ERROR,
-                &mut err as *mut libc::c_int as *mut libc::c_void,
-                &mut len,
-            )
-        };
-        (r == 0 && err != 0).then(|| io::Error::from_raw_os_error(err))
+        crate::sys::take_socket_error(self.fd.as_raw_fd())
     }
 
     /// The socket's descriptor (readable when frames are waiting).

@@ -133,3 +133,16 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#
     )
 }
+
+/// The four bytes after the Ethernet header once the program has run over a frame carrying
+/// `h` (after `setup` has installed entries).
+pub fn run_with(tag: &str, src: &str, h: [u8; 4], setup: &dyn Fn(&mut Program)) -> [u8; 4] {
+    let out = compile_src(tag, src).unwrap_or_else(|e| panic!("{tag}: {e}"));
+    let mut p = load(&out.json);
+    setup(&mut p);
+    let mut f = vec![0u8; 12];
+    f.extend_from_slice(&[0x88, 0xb5]);
+    f.extend_from_slice(&h);
+    let (_, _, bytes) = pass(&mut p, &f, 1).unwrap_or_else(|d| panic!("{tag}: {d:?}"));
+    bytes[14..18].try_into().unwrap()
+}
