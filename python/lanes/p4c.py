@@ -29,15 +29,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def compile_source(program: str | Path, include: list, define: list[str]) -> tuple[str, str]:
+    """The bmv2 JSON and P4Info text of a program, with -I directories and -D NAME[=VALUE]
+    defines; ValueError carries the compiler's one-line error."""
     from lanes import _native
 
-    src = Path(args.program)
+    src = Path(program)
     if not src.is_file():
         raise LanesError(f"{src}: no such file")
-    defines = [tuple(d.split("=", 1)) if "=" in d else (d, "1") for d in args.define]
+    defines = [tuple(d.split("=", 1)) if "=" in d else (d, "1") for d in define]
+    return _native.p4c_compile(str(src), [str(d) for d in include], defines)
+
+
+def run(args: argparse.Namespace) -> int:
+    src = Path(args.program)
     try:
-        json_text, p4info = _native.p4c_compile(str(src), [str(d) for d in args.include], defines)
+        json_text, p4info = compile_source(src, args.include, args.define)
     except ValueError as e:
         print(e, file=sys.stderr)  # the compiler's one-line file:line:col: error: ...
         return 1

@@ -75,14 +75,10 @@ def encode_p4info(text: str, fmt: str) -> str | bytes:
 
 
 def compile_program(a: argparse.Namespace, json_out: Path) -> int:
-    from lanes import _native
+    from lanes.p4c import compile_source
 
-    src = Path(a.program)
-    if not src.is_file():
-        raise LanesError(f"{src}: no such file")
-    defines = [tuple(d.split("=", 1)) if "=" in d else (d, "1") for d in a.define]
     try:
-        json_text, p4info = _native.p4c_compile(str(src), [str(d) for d in a.include], defines)
+        json_text, p4info = compile_source(a.program, a.include, a.define)
     except ValueError as e:
         print(str(e).splitlines()[0] if str(e) else "compilation failed", file=sys.stderr)
         return 1
