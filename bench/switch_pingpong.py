@@ -47,7 +47,10 @@ def setup(star: Star, contender: str, tmp: Path) -> None:
     elif contender == "bridge+htb":
         setup_htb(star)
     else:
-        setup_lanes(star, tmp, [], scheduler=contender.split()[1])
+        # "lanes SCHED" or "lanes SCHED poll N": the switch looks at its rings N us after a frame
+        words = contender.split()
+        extra = ["--poll-us", words[3]] if len(words) == 4 else []
+        setup_lanes(star, tmp, extra, scheduler=words[1])
 
 
 def pingpong(star: Star, size: int, seconds: float) -> dict:
@@ -73,18 +76,18 @@ def pingpong(star: Star, size: int, seconds: float) -> dict:
     return {"p50_ms": pct[50.0], "p99_ms": pct[99.0], "p99.9_ms": pct[99.9]}
 
 
-def measure(star: Star, contender: str, tmp: Path, seconds: float) -> dict:
+def measure(star: Star, contender: str, tmp: Path, seconds: float, sizes: list[int]) -> dict:
     star.start(star.hosts[3], "sockperf", "server", "-i", star.ip(4), "-p", "11111")
     time.sleep(0.5)
     out: dict = {"idle": {}, "loaded": {}}
-    for size in SIZES:
+    for size in sizes:
         out["idle"][size] = pingpong(star, size, seconds)
         print(f"  {contender:15s} idle   {size:6d} B  {fmt(out['idle'][size])}", flush=True)
     load_dir = tmp / contender.replace(" ", "_").replace("+", "_")
     load_dir.mkdir()
-    load = UdpFlows(star, load_dir, {2: 60, 3: 60}, seconds=len(SIZES) * (seconds + 1.5) + 3)
+    load = UdpFlows(star, load_dir, {2: 60, 3: 60}, seconds=len(sizes) * (seconds + 1.5) + 3)
     time.sleep(1.0)
-    for size in SIZES:
+    for size in sizes:
         out["loaded"][size] = pingpong(star, size, seconds)
         print(f"  {contender:15s} loaded {size:6d} B  {fmt(out['loaded'][size])}", flush=True)
     out["low_class_mbps"] = {f"h{h}": v["mbps"] for h, v in load.received().items()}
@@ -95,10 +98,10 @@ def fmt(r: dict) -> str:
     return f"p50 {r['p50_ms']:.3f}  p99 {r['p99_ms']:.3f}  p99.9 {r['p99.9_ms']:.3f} ms"
 
 
-def table(results: dict, cond: str) -> str:
+def table(results: dict, cond: str, sizes: list[int]) -> str:
     head = "| size | " + " | ".join(f"{c} p50 / p99 / p99.9" for c in results) + " |"
     rows = [head, "|---" * (len(results) + 1) + "|"]
-    for size in SIZES:
+    for size in sizes:
         cells = [
             " / ".join(f"{results[c][cond][size][k]:.3f}" for k in ("p50_ms", "p99_ms", "p99.9_ms"))
             for c in results
@@ -111,17 +114,29 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="sockperf run per size")
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="message sizes, comma-separated")
+    ap.add_argument("--poll-us", default="",
+                    help="also run lanes rlsp-drr with these --poll-us values (comma-separated)")  # fmt: skip
     args = ap.parse_args()
-    results: dict = {}
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+        polls = [int(p) for p in args.poll_us.split(",") if p]
+    except ValueError:
+        sys.exit("switch_pingpong: --sizes and --poll-us take comma-separated integers")
+    contenders = CONTENDERS + [f"lanes rlsp-drr poll {p}" for p in polls]
+    results: dict = {"command": " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M")}
+    runs: dict = {}
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for i, contender in enumerate(CONTENDERS, 1):
-            print(f"[{i}/{len(CONTENDERS)}] {contender}", flush=True)
+        for i, contender in enumerate(contenders, 1):
+            print(f"[{i}/{len(contenders)}] {contender}", flush=True)
             with Star(4) as star:
                 setup(star, contender, tmp)
-                results[contender] = measure(star, contender, tmp, args.seconds)
+                runs[contender] = measure(star, contender, tmp, args.seconds, sizes)
+                runs[contender]["load_avg"] = Path("/proc/loadavg").read_text().split()[:3]
     for cond in ("idle", "loaded"):
-        print(f"\nround trip, {cond} (ms)\n" + table(results, cond))
+        print(f"\nround trip, {cond} (ms)\n" + table(runs, cond, sizes))
+    results["runs"] = runs
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

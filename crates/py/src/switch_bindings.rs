@@ -31,7 +31,7 @@ impl PySwitch {
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
-                        use_files_wait_s = None, rx_mode = "packet"))]
+                        use_files_wait_s = None, rx_mode = "packet", poll_ns = 0))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -46,6 +46,7 @@ impl PySwitch {
         drop: &str,
         use_files_wait_s: Option<u64>,
         rx_mode: &str,
+        poll_ns: u64,
     ) -> PyResult<Self> {
         let rx_mode: lanes_switch::RxMode = rx_mode.parse().map_err(PyValueError::new_err)?;
         let scheduler = scheduler
@@ -95,6 +96,7 @@ impl PySwitch {
             pcap_dir,
             batch_ns,
             rx_mode,
+            poll_ns,
         };
         let inner = py
             .allow_threads(|| Switch::start(opts))

@@ -46,6 +46,9 @@ pub struct SwitchOptions {
     pub batch_ns: u64,
     /// The ports' sockets: AF_PACKET or AF_XDP.
     pub rx_mode: RxMode,
+    /// After its last frame the loop looks at the receive rings this long before it sleeps
+    /// (0: it sleeps at once); see `WakePolicy::with_poll`.
+    pub poll_ns: u64,
 }
 
 struct Shared {
@@ -134,7 +137,7 @@ impl Switch {
         let s2 = shared.clone();
         let thread = std::thread::Builder::new()
             .name("lanes-dataplane".into())
-            .spawn(move || run(&s2, io, opts.batch_ns))?;
+            .spawn(move || run(&s2, io, opts.batch_ns, opts.poll_ns))?;
         Ok(Switch {
             shared,
             thread: Some(thread),
@@ -219,6 +222,24 @@ fn wall_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// Looks at the receive rings (memory shared with the kernel: no system call) until a frame is
+/// in one or the monotonic clock passes `until`. Whether a frame came.
+fn poll_rings(io: &mut Io, until: u64) -> bool {
+    loop {
+        if io
+            .sockets
+            .iter_mut()
+            .any(|(_, s)| s.head_arrival_ns().is_some())
+        {
+            return true;
+        }
+        if dataplane_now_ns() >= until {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// A TX batch for one socket: frames copied out of the egress buffer, sent with one sendmmsg.
 #[derive(Default)]
 struct TxBatch {
@@ -226,9 +247,9 @@ struct TxBatch {
     frames: Vec<(usize, usize)>,
 }
 
-fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
+fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<()> {
     sys::set_timer_slack_ns(1);
-    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns);
+    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns).with_poll(poll_ns);
     // `all` wakes for every arrival and control; `near` for control and the arrivals of the
     // ports the policy listens to, while a departure is close (see wake.rs)
     let all = Epoll::new()?;
@@ -256,7 +277,12 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         }
         let now = dataplane_now_ns();
         let deadline = lock(shared).next_deadline(now);
-        let sleep = policy.sleep(now, deadline, more_rx);
+        let mut sleep = policy.sleep(now, deadline, more_rx);
+        if let Some(until) = policy.poll_until(now, deadline).filter(|_| !more_rx) {
+            if poll_rings(&mut io, until) {
+                sleep.timeout_ns = Some(0);
+            }
+        }
         let set = if sleep.all_ports { &all } else { &near };
         if let Err(e) = set.wait(&mut events, sleep.timeout_ns) {
             break Err(e);
@@ -358,10 +384,12 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
         if dp.has_packet_ins() || dp.has_digests() {
             shared.to_controller.notify_all();
         }
+        let mut active = taken.iter().any(|&n| n > 0);
         for (i, b) in tx.iter_mut().enumerate() {
             if b.frames.is_empty() {
                 continue;
             }
+            active = true;
             // sendmmsg stops at the first frame the kernel refuses: count it, go on after it
             let mut rest = &b.frames[..];
             while !rest.is_empty() {
@@ -375,6 +403,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64) -> io::Result<()> {
             }
             b.frames.clear();
             b.buf.clear();
+        }
+        if active {
+            policy.note_activity(now);
         }
     };
     for (pin, pout) in io.pcap.iter_mut().flatten() {

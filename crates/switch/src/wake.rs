@@ -43,6 +43,9 @@ pub struct WakePolicy {
     listened: Vec<bool>,
     busy_streak: Vec<u8>,
     took_leading: bool,
+    /// How long the loop keeps looking at the rings after its last frame before it sleeps.
+    poll_ns: u64,
+    last_frame_ns: Option<u64>,
 }
 
 impl WakePolicy {
@@ -55,7 +58,31 @@ impl WakePolicy {
             listened: vec![true; ports],
             busy_streak: vec![0; ports],
             took_leading: false,
+            poll_ns: 0,
+            last_frame_ns: None,
         }
+    }
+
+    /// Keep looking at the receive rings for `poll_ns` after the last frame taken or sent
+    /// before sleeping (0: never). A reply that comes back within it is taken without a
+    /// wake-up, which on a VM costs tens of microseconds; it costs a core while it looks.
+    pub fn with_poll(mut self, poll_ns: u64) -> Self {
+        self.poll_ns = poll_ns;
+        self
+    }
+
+    /// The loop took or sent a frame at `now`.
+    pub fn note_activity(&mut self, now: u64) {
+        self.last_frame_ns = Some(now);
+    }
+
+    /// Until when the loop should look at the rings instead of sleeping, at `now`: the end of
+    /// the poll time after the last frame, but no later than the next departure (the loop is
+    /// due then anyway). None: sleep.
+    pub fn poll_until(&self, now: u64, next_departure: Option<u64>) -> Option<u64> {
+        let end = self.last_frame_ns?.checked_add(self.poll_ns)?;
+        let end = next_departure.map_or(end, |d| d.min(end));
+        (self.poll_ns > 0 && end > now).then_some(end)
     }
 
     /// How to wait at `now`, given the next departure and whether receive rings still hold
@@ -138,6 +165,24 @@ mod tests {
         p.note_frame(0, true);
         let due = p.sleep(1_000, Some(90_000), false);
         assert_eq!(due.timeout_ns, Some(0), "due within the window: send now");
+    }
+
+    #[test]
+    fn the_loop_polls_for_the_poll_time_after_its_last_frame_and_not_past_a_departure() {
+        let mut p = WakePolicy::new(1, 0).with_poll(50_000);
+        assert_eq!(p.poll_until(1_000, None), None, "no frame yet: sleep");
+        p.note_activity(10_000);
+        assert_eq!(p.poll_until(20_000, None), Some(60_000));
+        assert_eq!(p.poll_until(20_000, Some(30_000)), Some(30_000));
+        assert_eq!(
+            p.poll_until(60_000, None),
+            None,
+            "quiet for the poll time: sleep"
+        );
+        let off = WakePolicy::new(1, 0);
+        let mut off = off;
+        off.note_activity(10_000);
+        assert_eq!(off.poll_until(10_001, None), None, "poll time 0: never");
     }
 
     #[test]

@@ -50,6 +50,7 @@ class SwitchArgs:
     no_grpc: bool = False
     batch_us: float = 250.0
     rx_mode: str = "packet"
+    poll_us: float = 0.0
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
     log_file: Path | None = None
@@ -110,6 +111,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
     p.add_argument("--batch-us", type=float, default=250.0, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
+    p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
+                   help="after its last frame the data plane looks at the rings this long before it sleeps: "
+                        "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
     p.add_argument("--rx-mode", choices=["packet", "afxdp"], default="packet",
                    help="port sockets: AF_PACKET (default) or AF_XDP with an XDP redirect program")  # fmt: skip
     add_bmv2_arguments(p)
@@ -142,6 +146,8 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         raise LanesError(f"--queue-depth must be at least 1, got {a.queue_depth}")
     if not 0 <= a.batch_us <= 10_000:
         raise LanesError(f"--batch-us must be 0 to 10000, got {a.batch_us:g}")
+    if not 0 <= a.poll_us <= 10_000:
+        raise LanesError(f"--poll-us must be 0 to 10000, got {a.poll_us:g}")
     interfaces = [_port_at(i, "-i") for i in a.interface]
     nums = [n for n, _ in interfaces]
     if len(set(nums)) != len(nums):
@@ -175,6 +181,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         no_grpc=a.no_grpc,
         batch_us=a.batch_us,
         rx_mode=a.rx_mode,
+        poll_us=a.poll_us,
         use_files_wait=a.use_files,
         log_file=a.log_file,
         log_level=a.log_level,

@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
             batch_ns=round(sa.batch_us * 1000),
             use_files_wait_s=sa.use_files_wait,
             rx_mode=sa.rx_mode,
+            poll_ns=round(sa.poll_us * 1000),
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
