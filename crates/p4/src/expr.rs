@@ -90,6 +90,10 @@ pub enum Expr {
     SSat(Box<Expr>, u32),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A field of a header stack element chosen at run time (crates/p4/src/stack_index.rs).
+    ElementField(Box<crate::stack_index::ElementField>),
+    /// `isValid()` of a header stack element chosen at run time.
+    ElementValid(Box<crate::stack_index::Element>),
 }
 
 /// Per-packet inputs an expression may read.
@@ -310,6 +314,10 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             operand(v, "left", s, ctx)?,
             operand(v, "right", s, ctx)?,
         )),
+        "access_field" => crate::stack_index::field_expr(v, s, ctx),
+        "valid" if crate::stack_index::is_element(json::get(v, "right", ctx)?) => {
+            crate::stack_index::valid_expr(json::get(v, "right", ctx)?, s, ctx)
+        }
         "valid" => {
             let r = json::get(v, "right", ctx)?;
             if json::str_(r, "type", ctx)? != "header" {
@@ -413,6 +421,8 @@ impl Expr {
                         .map_or(0, |w| u128::from(e.w[*w as usize])),
                 }
             }
+            Expr::ElementField(f) => f.eval128(e),
+            Expr::ElementValid(el) => u128::from(crate::stack_index::is_valid(el, e)),
             Expr::Not(a) => u128::from(a.eval128(e) == 0),
             Expr::BitNot(a) => !a.eval128(e),
             Expr::D2b(a) => u128::from(a.eval128(e) != 0),
