@@ -101,6 +101,7 @@ pub mod testprog;
 mod trace;
 mod trace_hooks;
 mod union;
+mod union_stack;
 mod vset;
 mod vset_api;
 

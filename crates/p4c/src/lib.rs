@@ -56,6 +56,7 @@ mod parser_ifs;
 mod preproc;
 mod stack_index;
 mod subst;
+mod union_stack;
 
 pub use diag::Diag;
 use std::path::{Path, PathBuf};

@@ -37,6 +37,18 @@ pub enum Ref {
         f: String,
         ty: Ty,
     },
+    /// A header union stack, or its `next` element (crates/p4c/src/union_stack.rs).
+    UnionStack {
+        name: String,
+        utype: String,
+        size: u32,
+        next: bool,
+    },
+    /// A member of a union stack's `next` element (an extract target).
+    UnionStackNextMember {
+        stack: String,
+        member: String,
+    },
     /// A stack element indexed at run time (crates/p4c/src/stack_index.rs): its
     /// `dereference_header_stack` JSON.
     Element {
@@ -84,6 +96,15 @@ impl Lowerer<'_> {
             }
             Expr::Index(b, i, loc) => {
                 let base = self.resolve(sc, b)?;
+                if let Ref::UnionStack {
+                    name,
+                    utype,
+                    size,
+                    next: false,
+                } = &base
+                {
+                    return self.union_stack_index(name, utype, *size, i);
+                }
                 let Ref::Stack { name, htype, size } = base else {
                     return fail(*loc, "only header stacks can be indexed");
                 };
@@ -166,6 +187,7 @@ impl Lowerer<'_> {
                     Ty::Header(t) => Ref::Header { inst: path, htype: t.clone() },
                     Ty::Stack(t, n) => match &**t {
                         Ty::Header(t) => Ref::Stack { name: path, htype: t.clone(), size: *n },
+                        Ty::Struct(u) => Ref::UnionStack { name: path, utype: u.clone(), size: *n, next: false },
                         _ => return fail(loc, "only header stacks are supported"),
                     },
                     Ty::Struct(t) => Ref::Struct { prefix: format!("{path}."), sname: t.clone(), meta },
@@ -197,6 +219,7 @@ impl Lowerer<'_> {
                 _ => fail(loc, format!("header stack {name} has no member '{m}' (next, last, size, push_front, pop_front)")),
             },
             Ref::Element { elem, htype } => self.element_member(elem, &htype, m, loc),
+            r @ Ref::UnionStack { .. } => self.union_stack_member(r, m, loc),
             Ref::StackLast { name, htype } => {
                 let fs = self.env.header_fields(&htype);
                 match fs.iter().find(|f| f.name == m) {
