@@ -45,6 +45,8 @@ pub enum Op {
     SetValidMember(u32, i32, Box<[(u32, i32)]>),
     /// `assign_union`: member by member, validity and fields.
     AssignUnion(Box<[crate::union::MemberCopy]>),
+    /// `assign_header_stack` / `assign_union_stack`: a whole stack copied.
+    CopyStack(Box<crate::stack_copy::StackCopy>),
     /// A write to a header stack element chosen at run time (boxed: rare, and keeps `Op` small).
     Element(Box<crate::stack_index::ElementOp>),
     /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
@@ -348,6 +350,18 @@ pub fn compile_primitive(
                 None => Op::SetValid(h, wire_bytes(l, h)),
             }
         }
+        "assign_header_stack" => {
+            want(2)?;
+            Op::CopyStack(Box::new(crate::stack_copy::header_stacks(
+                &ps[0], &ps[1], l, ctx,
+            )?))
+        }
+        "assign_union_stack" => {
+            want(2)?;
+            Op::CopyStack(Box::new(crate::stack_copy::union_stacks(
+                &ps[0], &ps[1], l, ctx,
+            )?))
+        }
         "assign_union" => {
             want(2)?;
             let d = crate::union::operand(&ps[0], l, ctx)?;
@@ -619,6 +633,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             Op::SetValidMember(h, bytes, sib) => crate::union::make_valid(st, *h, *bytes, sib),
             Op::AssignUnion(plan) => crate::union::assign(st, plan),
             Op::Element(op) => crate::stack_index::run(op, params, look, st),
+            Op::CopyStack(c) => crate::stack_copy::run(st, c),
             Op::SetValidity(h, bytes, e) => {
                 let v = e.eval(&env!());
                 st.set_validity(*h, v != 0, *bytes);

@@ -93,6 +93,7 @@ mod profile;
 mod profile_api;
 mod program;
 mod runtime_api;
+mod stack_copy;
 mod stack_index;
 mod state;
 mod table;

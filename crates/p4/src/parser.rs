@@ -238,9 +238,18 @@ impl Parser {
                         need(1)?;
                         ops.push(POp::Advance(expr::compile(&ps[0], &scope, &octx)?));
                     }
-                    "primitive" => {
-                        need(1)?;
-                        let op = compile_primitive(&ps[0], 0, 1, &scope, names, &octx)?;
+                    // p4c writes header, union and stack assignments as parser ops of their own
+                    "primitive"
+                    | "assign_header"
+                    | "assign_union"
+                    | "assign_header_stack"
+                    | "assign_union_stack" => {
+                        let op = if op == "primitive" {
+                            need(1)?;
+                            compile_primitive(&ps[0], 0, 1, &scope, names, &octx)?
+                        } else {
+                            compile_primitive(o, 0, 1, &scope, names, &octx)?
+                        };
                         if matches!(op, Op::Jump(_) | Op::JumpIfZero(..) | Op::Exit) {
                             return err(&octx, "control flow primitive in a parser not supported");
                         }

@@ -54,6 +54,7 @@ mod parse_expr;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod stack_copy;
 mod stack_index;
 mod subst;
 mod union_stack;

@@ -216,6 +216,9 @@ impl Lowerer<'_> {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
+            if let Some(copy) = self.stack_assign(sc, l, r, loc)? {
+                return Ok(vec![copy]);
+            }
             if let Ref::Struct { sname, .. } = self.resolve(sc, l)? {
                 // a struct is copied field by field (headers as headers)
                 let Ok(Ref::Struct { sname: rs, .. }) = self.resolve(sc, r) else {
