@@ -72,16 +72,25 @@ fn run(tag: &str, parser: &str, ingress: &str, f: &[u8]) -> Vec<u8> {
 fn next_fills_the_elements_in_order() {
     // u[0].a = 0x11, u[1].b = 0x2233, payload 0x99; o = (valid bits 8|1, no error)
     let f = frame(1, &[0x11, 0x22, 0x33, 0x99]);
-    assert_eq!(run("one", NEXT, "", &f), frame(1, &[9, 0, 0x11, 0x22, 0x33, 0x99]));
+    assert_eq!(
+        run("one", NEXT, "", &f),
+        frame(1, &[9, 0, 0x11, 0x22, 0x33, 0x99])
+    );
     let f = frame(2, &[0x22, 0x33, 0x11, 0x99]);
-    assert_eq!(run("two", NEXT, "", &f), frame(2, &[4 | 2, 0, 0x22, 0x33, 0x11, 0x99]));
+    assert_eq!(
+        run("two", NEXT, "", &f),
+        frame(2, &[4 | 2, 0, 0x22, 0x33, 0x11, 0x99])
+    );
 }
 
 #[test]
 fn a_third_next_extract_is_stack_out_of_bounds() {
     // the parser stops at the error; ingress sees the two elements it extracted
     let f = frame(3, &[0x11, 0x22, 0x33, 0x99]);
-    assert_eq!(run("three", NEXT, "", &f), frame(3, &[8 | 2, 1, 0x11, 0x22, 0x33, 0x99]));
+    assert_eq!(
+        run("three", NEXT, "", &f),
+        frame(3, &[8 | 2, 1, 0x11, 0x22, 0x33, 0x99])
+    );
 }
 
 #[test]
@@ -91,13 +100,22 @@ fn constant_indexes_name_elements_and_members_stay_exclusive() {
         state two { pkt.extract(hdr.u[0].a); pkt.extract(hdr.u[0].b); transition accept; }
         state three { transition accept; }";
     let f = frame(1, &[0x22, 0x33, 0x99]);
-    assert_eq!(run("c1", parser, "", &f), frame(1, &[1, 0, 0x22, 0x33, 0x99]));
+    assert_eq!(
+        run("c1", parser, "", &f),
+        frame(1, &[1, 0, 0x22, 0x33, 0x99])
+    );
     // b replaces a in element 0: a's byte is gone from the frame
     let f = frame(2, &[0x11, 0x22, 0x33, 0x99]);
-    assert_eq!(run("c2", parser, "", &f), frame(2, &[4, 0, 0x22, 0x33, 0x99]));
+    assert_eq!(
+        run("c2", parser, "", &f),
+        frame(2, &[4, 0, 0x22, 0x33, 0x99])
+    );
     // writes through a constant index; setValid of a member invalidates its sibling
     let ingress = "if (hdr.u[1].b.isValid()) { hdr.u[1].b.y = 0xabcd; hdr.u[0].a.setValid(); \
                    hdr.u[0].a.x = 0x77; hdr.u[1].a.setValid(); hdr.u[1].a.x = 0x55; }";
     let f = frame(1, &[0x22, 0x33, 0x99]);
-    assert_eq!(run("c3", parser, ingress, &f), frame(1, &[1, 0, 0x77, 0x55, 0x99]));
+    assert_eq!(
+        run("c3", parser, ingress, &f),
+        frame(1, &[1, 0, 0x77, 0x55, 0x99])
+    );
 }
