@@ -38,6 +38,7 @@ pub mod ids;
 mod inline;
 mod inline_action;
 mod inline_fn;
+mod inline_parser;
 mod key_temps;
 mod lexer;
 mod lower;
