@@ -55,12 +55,15 @@ pub fn load(
     Ok(())
 }
 
+/// A member header and its siblings with their wire bytes.
+pub type MemberExtract = (u32, Box<[(u32, i32)]>);
+
 /// `extract(u.next.member)`, compiled: the next-index slot and, per element, the member's
 /// header and its siblings (with their wire bytes), which the extract makes invalid.
 #[derive(Debug, Clone)]
 pub struct Extract {
     pub slot: u32,
-    pub members: Box<[(u32, Box<[(u32, i32)]>)]>,
+    pub members: Box<[MemberExtract]>,
 }
 
 /// Compiles the `[stack, member]` value of an `extract` of type `union_stack`.
