@@ -673,14 +673,19 @@ mod tests {
             "right": {"type": "hexstr", "value": "0x1"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert!(m.contains("200-bit"), "{m}");
-        let e = json!({"type": "expression", "value": {"op": "access_field",
-            "left": {"type": "field", "value": ["h", "a"]},
-            "right": {"type": "hexstr", "value": "0x8"}}});
+        let e = json!({"type": "expression", "value": {"op": "dereference_union_stack",
+            "left": {"type": "header_union_stack", "value": "u"},
+            "right": {"type": "hexstr", "value": "0x0"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert_eq!(
             m,
-            "actions[0]: expression operator \"access_field\" not supported"
+            "actions[0]: expression operator \"dereference_union_stack\" not supported"
         );
+        // access_field only of a run-time stack element
+        let e = json!({"type": "expression", "value": {"op": "access_field",
+            "left": {"type": "field", "value": ["h", "a"]}, "right": 0}});
+        let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
+        assert!(m.contains("dereference_header_stack"), "{m}");
     }
 
     #[test]
