@@ -45,6 +45,10 @@ pub enum Op {
     SetValidMember(u32, i32, Box<[(u32, i32)]>),
     /// `assign_union`: member by member, validity and fields.
     AssignUnion(Box<[crate::union::MemberCopy]>),
+    /// `assign_header_stack` / `assign_union_stack`: a whole stack copied.
+    CopyStack(Box<crate::stack_copy::StackCopy>),
+    /// A write to a header stack element chosen at run time (boxed: rare, and keeps `Op` small).
+    Element(Box<crate::stack_index::ElementOp>),
     /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
     /// (header, first word) in order, each `words` long.
     StackShift {
@@ -223,6 +227,14 @@ fn narrow(f: FieldRef, ctx: &str) -> R<FieldRef> {
 pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
     let l = s.layout;
     let dst_ty = json::str_(dst, "type", ctx)?;
+    if crate::stack_index::is_element(dst) || crate::stack_index::is_element(src) {
+        let op = crate::stack_index::compile_copy(dst, src, s, ctx)?;
+        return Ok(Op::Element(Box::new(op)));
+    }
+    if dst_ty == "expression" {
+        let op = crate::stack_index::compile_set(dst, src, s, ctx)?;
+        return Ok(Op::Element(Box::new(op)));
+    }
     if dst_ty == "header" {
         let d = header_operand(dst, l, ctx)?;
         let sh = header_operand(src, l, ctx)?;
@@ -322,6 +334,14 @@ pub fn compile_primitive(
             want(2)?;
             compile_assign(&ps[0], &ps[1], s, ctx)?
         }
+        "add_header" | "setValid" | "remove_header" | "setInvalid"
+            if ps.first().is_some_and(crate::stack_index::is_element) =>
+        {
+            want(1)?;
+            let valid = matches!(op, "add_header" | "setValid");
+            let op = crate::stack_index::compile_validity(&ps[0], valid, s, ctx)?;
+            Op::Element(Box::new(op))
+        }
         "add_header" | "setValid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
@@ -329,6 +349,18 @@ pub fn compile_primitive(
                 Some(sib) => Op::SetValidMember(h, wire_bytes(l, h), sib),
                 None => Op::SetValid(h, wire_bytes(l, h)),
             }
+        }
+        "assign_header_stack" => {
+            want(2)?;
+            Op::CopyStack(Box::new(crate::stack_copy::header_stacks(
+                &ps[0], &ps[1], l, ctx,
+            )?))
+        }
+        "assign_union_stack" => {
+            want(2)?;
+            Op::CopyStack(Box::new(crate::stack_copy::union_stacks(
+                &ps[0], &ps[1], l, ctx,
+            )?))
         }
         "assign_union" => {
             want(2)?;
@@ -600,6 +632,8 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             Op::SetInvalid(h, bytes) => st.set_validity(*h, false, *bytes),
             Op::SetValidMember(h, bytes, sib) => crate::union::make_valid(st, *h, *bytes, sib),
             Op::AssignUnion(plan) => crate::union::assign(st, plan),
+            Op::Element(op) => crate::stack_index::run(op, params, look, st),
+            Op::CopyStack(c) => crate::stack_copy::run(st, c),
             Op::SetValidity(h, bytes, e) => {
                 let v = e.eval(&env!());
                 st.set_validity(*h, v != 0, *bytes);

@@ -90,6 +90,10 @@ pub enum Expr {
     SSat(Box<Expr>, u32),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A field of a header stack element chosen at run time (crates/p4/src/stack_index.rs).
+    ElementField(Box<crate::stack_index::ElementField>),
+    /// `isValid()` of a header stack element chosen at run time.
+    ElementValid(Box<crate::stack_index::Element>),
 }
 
 /// Per-packet inputs an expression may read.
@@ -310,6 +314,10 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             operand(v, "left", s, ctx)?,
             operand(v, "right", s, ctx)?,
         )),
+        "access_field" => crate::stack_index::field_expr(v, s, ctx),
+        "valid" if crate::stack_index::is_element(json::get(v, "right", ctx)?) => {
+            crate::stack_index::valid_expr(json::get(v, "right", ctx)?, s, ctx)
+        }
         "valid" => {
             let r = json::get(v, "right", ctx)?;
             if json::str_(r, "type", ctx)? != "header" {
@@ -413,6 +421,8 @@ impl Expr {
                         .map_or(0, |w| u128::from(e.w[*w as usize])),
                 }
             }
+            Expr::ElementField(f) => f.eval128(e),
+            Expr::ElementValid(el) => u128::from(crate::stack_index::is_valid(el, e)),
             Expr::Not(a) => u128::from(a.eval128(e) == 0),
             Expr::BitNot(a) => !a.eval128(e),
             Expr::D2b(a) => u128::from(a.eval128(e) != 0),
@@ -663,14 +673,19 @@ mod tests {
             "right": {"type": "hexstr", "value": "0x1"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert!(m.contains("200-bit"), "{m}");
-        let e = json!({"type": "expression", "value": {"op": "access_field",
-            "left": {"type": "field", "value": ["h", "a"]},
-            "right": {"type": "hexstr", "value": "0x8"}}});
+        let e = json!({"type": "expression", "value": {"op": "dereference_union_stack",
+            "left": {"type": "header_union_stack", "value": "u"},
+            "right": {"type": "hexstr", "value": "0x0"}}});
         let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
         assert_eq!(
             m,
-            "actions[0]: expression operator \"access_field\" not supported"
+            "actions[0]: expression operator \"dereference_union_stack\" not supported"
         );
+        // access_field only of a run-time stack element
+        let e = json!({"type": "expression", "value": {"op": "access_field",
+            "left": {"type": "field", "value": ["h", "a"]}, "right": 0}});
+        let m = compile(&e, &s, "actions[0]").unwrap_err().to_string();
+        assert!(m.contains("dereference_header_stack"), "{m}");
     }
 
     #[test]

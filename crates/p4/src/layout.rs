@@ -69,6 +69,8 @@ pub struct Layout {
     pub union_by_name: HashMap<String, u32>,
     /// The union each header belongs to, by header index.
     pub union_of: Vec<Option<u32>>,
+    pub union_stacks: Vec<crate::union_stack::UnionStackInfo>,
+    pub union_stack_by_name: HashMap<String, u32>,
 }
 
 impl Layout {

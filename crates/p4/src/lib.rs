@@ -93,6 +93,8 @@ mod profile;
 mod profile_api;
 mod program;
 mod runtime_api;
+mod stack_copy;
+mod stack_index;
 mod state;
 mod table;
 #[doc(hidden)]
@@ -100,6 +102,7 @@ pub mod testprog;
 mod trace;
 mod trace_hooks;
 mod union;
+mod union_stack;
 mod vset;
 mod vset_api;
 

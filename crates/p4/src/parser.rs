@@ -64,6 +64,8 @@ enum POp {
     ExtractStack(u32),
     /// Extract of a header union member: its siblings (and wire bytes) become invalid.
     ExtractMember(u32, Box<[(u32, i32)]>),
+    /// `extract(u.next.member)` of a header union stack.
+    ExtractUnionStack(Box<crate::union_stack::Extract>),
     Verify {
         cond: Expr,
         error: Expr,
@@ -196,7 +198,8 @@ impl Parser {
                 match op {
                     "extract" => {
                         need(1)?;
-                        let v = json::as_str(json::get(&ps[0], "value", &octx)?, &octx)?;
+                        let value = json::get(&ps[0], "value", &octx)?;
+                        let v = value.as_str().unwrap_or_default();
                         match json::str_(&ps[0], "type", &octx)? {
                             "regular" => {
                                 let h = l.wire_header(v, &octx)?;
@@ -209,6 +212,10 @@ impl Parser {
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
                                 None => return err(&octx, format!("unknown header stack \"{v}\"")),
                             },
+                            "union_stack" => {
+                                let x = crate::union_stack::extract(value, l, &octx)?;
+                                ops.push(POp::ExtractUnionStack(Box::new(x)));
+                            }
                             t => return err(&octx, format!("extract of \"{t}\" not supported")),
                         }
                     }
@@ -231,9 +238,18 @@ impl Parser {
                         need(1)?;
                         ops.push(POp::Advance(expr::compile(&ps[0], &scope, &octx)?));
                     }
-                    "primitive" => {
-                        need(1)?;
-                        let op = compile_primitive(&ps[0], 0, 1, &scope, names, &octx)?;
+                    // p4c writes header, union and stack assignments as parser ops of their own
+                    "primitive"
+                    | "assign_header"
+                    | "assign_union"
+                    | "assign_header_stack"
+                    | "assign_union_stack" => {
+                        let op = if op == "primitive" {
+                            need(1)?;
+                            compile_primitive(&ps[0], 0, 1, &scope, names, &octx)?
+                        } else {
+                            compile_primitive(o, 0, 1, &scope, names, &octx)?
+                        };
                         if matches!(op, Op::Jump(_) | Op::JumpIfZero(..) | Op::Exit) {
                             return err(&octx, "control flow primitive in a parser not supported");
                         }
@@ -475,6 +491,17 @@ impl Parser {
                     };
                     extract(*h, pkt, cur, st, codecs, codes)?;
                     st.stack_next[*sk as usize] += 1;
+                }
+                POp::ExtractUnionStack(x) => {
+                    let i = st.stack_next[x.slot as usize] as usize;
+                    let Some((h, sib)) = x.members.get(i) else {
+                        return Err(codes.stack_out_of_bounds);
+                    };
+                    extract(*h, pkt, cur, st, codecs, codes)?;
+                    for &(m, b) in sib.iter() {
+                        st.set_validity(m, false, b);
+                    }
+                    st.stack_next[x.slot as usize] += 1;
                 }
                 POp::Verify { cond, error } => {
                     let env = Env {

@@ -48,7 +48,8 @@ impl PacketState {
         PacketState {
             w: vec![0; layout.total_words as usize],
             valid: layout.headers.iter().map(|h| h.metadata).collect(),
-            stack_next: vec![0; layout.stacks.len()],
+            // header stacks, then header union stacks
+            stack_next: vec![0; layout.stacks.len() + layout.union_stacks.len()],
             payload_off: 0,
             parser_error: None,
             exited: false,

@@ -15,12 +15,10 @@ pub struct UnionInfo {
     pub members: Vec<u32>,
 }
 
-/// Reads `header_unions` (each names its members by header id) into the layout; refuses
-/// `header_union_stacks`, which the pipeline does not run.
+/// Reads `header_unions` (each names its members by header id) into the layout, then
+/// `header_union_stacks` (crates/p4/src/union_stack.rs).
 pub fn load(root: &Value, l: &mut Layout) -> R<()> {
-    if !json::arr_or_empty(root, "header_union_stacks", "top level")?.is_empty() {
-        return err("header_union_stacks", "header union stacks not supported");
-    }
+    let mut by_id = std::collections::HashMap::new();
     l.union_of = vec![None; l.headers.len()];
     for (i, u) in json::arr_or_empty(root, "header_unions", "top level")?
         .iter()
@@ -29,6 +27,9 @@ pub fn load(root: &Value, l: &mut Layout) -> R<()> {
         let ctx = label("header_unions", i, u);
         let name = json::str_(u, "name", &ctx)?;
         let idx = l.unions.len() as u32;
+        if let Some(id) = u.get("id").and_then(Value::as_u64) {
+            by_id.insert(id, idx);
+        }
         let mut members = Vec::new();
         for id in json::arr(u, "header_ids", &ctx)? {
             let id = json::as_u64(id, &ctx)?;
@@ -54,7 +55,7 @@ pub fn load(root: &Value, l: &mut Layout) -> R<()> {
             members,
         });
     }
-    Ok(())
+    crate::union_stack::load(root, l, &by_id)
 }
 
 /// The union named by a `{"type": "header_union", "value": NAME}` operand.

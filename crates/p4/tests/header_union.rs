@@ -177,6 +177,10 @@ fn bad_unions_are_refused_in_one_line() {
     j["header_unions"] = json!([{"name": "u", "id": 0, "union_type": "t", "header_ids": [1]}]);
     assert!(load_err(&j).contains("metadata"), "{}", load_err(&j));
     j["header_unions"] = json!([]);
-    j["header_union_stacks"] = json!([{"name": "s", "id": 0}]);
-    assert!(load_err(&j).contains("header union stacks not supported"));
+    j["header_union_stacks"] = json!([{"name": "s", "id": 0, "header_union_ids": [4]}]);
+    assert!(
+        load_err(&j).contains("unknown header union id 4"),
+        "{}",
+        load_err(&j)
+    );
 }

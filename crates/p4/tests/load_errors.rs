@@ -49,10 +49,11 @@ fn unknown_primitive_and_operator() {
         "actions[5] \"MyIngress.set_priority\" primitive 1 \"bit_xor_magic\": primitive \"bit_xor_magic\" not supported"
     );
     let mut v = base();
-    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] = json!("access_field");
+    v["pipelines"][0]["conditionals"][0]["expression"]["value"]["op"] =
+        json!("access_union_header");
     assert_eq!(
         refuse(&v),
-        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"access_field\" not supported"
+        "pipelines[0] \"ingress\" conditionals[0] \"node_2\": expression operator \"access_union_header\" not supported"
     );
 }
 

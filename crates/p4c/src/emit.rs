@@ -229,7 +229,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         "header_stacks": stacks,
         "header_union_types": crate::emit_union::union_types(env, l),
         "header_unions": crate::emit_union::unions(l),
-        "header_union_stacks": [],
+        "header_union_stacks": crate::union_stack::union_stacks_json(l),
         "field_lists": l.field_lists,
         "errors": errors,
         "enums": [],

@@ -385,10 +385,11 @@ impl Env {
             }
             Type::Stack(t, n) => {
                 let et = self.resolve(t)?;
-                if !matches!(et, Ty::Header(_)) {
+                let union = matches!(&et, Ty::Struct(s) if self.unions.contains(s));
+                if !matches!(et, Ty::Header(_)) && !union {
                     return fail(
                         n.loc(),
-                        "only header stacks are supported (T[n] with T a header)",
+                        "only header stacks are supported (T[n] with T a header or header_union)",
                     );
                 }
                 Ty::Stack(Box::new(et), self.width(n)?)

@@ -12,6 +12,11 @@ use crate::subst::Subst;
 use std::collections::HashMap;
 
 pub fn program(decls: Vec<Decl>) -> Res<Vec<Decl>> {
+    let decls = if crate::inline_parser::needed(&decls) {
+        crate::inline_parser::program(decls)?
+    } else {
+        decls
+    };
     if !needs_inlining(&decls) {
         return Ok(decls);
     }

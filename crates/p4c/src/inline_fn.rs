@@ -318,10 +318,15 @@ impl<'a> FnInliner<'a> {
                         && crate::alias::place(o).is_some_and(|po| crate::alias::overlaps(&pa, &po))
                 })
             });
+            // a stack element indexed at run time has no fixed path to stand for the parameter
+            let runtime_element = a.path().is_none()
+                && !matches!(a, Expr::Slice(..))
+                && crate::alias::place(a).is_some();
             match p.dir {
-                Dir::Out | Dir::InOut if shared => {
+                Dir::Out | Dir::InOut if shared || runtime_element => {
                     // two arguments name the same place: each parameter gets its own copy,
-                    // written back left to right
+                    // written back left to right (so does a run-time stack element, whose
+                    // index is evaluated again for the copy back)
                     let v = fresh(&p.name);
                     pre.push(Stmt::Var {
                         ty: p.ty.clone(),

@@ -5,14 +5,15 @@
 //! [`Diag`]s: one line, `file:line:col: error: what to do`.
 //!
 //! What it takes: `#include` / `#define` (also with arguments) / `#if` / `#ifdef`; headers,
-//! header stacks, structs, `typedef` and `type`, enums and serializable enums, constants,
+//! header stacks (indexed by constants or at run time, `stack_index`; assigned whole,
+//! `stack_copy`), header unions and union stacks (`union_stack`), structs, `typedef` and `type`, enums and serializable enums, constants,
 //! `bit<W>` and `bool`, casts, slices (read and written), `++`, arithmetic that wraps at the operand width; parsers with
 //! `extract` (also `stack.next`), `lookahead<T>()` (and a header's field), `advance`, `verify`,
 //! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
 //! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
 //! counters and meters), actions (calls between actions are inlined), `apply` with
-//! `hit` / `miss` / `action_run`, `if`, `exit`; functions and controls instantiated inside
-//! controls (inlined first, `inline`); the v1model externs the switch runs (counter,
+//! `hit` / `miss` / `action_run`, `if`, `exit`; functions, controls instantiated inside
+//! controls and parsers inside parsers (inlined first, `inline`, `inline_parser`); the v1model externs the switch runs (counter,
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
 //! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
 //! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
@@ -38,6 +39,7 @@ pub mod ids;
 mod inline;
 mod inline_action;
 mod inline_fn;
+mod inline_parser;
 mod key_temps;
 mod lexer;
 mod lower;
@@ -54,7 +56,10 @@ mod parse_expr;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod stack_copy;
+mod stack_index;
 mod subst;
+mod union_stack;
 
 pub use diag::Diag;
 use std::path::{Path, PathBuf};

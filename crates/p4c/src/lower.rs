@@ -92,6 +92,8 @@ pub struct Lowerer<'e> {
     pub header_insts: Vec<HeaderInst>,
     pub stacks: Vec<StackInst>,
     pub unions: Vec<UnionInst>,
+    /// Header union stacks (`htype`: the union type), crates/p4c/src/union_stack.rs.
+    pub union_stacks: Vec<StackInst>,
     pub actions: Vec<Value>,
     /// Qualified action name -> JSON id of its one copy.
     pub action_ids: HashMap<String, u64>,
@@ -176,6 +178,7 @@ impl<'e> Lowerer<'e> {
             scalars: Vec::new(),
             header_insts: Vec::new(),
             stacks: Vec::new(),
+            union_stacks: Vec::new(),
             unions: Vec::new(),
             actions: Vec::new(),
             action_ids: HashMap::new(),
@@ -266,7 +269,12 @@ impl<'e> Lowerer<'e> {
                     htype: t.clone(),
                 }),
                 Ty::Stack(t, n) => {
-                    let Ty::Header(t) = &**t else { continue };
+                    let Ty::Header(t) = &**t else {
+                        if let Ty::Struct(u) = &**t {
+                            self.union_stack_layout(&path, u, *n, meta, f.loc)?;
+                        }
+                        continue;
+                    };
                     for i in 0..*n {
                         self.header_insts.push(HeaderInst {
                             name: format!("{path}[{i}]"),

@@ -6,6 +6,7 @@ use crate::diag::{fail, Loc, Res};
 use crate::env::{mask, Ty};
 use crate::lower::{field, hexstr, op, Binding, Lowerer, Scope};
 use crate::lower_expr::Ref;
+use crate::stack_index::header_operand;
 use serde_json::{json, Value};
 
 pub fn prim(o: &str, params: Vec<Value>) -> Value {
@@ -215,6 +216,9 @@ impl Lowerer<'_> {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
+            if let Some(copy) = self.stack_assign(sc, l, r, loc)? {
+                return Ok(vec![copy]);
+            }
             if let Ref::Struct { sname, .. } = self.resolve(sc, l)? {
                 // a struct is copied field by field (headers as headers)
                 let Ok(Ref::Struct { sname: rs, .. }) = self.resolve(sc, r) else {
@@ -236,12 +240,8 @@ impl Lowerer<'_> {
                 }
                 return Ok(out);
             }
-            if let Ref::Header { inst, htype } = self.resolve(sc, l)? {
-                let Ref::Header {
-                    inst: src,
-                    htype: st,
-                } = self.resolve(sc, r)?
-                else {
+            if let Some((dst, htype)) = header_operand(self.resolve(sc, l)?) {
+                let Some((src, st)) = header_operand(self.resolve(sc, r)?) else {
                     return fail(
                         r.loc(),
                         format!("a header of type {htype} must be assigned a header"),
@@ -253,10 +253,7 @@ impl Lowerer<'_> {
                         format!("header type mismatch: {st} assigned to {htype}"),
                     );
                 }
-                return Ok(vec![prim(
-                    "assign_header",
-                    vec![header(&inst), header(&src)],
-                )]);
+                return Ok(vec![prim("assign_header", vec![dst, src])]);
             }
         }
         let (dst, dt) = self.lvalue(sc, l)?;
@@ -488,10 +485,10 @@ impl Lowerer<'_> {
         out: &mut Vec<Value>,
     ) -> Res<()> {
         match (r, m) {
-            (Ref::Header { inst, .. }, "setValid" | "setInvalid") => {
+            (r @ (Ref::Header { .. } | Ref::Element { .. }), "setValid" | "setInvalid") => {
                 self.arity(loc, m, args, 0)?;
                 let o = if m == "setValid" { "add_header" } else { "remove_header" };
-                out.push(prim(o, vec![header(&inst)]));
+                out.extend(header_operand(r).map(|(h, _)| prim(o, vec![h])));
             }
             (Ref::Stack { name, .. }, "push_front" | "pop_front") => {
                 self.arity(loc, m, args, 1)?;

@@ -37,6 +37,30 @@ pub enum Ref {
         f: String,
         ty: Ty,
     },
+    /// A header union stack, or its `next` element (crates/p4c/src/union_stack.rs).
+    UnionStack {
+        name: String,
+        utype: String,
+        size: u32,
+        next: bool,
+    },
+    /// A member of a union stack's `next` element (an extract target).
+    UnionStackNextMember {
+        stack: String,
+        member: String,
+    },
+    /// A stack element indexed at run time (crates/p4c/src/stack_index.rs): its
+    /// `dereference_header_stack` JSON.
+    Element {
+        elem: Value,
+        htype: String,
+    },
+    /// A field of such an element, by position in the header.
+    ElementField {
+        elem: Value,
+        pos: usize,
+        ty: Ty,
+    },
     Struct {
         prefix: String,
         sname: String,
@@ -72,17 +96,21 @@ impl Lowerer<'_> {
             }
             Expr::Index(b, i, loc) => {
                 let base = self.resolve(sc, b)?;
+                if let Ref::UnionStack {
+                    name,
+                    utype,
+                    size,
+                    next: false,
+                } = &base
+                {
+                    return self.union_stack_index(name, utype, *size, i);
+                }
                 let Ref::Stack { name, htype, size } = base else {
                     return fail(*loc, "only header stacks can be indexed");
                 };
                 let idx = match self.env.const_value(i) {
                     Ok((v, _)) => v,
-                    Err(_) => {
-                        return fail(
-                            i.loc(),
-                            "a header stack index must be a compile-time constant",
-                        )
-                    }
+                    Err(_) => return self.runtime_element(sc, name, htype, i),
                 };
                 if idx >= u128::from(size) {
                     return fail(
@@ -159,6 +187,7 @@ impl Lowerer<'_> {
                     Ty::Header(t) => Ref::Header { inst: path, htype: t.clone() },
                     Ty::Stack(t, n) => match &**t {
                         Ty::Header(t) => Ref::Stack { name: path, htype: t.clone(), size: *n },
+                        Ty::Struct(u) => Ref::UnionStack { name: path, utype: u.clone(), size: *n, next: false },
                         _ => return fail(loc, "only header stacks are supported"),
                     },
                     Ty::Struct(t) => Ref::Struct { prefix: format!("{path}."), sname: t.clone(), meta },
@@ -189,6 +218,8 @@ impl Lowerer<'_> {
                 "size" => Ok(Ref::Const(u128::from(size), Ty::Bit(32))),
                 _ => fail(loc, format!("header stack {name} has no member '{m}' (next, last, size, push_front, pop_front)")),
             },
+            Ref::Element { elem, htype } => self.element_member(elem, &htype, m, loc),
+            r @ Ref::UnionStack { .. } => self.union_stack_member(r, m, loc),
             Ref::StackLast { name, htype } => {
                 let fs = self.env.header_fields(&htype);
                 match fs.iter().find(|f| f.name == m) {
@@ -215,6 +246,9 @@ impl Lowerer<'_> {
     pub fn lvalue(&self, sc: &Scope, e: &Expr) -> Res<(Value, Ty)> {
         match self.resolve(sc, e)? {
             Ref::Field { h, f, ty } => Ok((field(&h, &f), ty)),
+            Ref::ElementField { elem, pos, ty } => {
+                Ok((crate::stack_index::field_json(elem, pos), ty))
+            }
             Ref::Param(..) => fail(
                 e.loc(),
                 "action parameters without a direction are read-only",
@@ -278,6 +312,9 @@ impl Lowerer<'_> {
                     })
                 }
                 Ref::Value(v, t) => Ok((v, t)),
+                Ref::ElementField { elem, pos, ty } => {
+                    Ok((crate::stack_index::field_value(elem, pos, &ty), ty))
+                }
                 _ => fail(
                     e.loc(),
                     format!("{} is not a value", e.path().unwrap_or_default()),
@@ -565,6 +602,12 @@ impl Lowerer<'_> {
                     return fail(loc, "isValid() takes no arguments");
                 }
                 Ok((un("d2b", field(&inst, "$valid$")), Ty::Bool))
+            }
+            (Ref::Element { elem, .. }, "isValid") => {
+                if !args.is_empty() {
+                    return fail(loc, "isValid() takes no arguments");
+                }
+                Ok((crate::stack_index::valid_json(elem), Ty::Bool))
             }
             (Ref::Struct { prefix, sname, .. }, "isValid") if self.env.unions.contains(&sname) => {
                 if !args.is_empty() {

@@ -222,6 +222,9 @@ impl Lowerer<'_> {
                     Ref::StackNext { name, .. } => Ok(
                         json!({"op": "extract", "parameters": [{"type": "stack", "value": name}]}),
                     ),
+                    Ref::UnionStackNextMember { stack, member } => {
+                        Ok(crate::union_stack::extract_json(&stack, &member))
+                    }
                     _ => fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
                 }
             }
@@ -420,6 +423,12 @@ impl Lowerer<'_> {
                     self.emit_order(sc, &m, order)?;
                 }
             }
+            Ref::UnionStack {
+                name,
+                utype,
+                size,
+                next: false,
+            } => self.union_stack_emit_order(&name, &utype, size, order),
             Ref::Field { .. } => {}
             _ => {
                 return fail(
