@@ -34,6 +34,8 @@ pub struct TableInfo {
     pub direct_meter: Option<String>,
     /// The action profile or selector (`implementation`).
     pub implementation: Option<String>,
+    /// Serializable enums the keys are of (P4Info lists them in `type_info`).
+    pub ser_enums: Vec<String>,
 }
 
 /// Hex string of `v` in `w` bits.
@@ -127,6 +129,7 @@ impl Lowerer<'_> {
             direct_counter: None,
             direct_meter: None,
             implementation: None,
+            ser_enums: Vec::new(),
         };
         let mut keys = Vec::new();
         let mut widths = Vec::new();
@@ -166,10 +169,14 @@ impl Lowerer<'_> {
             info.keys.push((kname, width, mk.to_string(), type_name));
             widths.push(width);
             // entries of an int<W> field key are int<W> constants (their bits matched)
-            let signed = matches!(
-                self.resolve(sc, &k.expr),
-                Ok(Ref::Field { ty: Ty::Int(_), .. })
-            );
+            let key_ty = match self.resolve(sc, &k.expr) {
+                Ok(Ref::Field { ty, .. }) => Some(ty),
+                _ => None,
+            };
+            if let Some(Ty::SerEnum(n, _)) = &key_ty {
+                info.ser_enums.push(n.clone());
+            }
+            let signed = matches!(key_ty, Some(Ty::Int(_)));
             if signed && mk == "range" {
                 return fail(k.loc, "a range key on an int<W> field is not supported");
             }

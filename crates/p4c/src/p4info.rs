@@ -108,6 +108,23 @@ fn type_name(out: &mut String, tn: &Option<String>, used: &mut Vec<String>) {
     }
 }
 
+/// A serializable enum in `type_info`: its width and each member's value in that many bytes,
+/// in declaration order as p4c lists them.
+fn serializable_enum(name: &str, e: &crate::env::EnumInfo) -> String {
+    let w = e.width.unwrap_or(0);
+    let mut s = format!("  serializable_enums {{\n    key: {}\n    value {{\n      underlying_type {{\n        bitwidth: {w}\n      }}\n", quote(name));
+    for (m, v) in &e.members {
+        let value = octets(&format!("{v:x}"), w);
+        let _ = write!(
+            s,
+            "      members {{\n        name: {}\n        value: {value}\n      }}\n",
+            quote(m)
+        );
+    }
+    s.push_str("    }\n  }\n");
+    s
+}
+
 /// The control-plane parameters of an action only called directly, as bmv2 runtime_data: the
 /// directionless ones (in/out/inout parameters are bound by the call).
 fn called_params(env: &Env, d: &crate::ast::ActionDecl) -> Value {
@@ -559,6 +576,14 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             let _ = write!(out, "      members {{\n        name: {}\n        type_spec {{\n{spec}        }}\n      }}\n", quote(m));
         }
         out.push_str("    }\n  }\n");
+    }
+    let mut enums: Vec<&String> = tables.iter().flat_map(|t| &t.ser_enums).collect();
+    enums.sort();
+    enums.dedup();
+    for n in enums {
+        if let Some(e) = env.enums.get(n.as_str()) {
+            out.push_str(&serializable_enum(n, e));
+        }
     }
     used_types.sort();
     used_types.dedup();

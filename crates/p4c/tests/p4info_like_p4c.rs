@@ -114,3 +114,28 @@ fn a_validity_key_is_named_as_p4c_names_it() {
         out.p4info
     );
 }
+
+#[test]
+fn a_serializable_enum_a_key_is_of_is_listed_with_its_members_full_width() {
+    let src = program(
+        "enum bit<16> Colour { RED = 10, BLUE = 0xab00 }\nenum bit<8> Unused { X = 1 }",
+        "action a() { }
+         table t { key = { hdr.h.a: exact; m: ternary; } actions = { a; } }
+         Colour m = Colour.RED;
+         apply { t.apply(); }",
+    );
+    let out = compile_src("serenum", &src).unwrap();
+    let at = out
+        .p4info
+        .find("  serializable_enums {\n")
+        .expect("no serializable_enums");
+    let rest = &out.p4info[at..];
+    assert_eq!(
+        &rest[..rest.find("\n  }\n").unwrap() + 5],
+        "  serializable_enums {\n    key: \"Colour\"\n    value {\n      underlying_type {\n        bitwidth: 16\n      }\n      members {\n        name: \"RED\"\n        value: \"\\000\\n\"\n      }\n      members {\n        name: \"BLUE\"\n        value: \"\\253\\000\"\n      }\n    }\n  }\n"
+    );
+    assert!(
+        !out.p4info.contains("Unused"),
+        "an enum no key uses is not listed"
+    );
+}
