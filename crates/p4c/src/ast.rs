@@ -192,6 +192,9 @@ pub enum Local {
 pub struct ControlDecl {
     pub name: String,
     pub params: Vec<Param>,
+    /// Constructor parameters (`control C(inout H h)(my_ctl_t c)`), bound where it is
+    /// instantiated (`ctor_args`).
+    pub ctor_params: Vec<Param>,
     pub locals: Vec<Local>,
     pub apply: Vec<Stmt>,
     pub loc: Loc,

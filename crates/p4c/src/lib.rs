@@ -16,6 +16,9 @@
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
 //! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
 //! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
+//! Before inlining, `desugar` and `ctor_args` make rewrites p4c's front end makes: self-
+//! assignments dropped, slices of slices folded, `extract(_)` and unused lookaheads given
+//! variables, controls with constructor parameters specialised per instance.
 //! Anything else is refused with a diagnostic naming the construct.
 //!
 //! ```no_run
@@ -29,6 +32,8 @@
 mod alias;
 mod ast;
 mod bound_action;
+mod ctor_args;
+mod desugar;
 mod diag;
 mod emit;
 mod emit_union;
@@ -95,7 +100,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
-        let decls = parse::parse_program(tokens)?;
+        let decls = ctor_args::program(desugar::program(parse::parse_program(tokens)?))?;
         let decls = key_temps::program(inline::program(decls)?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);

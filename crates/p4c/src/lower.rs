@@ -224,7 +224,8 @@ impl<'e> Lowerer<'e> {
         let w = match ty {
             Ty::Bit(w) | Ty::Int(w) | Ty::SerEnum(_, w) => *w,
             Ty::Bool => 1,
-            Ty::Error => 32,
+            // a plain enum is a 32-bit number in bmv2, as p4c lowers it
+            Ty::Error | Ty::Enum(_) => 32,
             t => {
                 return fail(
                     loc,

@@ -354,6 +354,7 @@ impl Parser {
         Ok(ControlDecl {
             name,
             params,
+            ctor_params: Vec::new(),
             locals,
             apply,
             loc,

@@ -1,0 +1,166 @@
+//! Constructs p4c's front end rewrites before lowering, on programs written for these tests, run
+//! through the switch's pipeline (lanes-p4) with outcomes worked out by hand: enum-typed
+//! variables, self-assignments, slices of slices, `extract(_)`, a lookahead whose value is
+//! unused, controls with constructor parameters and controls applied by their type name.
+
+mod common;
+use common::*;
+use lanes_p4::{DropReason, ParserErrorPolicy};
+
+fn run(tag: &str, src: &str, h: [u8; 4]) -> [u8; 4] {
+    run_with(tag, src, h, &|_| {})
+}
+
+#[test]
+fn enum_variables_hold_members_and_compare() {
+    let decls = "enum Choice { First, Second, Third }";
+    let ing = "apply {
+        Choice c = Choice.Second;
+        if (c == Choice.First) { hdr.h.a = 1; } else { hdr.h.a = 2; }
+        c = Choice.Third;
+        if (c != Choice.Second) { hdr.h.b = 3; }
+        if (hdr.h.d == 0) { c = Choice.First; }
+        hdr.h.c = c == Choice.First ? 8w4 : 8w5;
+    }";
+    let src = program(decls, ing);
+    assert_eq!(run("enum", &src, [0, 0, 0, 0]), [2, 3, 4, 0]);
+    assert_eq!(run("enum", &src, [0, 0, 0, 9]), [2, 3, 5, 9]);
+}
+
+#[test]
+fn an_assignment_of_a_place_to_itself_is_dropped() {
+    // `sm = sm` copies a whole struct: nothing to do, so nothing is refused either
+    let ing = "action keep() {
+        if (sm.enq_timestamp != 6) { sm = sm; }
+        hdr.h = hdr.h;
+        hdr.h.c = hdr.h.c;
+        hdr.h.a = 5;
+    }
+    apply { keep(); }";
+    assert_eq!(
+        run("selfassign", &program("", ing), [1, 2, 3, 4]),
+        [5, 2, 3, 4]
+    );
+}
+
+#[test]
+fn a_slice_of_a_slice_is_one_slice_read_or_written() {
+    // a[7:4][2:1] is a[6:5]; c[7:2][3:0] is c[5:2]; b[7:0][7:4][3:0] is b[7:4]
+    let ing = "apply {
+        hdr.h.a[7:4][2:1] = 2w0;
+        hdr.h.d = (bit<8>)hdr.h.c[7:2][3:0];
+        hdr.h.b[7:0][7:4][3:0] = 4w0x6;
+    }";
+    assert_eq!(
+        run("slices", &program("", ing), [0xff, 0x0f, 0b1011_0100, 0]),
+        [0x9f, 0x6f, 0b1011_0100, 0x0d]
+    );
+}
+
+const SKIPPING_PARSER: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header four_t { bit<32> x; }
+struct six_t { bit<16> a; bit<(8 * 4)> b; }
+struct headers { ethernet_t eth; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.eth);
+        pkt.extract<four_t>(_);
+        pkt.lookahead<six_t>();
+        transition accept;
+    }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = 2; }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn extract_into_dont_care_skips_and_an_unused_lookahead_still_needs_its_bytes() {
+    let out = compile_src("skip", SKIPPING_PARSER).unwrap();
+    let mut p = load(&out.json);
+    p.set_parser_error_policy(ParserErrorPolicy::Drop);
+    let eth: Vec<u8> = (1..=14).collect();
+    // four bytes skipped (extracted into a header that is not emitted), six looked at
+    let mut f = eth.clone();
+    f.extend(0xa0..0xaa);
+    let mut want = eth.clone();
+    want.extend(0xa4..0xaa);
+    assert_eq!(pass(&mut p, &f, 1), Ok((2, 0, want)));
+    // five bytes after the skipped four: the lookahead of six fails with PacketTooShort (1)
+    let mut f = eth.clone();
+    f.extend(0xa0..0xa9);
+    assert_eq!(pass(&mut p, &f, 1), Err(DropReason::ParserError(1)));
+}
+
+#[test]
+fn controls_take_control_instances_as_constructor_arguments() {
+    // C1 is instantiated once and applied through both C2 and C3; Outer is applied by its type
+    let decls = "
+    control ctl_t(inout bit<8> x);
+    control C1(inout bit<8> x) {
+        counter(4, CounterType.packets) stats;
+        apply { x = x + 1; stats.count(0); }
+    }
+    control C2(inout bit<8> x)(ctl_t c) { apply { x = x << 1; c.apply(x); } }
+    control C3(inout bit<8> x)(ctl_t c, bit<8> k) { apply { x = x ^ k; c.apply(x); } }
+    control Outer(inout bit<8> x) {
+        C3(c1, 0xf0) c3;
+        C1() c1;
+        C2(c1) c2;
+        apply { c2.apply(x); c3.apply(x); }
+    }";
+    let ing = "apply { Outer.apply(hdr.h.a); }";
+    // a = 3: << 1 -> 6, + 1 -> 7; ^ 0xf0 -> 0xf7, + 1 -> 0xf8
+    let src = program(decls, ing);
+    assert_eq!(run("ctor", &src, [3, 0, 0, 0]), [0xf8, 0, 0, 0]);
+    let out = compile_src("ctor", &src).unwrap();
+    // one counter, named as p4c names it (the instance's path)
+    assert!(out.json.contains("\"I.Outer.c1.stats\""), "{}", out.json);
+    assert_eq!(
+        out.json.matches("\"counter_array\"").count(),
+        2,
+        "two counts of one counter"
+    );
+}
+
+#[test]
+fn wrong_constructor_arguments_are_one_line_errors() {
+    let decls = "
+    control ctl_t(inout bit<8> x);
+    control C1(inout bit<8> x) { apply { x = x + 1; } }
+    control C2(inout bit<8> x)(ctl_t c) { apply { c.apply(x); } }";
+    let e = one_line_error(
+        "ctor_count",
+        &program(
+            decls,
+            "C1() c1; C2(c1, c1) c2; apply { c2.apply(hdr.h.a); }",
+        ),
+    );
+    assert!(
+        e.contains("control 'C2' takes 1 constructor argument(s), 2 given"),
+        "{e}"
+    );
+    let e = one_line_error(
+        "ctor_inline",
+        &program(decls, "C2(C1()) c2; apply { c2.apply(hdr.h.a); }"),
+    );
+    assert!(e.contains("declare the instance first"), "{e}");
+    let parser_ctor = SKIPPING_PARSER.replace(
+        "inout standard_metadata_t sm) {\n    state",
+        "inout standard_metadata_t sm)(bit<8> k) {\n    state",
+    );
+    let e = one_line_error("ctor_parser", &parser_ctor);
+    assert!(
+        e.contains("constructor parameters of parsers are not supported"),
+        "{e}"
+    );
+}
