@@ -320,6 +320,29 @@ impl<'e> Lowerer<'e> {
                 });
                 sc.bind(name, Binding::HeaderVar(inst, h.clone()));
             }
+            Ty::Stack(elem, size) if matches!(&**elem, Ty::Header(_)) => {
+                let Ty::Header(h) = &**elem else {
+                    return Ok(());
+                };
+                let stack = self.fresh(full);
+                for i in 0..*size {
+                    self.header_insts.push(HeaderInst {
+                        name: format!("{stack}[{i}]"),
+                        htype: h.clone(),
+                    });
+                }
+                self.stacks.push(StackInst {
+                    name: stack.clone(),
+                    htype: h.clone(),
+                    size: *size,
+                });
+                let r = crate::lower_expr::Ref::Stack {
+                    name: stack,
+                    htype: h.clone(),
+                    size: *size,
+                };
+                sc.bind(name, Binding::Alias(Box::new(r)));
+            }
             Ty::Struct(s) => {
                 let prefix = format!("{}.", self.fresh(full));
                 self.struct_layout(s, &prefix, true, loc)?;

@@ -36,8 +36,9 @@ impl Parser {
                 true
             }
             _ => {
+                // `T x`, `T<..> x`, `T[n] x` (a stack): T is a type name, never a variable
                 matches!(self.peek_at(1), Tok::Ident(_))
-                    || matches!(self.peek_at(1), Tok::Punct("<"))
+                    || matches!(self.peek_at(1), Tok::Punct("<") | Tok::Punct("["))
             }
         }
     }
