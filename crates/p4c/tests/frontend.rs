@@ -197,3 +197,54 @@ fn a_list_passed_for_an_in_header_parameter_is_copied_into_a_header() {
         [2, 2, 8, 31]
     );
 }
+
+const STRUCT_IN_HEADER: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+struct row_t { bit<8> e; bit<16> t; bit<8> l; }
+header rows_t { bit<8> first; row_t row; }
+struct headers { rows_t r; }
+struct metadata { }
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.r); transition accept; }
+}
+control V(inout headers hdr, inout metadata meta) { apply { } }
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action to(bit<9> p) { sm.egress_spec = p; hdr.r.row.t = hdr.r.row.t + (bit<16>)hdr.r.row.l; }
+    table by_row {
+        key = { hdr.r.row.e: exact; }
+        actions = { to; NoAction; }
+        const entries = { 0x01: to(1); 0x02: to(2); }
+        default_action = NoAction();
+    }
+    apply { by_row.apply(); hdr.r.first = hdr.r.row.e; }
+}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers hdr, inout metadata meta) { apply { } }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.r); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn a_struct_field_of_a_header_is_laid_out_in_place_and_matched_on() {
+    let out = compile_src("rowhdr", STRUCT_IN_HEADER).unwrap();
+    // the key keeps the name it is written with; the fields are p4c's flattened ones
+    assert!(
+        out.p4info.contains("name: \"hdr.r.row.e\""),
+        "{}",
+        out.p4info
+    );
+    assert!(out.json.contains("\"_row_t1\""), "{}", out.json);
+    let mut p = load(&out.json);
+    // first, row.e, row.t (two bytes), row.l, then payload
+    let f = [0, 2, 0x10, 0x00, 5, 0xee];
+    assert_eq!(
+        pass(&mut p, &f, 7),
+        Ok((2, 0, vec![2, 2, 0x10, 0x05, 5, 0xee]))
+    );
+    let f = [0, 3, 0x10, 0x00, 5, 0xee];
+    assert_eq!(
+        pass(&mut p, &f, 7),
+        Ok((0, 0, vec![3, 3, 0x10, 0x00, 5, 0xee]))
+    );
+}
