@@ -30,6 +30,7 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
                 Decl::Parser(p)
             }
             Decl::Control(mut c) => {
+                crate::control_locals::rewrite(&mut c);
                 for l in &mut c.locals {
                     if let Local::Action(a) = l {
                         a.body = stmts(std::mem::take(&mut a.body));
@@ -52,87 +53,51 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
 }
 
 fn stmts(body: Vec<Stmt>) -> Vec<Stmt> {
-    body.into_iter().map(stmt).collect()
+    crate::ast_map::stmts(drop_self_assignments(body), &fold_slices)
 }
 
-fn stmt(s: Stmt) -> Stmt {
-    match s {
-        Stmt::Assign(l, r, loc) => {
-            if l.path().is_some() && l.path() == r.path() {
-                return Stmt::Empty;
+fn drop_self_assignments(body: Vec<Stmt>) -> Vec<Stmt> {
+    body.into_iter()
+        .map(|s| match s {
+            Stmt::Assign(l, r, _) if l.path().is_some() && l.path() == r.path() => Stmt::Empty,
+            Stmt::If(c, t, e, loc) => {
+                Stmt::If(c, drop_self_assignments(t), drop_self_assignments(e), loc)
             }
-            Stmt::Assign(expr(l), expr(r), loc)
-        }
-        Stmt::Call(e, loc) => Stmt::Call(expr(e), loc),
-        Stmt::If(c, t, e, loc) => Stmt::If(expr(c), stmts(t), stmts(e), loc),
-        Stmt::Block(b) => Stmt::Block(stmts(b)),
-        Stmt::Switch(e, cases, loc) => Stmt::Switch(
-            expr(e),
-            cases
-                .into_iter()
-                .map(|mut c| {
-                    c.body = c.body.map(stmts);
-                    c
-                })
-                .collect(),
-            loc,
-        ),
-        Stmt::Var {
-            ty,
-            name,
-            init,
-            loc,
-        } => Stmt::Var {
-            ty,
-            name,
-            init: init.map(expr),
-            loc,
-        },
-        Stmt::ReturnValue(e, loc) => Stmt::ReturnValue(expr(e), loc),
-        other => other,
-    }
+            Stmt::Block(b) => Stmt::Block(drop_self_assignments(b)),
+            Stmt::Switch(e, cases, loc) => Stmt::Switch(
+                e,
+                cases
+                    .into_iter()
+                    .map(|mut c| {
+                        c.body = c.body.map(drop_self_assignments);
+                        c
+                    })
+                    .collect(),
+                loc,
+            ),
+            other => other,
+        })
+        .collect()
 }
 
-/// `e` with every slice of a slice (constant bounds) folded into one slice.
-fn expr(e: Expr) -> Expr {
-    let b = |x: Box<Expr>| Box::new(expr(*x));
-    match e {
-        Expr::Slice(x, h, l, loc) => {
-            let x = expr(*x);
-            match (x, literal(&h), literal(&l)) {
-                (Expr::Slice(inner, ih, il, _), Some(oh), Some(ol)) => {
-                    match (literal(&ih), literal(&il)) {
-                        (Some(_), Some(base)) => Expr::Slice(
-                            inner,
-                            Box::new(int(base + oh, h.loc())),
-                            Box::new(int(base + ol, l.loc())),
-                            loc,
-                        ),
-                        _ => Expr::Slice(Box::new(Expr::Slice(inner, ih, il, loc)), h, l, loc),
-                    }
-                }
-                (x, _, _) => Expr::Slice(Box::new(x), h, l, loc),
+/// A slice of a slice (its children already folded) with constant bounds as one slice.
+fn fold_slices(e: Expr) -> Expr {
+    let Expr::Slice(x, h, l, loc) = e else {
+        return e;
+    };
+    match (*x, literal(&h), literal(&l)) {
+        (Expr::Slice(inner, ih, il, iloc), Some(oh), Some(ol)) => {
+            match (literal(&ih), literal(&il)) {
+                (Some(_), Some(base)) => Expr::Slice(
+                    inner,
+                    Box::new(int(base + oh, h.loc())),
+                    Box::new(int(base + ol, l.loc())),
+                    loc,
+                ),
+                _ => Expr::Slice(Box::new(Expr::Slice(inner, ih, il, iloc)), h, l, loc),
             }
         }
-        Expr::Member(x, m, l) => Expr::Member(b(x), m, l),
-        Expr::Index(x, i, l) => Expr::Index(b(x), b(i), l),
-        Expr::Call {
-            func,
-            type_args,
-            args,
-            loc,
-        } => Expr::Call {
-            func: b(func),
-            type_args,
-            args: args.into_iter().map(expr).collect(),
-            loc,
-        },
-        Expr::Unary(o, x, l) => Expr::Unary(o, b(x), l),
-        Expr::Binary(o, x, y, l) => Expr::Binary(o, b(x), b(y), l),
-        Expr::Cast(t, x, l) => Expr::Cast(t, b(x), l),
-        Expr::Mux(c, x, y, l) => Expr::Mux(b(c), b(x), b(y), l),
-        Expr::List(xs, l) => Expr::List(xs.into_iter().map(expr).collect(), l),
-        other => other,
+        (x, _, _) => Expr::Slice(Box::new(x), h, l, loc),
     }
 }
 

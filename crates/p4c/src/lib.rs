@@ -31,7 +31,9 @@
 
 mod alias;
 mod ast;
+mod ast_map;
 mod bound_action;
+mod control_locals;
 mod ctor_args;
 mod desugar;
 mod diag;

@@ -248,3 +248,25 @@ fn a_struct_field_of_a_header_is_laid_out_in_place_and_matched_on() {
         Ok((0, 0, vec![3, 3, 0x10, 0x00, 5, 0xee]))
     );
 }
+
+#[test]
+fn tuple_variables_by_element_and_control_variable_initialisers_calling_functions() {
+    let decls = "bit<8> bump(inout bit<8> s) { s = s + 1; return 8w7; }";
+    let ing = "tuple<bit<8>, bit<8>> t = { 3, bump(hdr.h.d) };
+    h_t copy = { 1, 2, 3, bump(hdr.h.d) };
+    apply { hdr.h.a = t[0]; hdr.h.b = t[1]; t[0] = 9; hdr.h.c = t[0] + copy.c; }";
+    // d bumped twice (4 -> 6); c = 9 + 3
+    assert_eq!(
+        run("tuplevar", &program(decls, ing), [0, 0, 0, 4]),
+        [3, 7, 12, 6]
+    );
+    let whole = program(
+        "",
+        "tuple<bit<8>, bit<8>> t = { 1, 2 }; apply { hdr.h = { t, 1 }; }",
+    );
+    let e = one_line_error("tuplewhole", &whole);
+    assert!(
+        e.contains("variables of type list are not supported here"),
+        "{e}"
+    );
+}
