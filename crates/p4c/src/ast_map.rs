@@ -36,6 +36,13 @@ pub fn stmt(s: Stmt, f: &dyn Fn(Expr) -> Expr) -> Stmt {
             loc,
         },
         Stmt::ReturnValue(e, loc) => Stmt::ReturnValue(expr(e, f), loc),
+        Stmt::For(l) => Stmt::For(Box::new(ForStmt {
+            init: stmts(l.init, f),
+            cond: l.cond.map(|c| expr(c, f)),
+            step: stmts(l.step, f),
+            body: stmts(l.body, f),
+            loc: l.loc,
+        })),
         other => other,
     }
 }

@@ -139,6 +139,8 @@ pub struct Lowerer<'e> {
     pub anonymous_profiles: HashMap<(String, String), String>,
     /// The JSON `parse_vsets` (parser value sets).
     pub value_sets: Vec<Value>,
+    /// Per `for` loop being lowered (innermost last): its `break`s and `continue`s.
+    pub loops: Vec<crate::lower_for::LoopJumps>,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -204,6 +206,7 @@ impl<'e> Lowerer<'e> {
             pipeline: String::new(),
             anonymous_profiles: HashMap::new(),
             value_sets: Vec::new(),
+            loops: Vec::new(),
         }
     }
 

@@ -269,7 +269,8 @@ impl Lowerer<'_> {
 
     fn is_simple(&self, sc: &Scope, c: &ControlDecl, s: &Stmt) -> bool {
         match s {
-            Stmt::Assign(..) => true,
+            // a loop runs in a synthesized action (a table applied in it is refused there)
+            Stmt::Assign(..) | Stmt::For(_) => true,
             Stmt::Call(e, _) => {
                 self.applied_table(sc, c, e).is_none() && self.direct_action(sc, e).is_none()
             }
@@ -378,6 +379,10 @@ impl Lowerer<'_> {
                 }
                 Stmt::Block(b) => self.seq(sc, c, b, next)?,
                 Stmt::Exit(_) | Stmt::Return(_) => None,
+                Stmt::For(f) => return fail(f.loc, "cannot lower this loop"),
+                Stmt::Break(loc) | Stmt::Continue(loc) => {
+                    return fail(*loc, "break and continue are only allowed in a for loop")
+                }
                 Stmt::ReturnValue(_, loc) => {
                     return fail(*loc, "return with a value is only allowed in a function")
                 }

@@ -27,7 +27,7 @@ impl Parser {
         }
     }
 
-    fn is_decl_start(&self) -> bool {
+    pub(crate) fn is_decl_start(&self) -> bool {
         if !self.starts_type() {
             return false;
         }
@@ -92,6 +92,17 @@ impl Parser {
                 });
             }
             return Ok(Stmt::Switch(e, cases, loc));
+        }
+        if self.eat_kw("for") {
+            return self.for_stmt(loc);
+        }
+        if self.eat_kw("break") {
+            self.expect(";")?;
+            return Ok(Stmt::Break(loc));
+        }
+        if self.eat_kw("continue") {
+            self.expect(";")?;
+            return Ok(Stmt::Continue(loc));
         }
         if self.eat_kw("exit") {
             self.expect(";")?;

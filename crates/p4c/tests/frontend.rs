@@ -270,3 +270,57 @@ fn tuple_variables_by_element_and_control_variable_initialisers_calling_function
         "{e}"
     );
 }
+
+#[test]
+fn for_loops_with_run_time_bounds_break_and_continue() {
+    // b = 1 + 2 + ... + a; c = a * a by nested loops; d counts odd i below 10 up to a break
+    // at 7 (1, 3, 5: 3); the loop in apply runs in a synthesized action
+    let ing = "action sums() {
+        hdr.h.b = 0;
+        for (bit<8> i = 1; i <= hdr.h.a; i = i + 1) { hdr.h.b = hdr.h.b + i; }
+        hdr.h.c = 0;
+        for (bit<8> i = 0; i < hdr.h.a; i = i + 1) {
+            for (bit<8> j = 0; j < hdr.h.a; j = j + 1) { hdr.h.c = hdr.h.c + 1; }
+        }
+    }
+    apply {
+        sums();
+        hdr.h.d = 0;
+        for (bit<8> i = 0; i < 10; i += 1) {
+            if (i == 7) { break; }
+            if ((i & 1) == 0) { continue; }
+            hdr.h.d = hdr.h.d + 1;
+        }
+    }";
+    let src = program("", ing);
+    assert_eq!(run("forloop", &src, [5, 0, 0, 0]), [5, 15, 25, 3]);
+    assert_eq!(run("forloop", &src, [0, 9, 9, 9]), [0, 0, 0, 3]);
+}
+
+#[test]
+fn a_loop_that_never_ends_is_stopped_by_the_switch() {
+    // 2^20 backward jumps, then the action stops: a is incremented 2^20 + 1 times (1 mod 256)
+    // and nothing after the loop runs
+    let ing = "action spin() { for (;;) { hdr.h.a = hdr.h.a + 1; } hdr.h.b = 1; }
+    apply { spin(); hdr.h.c = 2; }";
+    assert_eq!(run("spin", &program("", ing), [5, 0, 0, 0]), [6, 0, 2, 0]);
+}
+
+#[test]
+fn loops_refused_in_one_line() {
+    let e = one_line_error("brk", &program("", "apply { break; }"));
+    assert!(
+        e.contains("break and continue are only allowed in a for loop"),
+        "{e}"
+    );
+    let e = one_line_error(
+        "brk_action",
+        &program("", "action a() { continue; } apply { a(); }"),
+    );
+    assert!(e.contains("continue outside a for loop"), "{e}");
+    let e = one_line_error(
+        "forin",
+        &program("", "apply { for (bit<8> i in 1 .. 3) { hdr.h.a = i; } }"),
+    );
+    assert!(e.contains("for-in loops are not supported"), "{e}");
+}
