@@ -17,8 +17,8 @@ pub fn expand(env: &Env, f: &Field, s: &str, out: &mut Vec<FieldTy>) -> Res<()> 
             format!("header field '{}': struct {s} is not declared", f.name),
         );
     };
-    let mut k = out.iter().filter(|o| is_flattened(&o.name)).count();
-    for m in members {
+    let first = out.iter().filter(|o| is_flattened(&o.name)).count();
+    for (k, m) in (first..).zip(members) {
         if !matches!(m.ty, Ty::Bit(_) | Ty::Int(_) | Ty::SerEnum(..) | Ty::Bool) {
             return fail(
                 f.loc,
@@ -35,7 +35,6 @@ pub fn expand(env: &Env, f: &Field, s: &str, out: &mut Vec<FieldTy>) -> Res<()> 
             loc: f.loc,
             ..m.clone()
         });
-        k += 1;
     }
     Ok(())
 }
