@@ -52,6 +52,7 @@ mod lower;
 mod lower_action;
 mod lower_coerce;
 mod lower_control;
+mod lower_equality;
 mod lower_expr;
 mod lower_extern;
 mod lower_for;

@@ -408,6 +408,9 @@ impl Lowerer<'_> {
     }
 
     fn binary(&self, sc: &Scope, o: &str, a: &Expr, b: &Expr, loc: Loc) -> Res<(Value, Ty)> {
+        if let Some(v) = self.aggregate_equality(sc, o, a, b, loc)? {
+            return Ok(v);
+        }
         let (av, at) = self.rvalue(sc, a)?;
         let (bv, bt) = self.rvalue(sc, b)?;
         let loc = if loc == Loc::default() {

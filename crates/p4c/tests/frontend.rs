@@ -324,3 +324,43 @@ fn loops_refused_in_one_line() {
     );
     assert!(e.contains("for-in loops are not supported"), "{e}");
 }
+
+#[test]
+fn headers_stacks_and_structs_compare_with_equals() {
+    // two headers are equal when both are invalid or both valid with equal fields
+    let decls = "struct two_t { h_t x; bit<8> y; }";
+    let ing = "apply {
+        h_t other = { hdr.h.a, hdr.h.b, hdr.h.c, 0 };
+        h_t none;
+        h_t[2] s1;
+        h_t[2] s2;
+        s1[0] = hdr.h;
+        s2[0] = hdr.h;
+        two_t p = { hdr.h, 1 };
+        two_t q = { hdr.h, 1 };
+        bit<8> r = 0;
+        if (hdr.h == other) { r = r | 1; }
+        if (hdr.h != none) { r = r | 2; }
+        if (s1 == s2) { r = r | 4; }
+        s2[1].setValid();
+        if (s1 != s2) { r = r | 8; }
+        if (p == q) { r = r | 16; }
+        q.y = 2;
+        if (p != q) { r = r | 32; }
+        hdr.h.d = r;
+    }";
+    let src = program(decls, ing);
+    // d = 0: other equals hdr.h (1 | 2 | 4 | 8 | 16 | 32 = 63)
+    assert_eq!(run("equal", &src, [1, 2, 3, 0]), [1, 2, 3, 63]);
+    // d = 5: other (d = 0) differs
+    assert_eq!(run("equal", &src, [1, 2, 3, 5]), [1, 2, 3, 62]);
+    let bad = program("", "apply { h_t[2] s; if (s == hdr.h) { hdr.h.a = 1; } }");
+    let e = one_line_error("equal_bad", &bad);
+    assert!(e.contains("cannot compare s with hdr.h"), "{e}");
+    let bad = program("", "apply { if (hdr.eth == hdr.h) { hdr.h.a = 1; } }");
+    let e = one_line_error("equal_types", &bad);
+    assert!(
+        e.contains("cannot compare header ethernet_t with header h_t"),
+        "{e}"
+    );
+}
