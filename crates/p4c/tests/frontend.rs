@@ -364,3 +364,14 @@ fn headers_stacks_and_structs_compare_with_equals() {
         "{e}"
     );
 }
+
+#[test]
+fn a_list_is_evaluated_left_to_right_around_a_function_call() {
+    // the first element reads d before bump writes it; the header from the list is valid
+    let decls = "bit<8> bump(inout bit<8> s) { s = s + 1; return 8w7; }";
+    let ing = "apply { hdr.h = { hdr.h.d, bump(hdr.h.d), hdr.h.d, 9 }; }";
+    assert_eq!(
+        run("listorder", &program(decls, ing), [0, 0, 0, 4]),
+        [4, 7, 5, 9]
+    );
+}
