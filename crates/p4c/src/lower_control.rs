@@ -269,8 +269,9 @@ impl Lowerer<'_> {
 
     fn is_simple(&self, sc: &Scope, c: &ControlDecl, s: &Stmt) -> bool {
         match s {
-            // a loop runs in a synthesized action (a table applied in it is refused there)
-            Stmt::Assign(..) | Stmt::For(_) => true,
+            Stmt::Assign(..) => true,
+            // a loop runs in a synthesized action; one applying a table is refused in `seq`
+            Stmt::For(f) => !crate::lower_for::applies(&f.body),
             Stmt::Call(e, _) => {
                 self.applied_table(sc, c, e).is_none() && self.direct_action(sc, e).is_none()
             }
@@ -379,7 +380,9 @@ impl Lowerer<'_> {
                 }
                 Stmt::Block(b) => self.seq(sc, c, b, next)?,
                 Stmt::Exit(_) | Stmt::Return(_) => None,
-                Stmt::For(f) => return fail(f.loc, "cannot lower this loop"),
+                Stmt::For(f) => {
+                    return fail(f.loc, "a for loop that applies a table is not supported")
+                }
                 Stmt::Break(loc) | Stmt::Continue(loc) => {
                     return fail(*loc, "break and continue are only allowed in a for loop")
                 }

@@ -96,3 +96,17 @@ impl Lowerer<'_> {
         Ok(())
     }
 }
+
+/// Whether `stmts` apply a table (`t.apply()` anywhere in them).
+pub fn applies(stmts: &[Stmt]) -> bool {
+    let found = std::cell::Cell::new(false);
+    let visit = |e: Expr| {
+        if matches!(&e, Expr::Call { func, .. } if matches!(&**func, Expr::Member(_, m, _) if m == "apply"))
+        {
+            found.set(true);
+        }
+        e
+    };
+    crate::ast_map::stmts(stmts.to_vec(), &visit);
+    found.get()
+}

@@ -323,6 +323,18 @@ fn loops_refused_in_one_line() {
         &program("", "apply { for (bit<8> i in 1 .. 3) { hdr.h.a = i; } }"),
     );
     assert!(e.contains("for-in loops are not supported"), "{e}");
+    let e = one_line_error(
+        "forapply",
+        &program(
+            "",
+            "action a() { } table t { actions = { a; } }
+            apply { for (bit<8> i = 0; i < 3; i = i + 1) { t.apply(); } }",
+        ),
+    );
+    assert!(
+        e.contains("a for loop that applies a table is not supported"),
+        "{e}"
+    );
 }
 
 #[test]
