@@ -11,14 +11,17 @@
 //! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
 //! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
 //! counters and meters), actions (calls between actions are inlined), `apply` with
-//! `hit` / `miss` / `action_run`, `if`, `exit`; functions and controls instantiated inside
+//! `hit` / `miss` / `action_run`, `if`, `exit`, `for` loops (with `break` / `continue`);
+//! `==` on headers, stacks and structs; variables of enum, tuple and header stack types;
+//! struct-typed header fields (`header_structs`); functions and controls instantiated inside
 //! controls (inlined first, `inline`); the v1model externs the switch runs (counter,
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
 //! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
 //! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
-//! Before inlining, `desugar` and `ctor_args` make rewrites p4c's front end makes: self-
-//! assignments dropped, slices of slices folded, `extract(_)` and unused lookaheads given
-//! variables, controls with constructor parameters specialised per instance.
+//! Before inlining, `desugar`, `control_locals` and `ctor_args` make rewrites p4c's front end
+//! makes: self-assignments dropped, slices of slices folded, `extract(_)` and unused lookaheads
+//! given variables, control variables' initialisers moved into apply, tuple variables split,
+//! controls with constructor parameters specialised per instance.
 //! Anything else is refused with a diagnostic naming the construct.
 //!
 //! ```no_run
