@@ -5,6 +5,7 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::{Env, Ty};
+use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -308,9 +309,18 @@ impl<'e> Lowerer<'e> {
         loc: Loc,
     ) -> Res<()> {
         let t = match (ty, init) {
-            (Type::Infer, Some(e)) => match self.rvalue(sc, e)?.1 {
-                Ty::InfInt => Ty::Bit(128),
-                t => t,
+            (Type::Infer, Some(e)) => match self.rvalue(sc, e) {
+                Ok((_, Ty::InfInt)) => Ty::Bit(128),
+                Ok((_, t)) => t,
+                // a temporary holding a header, stack or struct (a list element kept in order)
+                Err(err) => match self.resolve(sc, e) {
+                    Ok(Ref::Header { htype, .. }) => Ty::Header(htype),
+                    Ok(Ref::Struct { sname, .. }) => Ty::Struct(sname),
+                    Ok(Ref::Stack { htype, size, .. }) => {
+                        Ty::Stack(Box::new(Ty::Header(htype)), size)
+                    }
+                    _ => return Err(err),
+                },
             },
             _ => self.env.resolve(ty)?,
         };
@@ -339,7 +349,7 @@ impl<'e> Lowerer<'e> {
                     htype: h.clone(),
                     size: *size,
                 });
-                let r = crate::lower_expr::Ref::Stack {
+                let r = Ref::Stack {
                     name: stack,
                     htype: h.clone(),
                     size: *size,

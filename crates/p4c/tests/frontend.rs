@@ -386,4 +386,12 @@ fn a_list_is_evaluated_left_to_right_around_a_function_call() {
         run("listorder", &program(decls, ing), [0, 0, 0, 4]),
         [4, 7, 5, 9]
     );
+    // a header element is copied whole before the call writes into it
+    let decls = "struct two_t { h_t x; bit<8> y; }
+    bit<8> bump(inout bit<8> s) { s = s + 1; return 8w7; }";
+    let ing = "apply { two_t p = { hdr.h, bump(hdr.h.d) }; hdr.h.a = p.x.d + p.y; }";
+    assert_eq!(
+        run("listhdr", &program(decls, ing), [0, 0, 0, 4]),
+        [11, 0, 0, 5]
+    );
 }
