@@ -38,6 +38,12 @@ impl Lowerer<'_> {
     }
 
     fn loop_prims(&mut self, sc: &mut Scope, f: &ForStmt, out: &mut Vec<Value>) -> Res<()> {
+        if let Some(loc) = value_return(&f.body) {
+            return fail(
+                loc,
+                "return with a value inside a for loop is not supported",
+            );
+        }
         self.stmts_to_prims(sc, &f.init, out, false)?;
         let top = out.len();
         let cond = match &f.cond {
@@ -109,4 +115,15 @@ pub fn applies(stmts: &[Stmt]) -> bool {
     };
     crate::ast_map::stmts(stmts.to_vec(), &visit);
     found.get()
+}
+
+/// Where `stmts` return a value (left by a function inlined around a loop), if anywhere.
+fn value_return(stmts: &[Stmt]) -> Option<Loc> {
+    stmts.iter().find_map(|s| match s {
+        Stmt::ReturnValue(_, loc) => Some(*loc),
+        Stmt::If(_, a, b, _) => value_return(a).or_else(|| value_return(b)),
+        Stmt::Block(b) => value_return(b),
+        Stmt::For(f) => value_return(&f.body),
+        _ => None,
+    })
 }

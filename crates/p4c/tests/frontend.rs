@@ -395,3 +395,24 @@ fn a_list_is_evaluated_left_to_right_around_a_function_call() {
         [11, 0, 0, 5]
     );
 }
+
+#[test]
+fn a_function_with_a_loop_is_inlined_with_its_loop() {
+    let decls = "bit<8> sum(in bit<8> n) {
+        bit<8> t = 0;
+        for (bit<8> i = 0; i < n; i = i + 1) { t = t + i; }
+        return t;
+    }";
+    // 0 + 1 + 2 + 3 + 4 = 10
+    let ing = "apply { hdr.h.a = sum(hdr.h.d); }";
+    assert_eq!(
+        run("fnloop", &program(decls, ing), [0, 0, 0, 5]),
+        [10, 0, 0, 5]
+    );
+    let early = decls.replace("{ t = t + i; }", "{ if (i == 3) { return t; } t = t + i; }");
+    let e = one_line_error("fnloopret", &program(&early, ing));
+    assert!(
+        e.contains("return with a value inside a for loop is not supported"),
+        "{e}"
+    );
+}
