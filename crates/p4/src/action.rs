@@ -524,8 +524,8 @@ pub fn compile_primitive(
                 (Some(e(&ps[0])?), &ps[1])
             };
             let t = json::hex_u64(json::as_str(json::get(target, "value", ctx)?, ctx)?, ctx)?;
-            // only forward jumps: every action then ends in at most n steps
-            if t as usize <= idx || t as usize > n {
+            // backward jumps are loops (p4c's `for`): `run` bounds how many one action takes
+            if t as usize > n || (t as usize == idx && cond.is_none()) {
                 return err(ctx, format!("jump target {t} not supported"));
             }
             match cond {
@@ -588,9 +588,14 @@ fn index_of(e: &Expr, env: &Env) -> usize {
     usize::try_from(e.eval(env)).unwrap_or(usize::MAX)
 }
 
+/// How many backward jumps (loop iterations) one action takes before it is stopped: bmv2
+/// would run a loop that never ends forever; the switch stops the action there instead.
+pub const MAX_BACKWARD_JUMPS: u32 = 1 << 20;
+
 /// Runs ops on the packet; `params` is the entry's action data.
 pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mut Exec) {
     let mut pc = 0usize;
+    let mut backward = 0u32;
     while let Some(op) = ops.get(pc) {
         pc += 1;
         macro_rules! env {
@@ -759,11 +764,19 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 let n = u32::try_from(len.eval(&env!())).unwrap_or(u32::MAX);
                 st.truncate = Some(st.truncate.map_or(n, |t| t.min(n)));
             }
-            Op::Jump(t) => pc = *t as usize,
-            Op::JumpIfZero(c, t) => {
-                if c.eval(&env!()) == 0 {
-                    pc = *t as usize;
+            Op::Jump(t) | Op::JumpIfZero(_, t) => {
+                if let Op::JumpIfZero(c, _) = op {
+                    if c.eval(&env!()) != 0 {
+                        continue;
+                    }
                 }
+                if (*t as usize) < pc {
+                    backward += 1;
+                    if backward > MAX_BACKWARD_JUMPS {
+                        return;
+                    }
+                }
+                pc = *t as usize;
             }
         }
     }

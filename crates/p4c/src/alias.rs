@@ -73,6 +73,14 @@ impl Access {
                 self.stmts(b);
             }
             Stmt::Block(b) => self.stmts(b),
+            Stmt::For(f) => {
+                if let Some(c) = &f.cond {
+                    reads_of(c, &mut self.reads);
+                }
+                self.stmts(&f.init);
+                self.stmts(&f.step);
+                self.stmts(&f.body);
+            }
             Stmt::Switch(e, cases, _) => {
                 reads_of(e, &mut self.reads);
                 for c in cases {
@@ -117,6 +125,10 @@ pub fn declared(stmts: &[Stmt], out: &mut Vec<String>) {
         match s {
             Stmt::Var { name, .. } | Stmt::Const { name, .. } => out.push(name.clone()),
             Stmt::Block(b) => declared(b, out),
+            Stmt::For(f) => {
+                declared(&f.init, out);
+                declared(&f.body, out);
+            }
             Stmt::If(_, a, b, _) => {
                 declared(a, out);
                 declared(b, out);

@@ -192,6 +192,9 @@ pub enum Local {
 pub struct ControlDecl {
     pub name: String,
     pub params: Vec<Param>,
+    /// Constructor parameters (`control C(inout H h)(my_ctl_t c)`), bound where it is
+    /// instantiated (`ctor_args`).
+    pub ctor_params: Vec<Param>,
     pub locals: Vec<Local>,
     pub apply: Vec<Stmt>,
     pub loc: Loc,
@@ -278,7 +281,21 @@ pub enum Stmt {
     Return(Loc),
     /// `return e;` (functions only; replaced when the function is inlined).
     ReturnValue(Expr, Loc),
+    /// `for (init; cond; step) body`.
+    For(Box<ForStmt>),
+    Break(Loc),
+    Continue(Loc),
     Empty,
+}
+
+#[derive(Debug, Clone)]
+pub struct ForStmt {
+    pub init: Vec<Stmt>,
+    /// None when left out (`for (;;)`): always true.
+    pub cond: Option<Expr>,
+    pub step: Vec<Stmt>,
+    pub body: Vec<Stmt>,
+    pub loc: Loc,
 }
 
 #[derive(Debug, Clone)]

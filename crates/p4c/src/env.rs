@@ -329,6 +329,10 @@ impl Env {
             if out.iter().any(|o| o.name == f.name) {
                 return fail(f.loc, format!("duplicate field '{}'", f.name));
             }
+            if let (true, Ty::Struct(s)) = (header, &ty) {
+                crate::header_structs::expand(self, f, s, &mut out)?;
+                continue;
+            }
             if header {
                 match ty {
                     Ty::Bit(_) | Ty::Int(_) | Ty::SerEnum(..) | Ty::Bool => {}

@@ -74,6 +74,17 @@ impl Lowerer<'_> {
                     copy_out.extend(self.assign(&with_tmp, arg, &copy, arg.start(), false)?);
                 }
                 inner.bind(&p.name, Binding::Scalar(tmp, t));
+            } else if !writable && !scalar && crate::alias::place(arg).is_none() {
+                // a header or struct given as a list `{...}`: copied into a variable
+                let mut with_tmp = sc.clone();
+                with_tmp.push();
+                let full = format!("{}.{}", sc.block, p.name);
+                self.declare_var(&mut with_tmp, &full, "$copy", &p.ty, None, p.loc)?;
+                let copy = Expr::Name("$copy".into(), arg.start());
+                out.extend(self.assign(&with_tmp, &copy, arg, arg.start(), false)?);
+                if let Some(b) = with_tmp.get("$copy") {
+                    inner.bind(&p.name, b.clone());
+                }
             } else if writable || !scalar {
                 let r = self.resolve(sc, arg)?;
                 inner.bind(&p.name, Binding::Alias(Box::new(r)));

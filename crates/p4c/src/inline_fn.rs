@@ -178,6 +178,19 @@ impl<'a> FnInliner<'a> {
             let y2 = self.hoist(y, pre, cond || short)?;
             return Ok(Expr::Binary(o, Box::new(x2), Box::new(y2), *l));
         }
+        if let Expr::List(xs, l) = e {
+            // left to right too: an element read before a later element's call that writes
+            // its arguments is copied first (`{ h.a, set(h.a) }`)
+            let mut v = Vec::with_capacity(xs.len());
+            for (k, x) in xs.iter().enumerate() {
+                let mut x2 = self.hoist(x, pre, cond)?;
+                if xs[k + 1..].iter().any(|y| self.writes_args_in(y)) {
+                    x2 = self.freeze(x2, pre);
+                }
+                v.push(x2);
+            }
+            return Ok(Expr::List(v, *l));
+        }
         let mut h = |x: &Expr, c: bool| -> Res<Box<Expr>> { Ok(Box::new(self.hoist(x, pre, c)?)) };
         Ok(match e {
             Expr::Member(x, m, l) => Expr::Member(h(x, cond)?, m.clone(), *l),
@@ -204,13 +217,6 @@ impl<'a> FnInliner<'a> {
             Expr::Unary(o, x, l) => Expr::Unary(o, h(x, cond)?, *l),
             Expr::Cast(t, x, l) => Expr::Cast(t.clone(), h(x, cond)?, *l),
             Expr::Mux(c, x, y, l) => Expr::Mux(h(c, cond)?, h(x, true)?, h(y, true)?, *l),
-            Expr::List(xs, l) => {
-                let mut v = Vec::with_capacity(xs.len());
-                for x in xs {
-                    v.push(*h(x, cond)?);
-                }
-                Expr::List(v, *l)
-            }
             other => other.clone(),
         })
     }

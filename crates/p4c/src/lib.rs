@@ -12,11 +12,18 @@
 //! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
 //! ternary, range, optional keys, masked keys, const entries, default actions, size, direct
 //! counters and meters), actions (calls between actions are inlined), `apply` with
-//! `hit` / `miss` / `action_run`, `if`, `exit`; functions, controls instantiated inside
-//! controls and parsers inside parsers (inlined first, `inline`, `inline_parser`); the v1model externs the switch runs (counter,
+//! `hit` / `miss` / `action_run`, `if`, `exit`, `for` loops (with `break` / `continue`);
+//! `==` on headers, stacks and structs; variables of enum, tuple and header stack types;
+//! struct-typed header fields (`header_structs`); functions, controls instantiated inside
+//! controls and parsers inside parsers (inlined first, `inline`, `inline_parser`); the v1model
+//! externs the switch runs (counter,
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
 //! clone3 / clone_preserving_field_list, resubmit and recirculate (both forms, with
 //! `@field_list` lists), digest, random, log_msg, truncate, action profiles and selectors).
+//! Before inlining, `desugar`, `control_locals` and `ctor_args` make rewrites p4c's front end
+//! makes: self-assignments dropped, slices of slices folded, `extract(_)` and unused lookaheads
+//! given variables, control variables' initialisers moved into apply, tuple variables split,
+//! controls with constructor parameters specialised per instance.
 //! Anything else is refused with a diagnostic naming the construct.
 //!
 //! ```no_run
@@ -29,11 +36,16 @@
 
 mod alias;
 mod ast;
+mod ast_map;
 mod bound_action;
+mod control_locals;
+mod ctor_args;
+mod desugar;
 mod diag;
 mod emit;
 mod emit_union;
 mod env;
+mod header_structs;
 mod hoist_apply;
 pub mod ids;
 mod inline;
@@ -44,15 +56,19 @@ mod key_temps;
 mod lexer;
 mod lower;
 mod lower_action;
+mod lower_coerce;
 mod lower_control;
+mod lower_equality;
 mod lower_expr;
 mod lower_extern;
+mod lower_for;
 mod lower_parser;
 mod lower_profile;
 mod lower_table;
 mod p4info;
 mod parse;
 mod parse_expr;
+mod parse_for;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
@@ -100,7 +116,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
-        let decls = parse::parse_program(tokens)?;
+        let decls = ctor_args::program(desugar::program(parse::parse_program(tokens)?))?;
         let decls = key_temps::program(inline::program(decls)?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);

@@ -5,6 +5,7 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::{Env, Ty};
+use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -141,6 +142,8 @@ pub struct Lowerer<'e> {
     pub anonymous_profiles: HashMap<(String, String), String>,
     /// The JSON `parse_vsets` (parser value sets).
     pub value_sets: Vec<Value>,
+    /// Per `for` loop being lowered (innermost last): its `break`s and `continue`s.
+    pub loops: Vec<crate::lower_for::LoopJumps>,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -207,6 +210,7 @@ impl<'e> Lowerer<'e> {
             pipeline: String::new(),
             anonymous_profiles: HashMap::new(),
             value_sets: Vec::new(),
+            loops: Vec::new(),
         }
     }
 
@@ -227,7 +231,8 @@ impl<'e> Lowerer<'e> {
         let w = match ty {
             Ty::Bit(w) | Ty::Int(w) | Ty::SerEnum(_, w) => *w,
             Ty::Bool => 1,
-            Ty::Error => 32,
+            // a plain enum is a 32-bit number in bmv2, as p4c lowers it
+            Ty::Error | Ty::Enum(_) => 32,
             t => {
                 return fail(
                     loc,
@@ -312,9 +317,18 @@ impl<'e> Lowerer<'e> {
         loc: Loc,
     ) -> Res<()> {
         let t = match (ty, init) {
-            (Type::Infer, Some(e)) => match self.rvalue(sc, e)?.1 {
-                Ty::InfInt => Ty::Bit(128),
-                t => t,
+            (Type::Infer, Some(e)) => match self.rvalue(sc, e) {
+                Ok((_, Ty::InfInt)) => Ty::Bit(128),
+                Ok((_, t)) => t,
+                // a temporary holding a header, stack or struct (a list element kept in order)
+                Err(err) => match self.resolve(sc, e) {
+                    Ok(Ref::Header { htype, .. }) => Ty::Header(htype),
+                    Ok(Ref::Struct { sname, .. }) => Ty::Struct(sname),
+                    Ok(Ref::Stack { htype, size, .. }) => {
+                        Ty::Stack(Box::new(Ty::Header(htype)), size)
+                    }
+                    _ => return Err(err),
+                },
             },
             _ => self.env.resolve(ty)?,
         };
@@ -326,6 +340,29 @@ impl<'e> Lowerer<'e> {
                     htype: h.clone(),
                 });
                 sc.bind(name, Binding::HeaderVar(inst, h.clone()));
+            }
+            Ty::Stack(elem, size) if matches!(&**elem, Ty::Header(_)) => {
+                let Ty::Header(h) = &**elem else {
+                    return Ok(());
+                };
+                let stack = self.fresh(full);
+                for i in 0..*size {
+                    self.header_insts.push(HeaderInst {
+                        name: format!("{stack}[{i}]"),
+                        htype: h.clone(),
+                    });
+                }
+                self.stacks.push(StackInst {
+                    name: stack.clone(),
+                    htype: h.clone(),
+                    size: *size,
+                });
+                let r = Ref::Stack {
+                    name: stack,
+                    htype: h.clone(),
+                    size: *size,
+                };
+                sc.bind(name, Binding::Alias(Box::new(r)));
             }
             Ty::Struct(s) => {
                 let prefix = format!("{}.", self.fresh(full));

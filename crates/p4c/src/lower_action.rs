@@ -181,6 +181,9 @@ impl Lowerer<'_> {
                 Stmt::Switch(_, _, loc) => {
                     return fail(*loc, "switch is only allowed in a control's apply block")
                 }
+                Stmt::For(f) => self.for_prims(sc, f, out, parser)?,
+                Stmt::Break(loc) => self.loop_jump(true, *loc, out)?,
+                Stmt::Continue(loc) => self.loop_jump(false, *loc, out)?,
                 Stmt::ReturnValue(_, loc) => {
                     return fail(*loc, "return with a value is only allowed in a function")
                 }

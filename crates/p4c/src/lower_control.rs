@@ -270,6 +270,8 @@ impl Lowerer<'_> {
     fn is_simple(&self, sc: &Scope, c: &ControlDecl, s: &Stmt) -> bool {
         match s {
             Stmt::Assign(..) => true,
+            // a loop runs in a synthesized action; one applying a table is refused in `seq`
+            Stmt::For(f) => !crate::lower_for::applies(&f.body),
             Stmt::Call(e, _) => {
                 self.applied_table(sc, c, e).is_none() && self.direct_action(sc, e).is_none()
             }
@@ -353,12 +355,16 @@ impl Lowerer<'_> {
                 }
                 let mut prims = Vec::new();
                 self.stmts_to_prims(sc, &stmts[j..i], &mut prims, false)?;
-                let aname = self.fresh("act");
+                let loc = stmt_loc(&stmts[j]);
+                // named as p4c names them, file and line (`enumbmv2l31`): a name ending in a
+                // digit is no suffix of a user table's (p4c's STF driver finds tables by suffix)
+                let stem = self.file_name.trim_end_matches(".p4");
+                let stem: String = stem.chars().filter(char::is_ascii_alphanumeric).collect();
+                let aname = self.fresh(&format!("{stem}l{}", loc.line));
                 let id = self.actions.len() as u64;
                 self.actions.push(
                     json!({"name": aname, "id": id, "runtime_data": [], "primitives": prims}),
                 );
-                let loc = stmt_loc(&stmts[j]);
                 next = Some(self.keyless(&aname, &aname, id, vec![], next, loc));
                 i = j;
                 continue;
@@ -378,6 +384,12 @@ impl Lowerer<'_> {
                 }
                 Stmt::Block(b) => self.seq(sc, c, b, next)?,
                 Stmt::Exit(_) | Stmt::Return(_) => None,
+                Stmt::For(f) => {
+                    return fail(f.loc, "a for loop that applies a table is not supported")
+                }
+                Stmt::Break(loc) | Stmt::Continue(loc) => {
+                    return fail(*loc, "break and continue are only allowed in a for loop")
+                }
                 Stmt::ReturnValue(_, loc) => {
                     return fail(*loc, "return with a value is only allowed in a function")
                 }
@@ -520,6 +532,7 @@ fn stmt_loc(s: &Stmt) -> Loc {
         }
         Stmt::Var { loc, .. } | Stmt::Const { loc, .. } => *loc,
         Stmt::Exit(l) | Stmt::Return(l) => *l,
+        Stmt::For(f) => f.loc,
         _ => Loc::default(),
     }
 }

@@ -275,7 +275,13 @@ impl Parser {
                     self.type_names.insert(name.clone());
                     return Ok(Decl::Signature);
                 }
-                self.ctor_params()?;
+                let loc_ctor = self.loc();
+                if !self.ctor_params()?.is_empty() {
+                    return fail(
+                        loc_ctor,
+                        "constructor parameters of parsers are not supported",
+                    );
+                }
                 Ok(Decl::Parser(Box::new(self.parser_body(name, params, loc)?)))
             }
             "control" => {
@@ -287,10 +293,10 @@ impl Parser {
                     self.type_names.insert(name.clone());
                     return Ok(Decl::Signature);
                 }
-                self.ctor_params()?;
-                Ok(Decl::Control(Box::new(
-                    self.control_body(name, params, loc)?,
-                )))
+                let ctor_params = self.ctor_params()?;
+                let mut c = self.control_body(name, params, loc)?;
+                c.ctor_params = ctor_params;
+                Ok(Decl::Control(Box::new(c)))
             }
             "package" => {
                 self.i += 1;
@@ -384,18 +390,11 @@ impl Parser {
         Ok(())
     }
 
-    fn ctor_params(&mut self) -> Res<()> {
+    fn ctor_params(&mut self) -> Res<Vec<Param>> {
         if self.is("(") {
-            let loc = self.loc();
-            let p = self.params()?;
-            if !p.is_empty() {
-                return fail(
-                    loc,
-                    "constructor parameters of parsers and controls are not supported",
-                );
-            }
+            return self.params();
         }
-        Ok(())
+        Ok(Vec::new())
     }
 
     pub fn params(&mut self) -> Res<Vec<Param>> {

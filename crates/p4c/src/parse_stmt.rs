@@ -27,7 +27,7 @@ impl Parser {
         }
     }
 
-    fn is_decl_start(&self) -> bool {
+    pub(crate) fn is_decl_start(&self) -> bool {
         if !self.starts_type() {
             return false;
         }
@@ -36,8 +36,9 @@ impl Parser {
                 true
             }
             _ => {
+                // `T x`, `T<..> x`, `T[n] x` (a stack): T is a type name, never a variable
                 matches!(self.peek_at(1), Tok::Ident(_))
-                    || matches!(self.peek_at(1), Tok::Punct("<"))
+                    || matches!(self.peek_at(1), Tok::Punct("<") | Tok::Punct("["))
             }
         }
     }
@@ -91,6 +92,17 @@ impl Parser {
                 });
             }
             return Ok(Stmt::Switch(e, cases, loc));
+        }
+        if self.eat_kw("for") {
+            return self.for_stmt(loc);
+        }
+        if self.eat_kw("break") {
+            self.expect(";")?;
+            return Ok(Stmt::Break(loc));
+        }
+        if self.eat_kw("continue") {
+            self.expect(";")?;
+            return Ok(Stmt::Continue(loc));
         }
         if self.eat_kw("exit") {
             self.expect(";")?;
@@ -354,6 +366,7 @@ impl Parser {
         Ok(ControlDecl {
             name,
             params,
+            ctor_params: Vec::new(),
             locals,
             apply,
             loc,

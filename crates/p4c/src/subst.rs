@@ -134,7 +134,22 @@ impl Subst {
                 loc: *loc,
             },
             Stmt::ReturnValue(e, loc) => Stmt::ReturnValue(self.expr(e), *loc),
-            Stmt::Exit(_) | Stmt::Return(_) | Stmt::Empty => s.clone(),
+            Stmt::For(f) => {
+                // the loop's own variables hide the replacement in all of it
+                let mut own = Vec::new();
+                crate::alias::declared(&f.init, &mut own);
+                let sc = self.hide(own);
+                Stmt::For(Box::new(ForStmt {
+                    init: self.stmts(&f.init),
+                    cond: f.cond.as_ref().map(|c| sc.expr(c)),
+                    step: sc.stmts(&f.step),
+                    body: sc.stmts(&f.body),
+                    loc: f.loc,
+                }))
+            }
+            Stmt::Exit(_) | Stmt::Return(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {
+                s.clone()
+            }
         }
     }
 
