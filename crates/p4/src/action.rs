@@ -54,6 +54,8 @@ pub enum Op {
         n: u32,
         push: bool,
     },
+    /// `assign_VL`: a varbit field takes another's value and length.
+    AssignVarbit(crate::varbit::VarRef, crate::varbit::VarRef),
     CopyHeader {
         dst: u32,
         src: u32,
@@ -229,12 +231,7 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         if l.headers[d as usize].type_name != l.headers[sh as usize].type_name {
             return err(ctx, "header assignment between different header types");
         }
-        let span = |h: u32| {
-            let fs = &l.headers[h as usize].fields;
-            let first = fs.first().map_or(0, |f| f.word);
-            let words: u32 = fs.iter().map(|f| words_for(f.width)).sum();
-            (first, words)
-        };
+        let span = |h: u32| l.headers[h as usize].span();
         let ((dst_word, words), (src_word, _)) = (span(d), span(sh));
         return Ok(Op::CopyHeader {
             dst: d,
@@ -254,6 +251,16 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         }
     }
     let d = field_operand(dst, l, ctx)?;
+    if let Some(dv) = l.varbit_of(d) {
+        let sv = match json::str_(src, "type", ctx)? {
+            "field" => l.varbit_of(field_operand(src, l, ctx)?),
+            _ => None,
+        };
+        let Some(sv) = sv else {
+            return err(ctx, "a varbit field takes only another varbit field");
+        };
+        return Ok(Op::AssignVarbit(dv, sv));
+    }
     if !d.is_wide() {
         return Ok(Op::Set {
             dst: d,
@@ -318,7 +325,7 @@ pub fn compile_primitive(
     let l = names.layout;
     let e = |v: &Value| expr::compile(v, s, ctx);
     Ok(match op {
-        "assign" | "modify_field" | "assign_header" => {
+        "assign" | "modify_field" | "assign_header" | "assign_VL" => {
             want(2)?;
             compile_assign(&ps[0], &ps[1], s, ctx)?
         }
@@ -364,9 +371,9 @@ pub fn compile_primitive(
             let mut elems = Vec::new();
             let mut words = 0;
             for h in &l.stacks[stack as usize].headers {
-                let fs = &l.headers[*h as usize].fields;
-                words = fs.iter().map(|f| words_for(f.width)).sum();
-                elems.push((*h, fs.first().map_or(0, |f| f.word)));
+                let (first, n) = l.headers[*h as usize].span();
+                words = n;
+                elems.push((*h, first));
             }
             Op::StackShift {
                 stack,
@@ -623,6 +630,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 let s = *src_word as usize;
                 st.w.copy_within(s..s + *words as usize, *dst_word as usize);
             }
+            Op::AssignVarbit(dst, src) => dst.assign(src, &mut st.w),
             Op::MarkToDrop => {
                 put(st, x.std.egress_spec, 511);
                 put(st, x.std.mcast_grp, 0);

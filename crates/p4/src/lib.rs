@@ -100,6 +100,7 @@ pub mod testprog;
 mod trace;
 mod trace_hooks;
 mod union;
+mod varbit;
 mod vset;
 mod vset_api;
 

@@ -20,6 +20,7 @@ pub struct ErrorCodes {
     pub packet_too_short: u32,
     pub no_match: u32,
     pub stack_out_of_bounds: u32,
+    pub header_too_short: u32,
     pub parser_timeout: u32,
     pub invalid_argument: u32,
 }
@@ -50,6 +51,7 @@ impl ErrorCodes {
                 packet_too_short: find("PacketTooShort", 1),
                 no_match: find("NoMatch", 2),
                 stack_out_of_bounds: find("StackOutOfBounds", 3),
+                header_too_short: find("HeaderTooShort", 4),
                 parser_timeout: find("ParserTimeout", 5),
                 invalid_argument: find("ParserInvalidArgument", 6),
             },
@@ -64,6 +66,13 @@ enum POp {
     ExtractStack(u32),
     /// Extract of a header union member: its siblings (and wire bytes) become invalid.
     ExtractMember(u32, Box<[(u32, i32)]>),
+    /// `extract_VL`: a header ending in a varbit field, the field's length in bits computed
+    /// by `len`; the whole header may take at most `max_bytes`.
+    ExtractVl {
+        h: u32,
+        len: Expr,
+        max_bytes: u32,
+    },
     Verify {
         cond: Expr,
         error: Expr,
@@ -194,18 +203,43 @@ impl Parser {
                     Ok(())
                 };
                 match op {
+                    "extract_VL" => {
+                        need(2)?;
+                        let op = extract_vl(&ps[0], &ps[1], &scope, &octx)?;
+                        if let POp::ExtractVl { len, .. } = &op {
+                            look_bits = look_bits.max(len.lookahead_bits());
+                        }
+                        ops.push(op);
+                    }
                     "extract" => {
                         need(1)?;
                         let v = json::as_str(json::get(&ps[0], "value", &octx)?, &octx)?;
                         match json::str_(&ps[0], "type", &octx)? {
                             "regular" => {
                                 let h = l.wire_header(v, &octx)?;
+                                if l.headers[h as usize].varbit.is_some() {
+                                    return err(
+                                        &octx,
+                                        format!("\"{v}\" has a varbit field: extract it with extract_VL"),
+                                    );
+                                }
                                 ops.push(match crate::union::siblings(l, h) {
                                     Some(sib) => POp::ExtractMember(h, sib),
                                     None => POp::Extract(h),
                                 });
                             }
                             "stack" => match l.stack_by_name.get(v) {
+                                Some(x)
+                                    if l.stacks[*x as usize]
+                                        .headers
+                                        .iter()
+                                        .any(|h| l.headers[*h as usize].varbit.is_some()) =>
+                                {
+                                    return err(
+                                        &octx,
+                                        "a stack of headers with a varbit field not supported",
+                                    )
+                                }
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
                                 None => return err(&octx, format!("unknown header stack \"{v}\"")),
                             },
@@ -468,6 +502,21 @@ impl Parser {
                         st.set_validity(m, false, b);
                     }
                 }
+                POp::ExtractVl { h, len, max_bytes } => {
+                    // the length may read the header's own bits by lookahead
+                    if s.look_bits as usize > (pkt.len() - *cur) * 8 {
+                        return Err(codes.packet_too_short);
+                    }
+                    let env = Env {
+                        w: &st.w,
+                        valid: &st.valid,
+                        stack_next: &st.stack_next,
+                        params: &[],
+                        look: &pkt[*cur..],
+                    };
+                    let nbits = len.eval(&env);
+                    crate::varbit::extract(*h, nbits, *max_bytes, pkt, cur, st, codecs, codes)?;
+                }
                 POp::ExtractStack(sk) => {
                     let i = st.stack_next[*sk as usize] as usize;
                     let Some(h) = stacks[*sk as usize].get(i) else {
@@ -516,6 +565,28 @@ impl Parser {
         }
         Ok(())
     }
+}
+
+/// An `extract_VL` op: `[{"type": "regular", "value": HEADER}, {"type": "expression", ...}]`.
+fn extract_vl(hdr: &Value, len: &Value, scope: &Scope, ctx: &str) -> R<POp> {
+    let l = scope.layout;
+    let v = json::as_str(json::get(hdr, "value", ctx)?, ctx)?;
+    if json::str_(hdr, "type", ctx)? != "regular" {
+        return err(ctx, "extract_VL into a header stack or union not supported");
+    }
+    let h = l.wire_header(v, ctx)?;
+    let info = &l.headers[h as usize];
+    let Some(var) = info.varbit else {
+        return err(ctx, format!("\"{v}\" has no varbit field"));
+    };
+    if crate::union::siblings(l, h).is_some() {
+        return err(ctx, "extract_VL of a header union member not supported");
+    }
+    Ok(POp::ExtractVl {
+        h,
+        len: expr::compile(len, scope, ctx)?,
+        max_bytes: (info.bits + var.max_bits) / 8,
+    })
 }
 
 #[inline]

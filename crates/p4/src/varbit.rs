@@ -1,0 +1,165 @@
+//! Variable-length fields (P4-16 `varbit<W>`, bmv2's `"*"` fields): a header may end in one.
+//!
+//! The value lives in the word arena like a `bit<W>` field of its maximum width (right-aligned,
+//! most significant word first) and its current length in bits in one more word after it, so a
+//! header copy, a clone's copy and a packet reset carry or clear both with the words. Only the
+//! ops made for varbit headers (`extract_VL`, `assign_VL`, `==` of two varbits, a deparser or a
+//! checksum over such a header) read the length: programs without varbits run the ops they
+//! ran before.
+
+use crate::bits::{bytes_to_words, words_to_bytes, write_bits};
+use crate::codec::HeaderCodec;
+use crate::parser::ErrorCodes;
+use crate::state::PacketState;
+
+/// Where a varbit field lives: its value words, its length word and its maximum width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VarRef {
+    pub word: u32,
+    pub words: u32,
+    pub len_word: u32,
+    pub max_bits: u32,
+}
+
+impl VarRef {
+    /// Current length in bits (0 until extracted or assigned, as in bmv2).
+    #[inline]
+    pub fn len(&self, w: &[u64]) -> u32 {
+        w[self.len_word as usize] as u32
+    }
+
+    fn value<'a>(&self, w: &'a [u64]) -> &'a [u64] {
+        &w[self.word as usize..(self.word + self.words) as usize]
+    }
+
+    /// Appends the field's current bytes (its length is always whole bytes).
+    pub fn emit(&self, w: &[u64], out: &mut Vec<u8>) {
+        words_to_bytes(self.value(w), self.len(w), out);
+    }
+
+    /// `assign_VL`: value and length of `src` (another varbit of any maximum that fits).
+    pub fn assign(&self, src: &VarRef, w: &mut [u64]) {
+        let len = src.len(w).min(self.max_bits);
+        let mut bytes = Vec::with_capacity(len.div_ceil(8) as usize);
+        words_to_bytes(src.value(w), len, &mut bytes);
+        self.set(&bytes, w);
+    }
+
+    /// Sets the field to `bytes` (big-endian; its length becomes their bit count).
+    fn set(&self, bytes: &[u8], w: &mut [u64]) {
+        let dst = &mut w[self.word as usize..(self.word + self.words) as usize];
+        bytes_to_words(bytes, self.max_bits, dst);
+        w[self.len_word as usize] = (bytes.len() * 8) as u64;
+    }
+
+    /// `==` of two varbits, as the P4-16 spec defines it: same length and same value.
+    pub fn equals(&self, other: &VarRef, w: &[u64]) -> bool {
+        if self.len(w) != other.len(w) {
+            return false;
+        }
+        let (a, b) = (self.value(w), other.value(w));
+        // right-aligned values of different maxima: compare from the least significant word
+        let n = a.len().max(b.len());
+        (0..n).all(|k| {
+            let at = |v: &[u64]| v.len().checked_sub(k + 1).map_or(0, |i| v[i]);
+            at(a) == at(b)
+        })
+    }
+
+    /// Writes the field's current bits at bit `off` of `data` (which has room); returns them.
+    pub fn pack(&self, w: &[u64], data: &mut [u8], off: usize) -> u32 {
+        let mut bytes = Vec::new();
+        self.emit(w, &mut bytes);
+        for (i, b) in bytes.iter().enumerate() {
+            write_bits(data, off + 8 * i, 8, u64::from(*b));
+        }
+        8 * bytes.len() as u32
+    }
+}
+
+/// bmv2's `extract_VL` of header `h` whose varbit field is `nbits` long: the length must be
+/// whole bytes (else ParserInvalidArgument), the packet must hold the header (else
+/// PacketTooShort) and the header must fit its `max_length` (else HeaderTooShort), checked in
+/// that order as bmv2 does.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn extract(
+    h: u32,
+    nbits: u64,
+    max_bytes: u32,
+    pkt: &[u8],
+    cur: &mut usize,
+    st: &mut PacketState,
+    codecs: &[HeaderCodec],
+    codes: &ErrorCodes,
+) -> Result<(), u32> {
+    let c = &codecs[h as usize];
+    let Some(v) = c.varbit else {
+        return Err(codes.invalid_argument);
+    };
+    if !nbits.is_multiple_of(8) {
+        return Err(codes.invalid_argument);
+    }
+    let fixed = c.bytes as usize;
+    let total = usize::try_from(nbits / 8)
+        .ok()
+        .and_then(|n| n.checked_add(fixed))
+        .unwrap_or(usize::MAX);
+    if pkt.len() - *cur < total {
+        return Err(codes.packet_too_short);
+    }
+    if total > max_bytes as usize {
+        return Err(codes.header_too_short);
+    }
+    c.extract(&pkt[*cur..*cur + fixed], &mut st.w);
+    v.set(&pkt[*cur + fixed..*cur + total], &mut st.w);
+    st.valid[h as usize] = true;
+    *cur += total;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(word: u32, max_bits: u32) -> VarRef {
+        let words = crate::bits::words_for(max_bits);
+        VarRef {
+            word,
+            words,
+            len_word: word + words,
+            max_bits,
+        }
+    }
+
+    #[test]
+    fn set_emit_assign_and_equality_follow_the_length() {
+        let (a, b) = (var(0, 320), var(6, 32));
+        let mut w = vec![0u64; 8];
+        let bytes: Vec<u8> = (1..=12).collect();
+        a.set(&bytes, &mut w);
+        assert_eq!(a.len(&w), 96);
+        let mut out = Vec::new();
+        a.emit(&w, &mut out);
+        assert_eq!(out, bytes);
+        b.set(&[0xab, 0xcd], &mut w);
+        assert!(!a.equals(&b, &w), "lengths differ");
+        a.assign(&b, &mut w);
+        assert_eq!(a.len(&w), 16);
+        assert!(a.equals(&b, &w) && b.equals(&a, &w));
+        b.set(&[0x00, 0xab, 0xcd], &mut w);
+        assert!(!a.equals(&b, &w), "same value, other length");
+        let mut out = Vec::new();
+        b.emit(&w, &mut out);
+        assert_eq!(out, [0x00, 0xab, 0xcd], "leading zero bytes are kept");
+    }
+
+    #[test]
+    fn pack_writes_the_current_bytes_at_any_bit_offset() {
+        let a = var(0, 64);
+        let mut w = vec![0u64; 2];
+        a.set(&[0xf0, 0x0f], &mut w);
+        let mut data = [0u8; 4];
+        assert_eq!(a.pack(&w, &mut data, 4), 16);
+        assert_eq!(data, [0x0f, 0x00, 0xf0, 0x00]);
+    }
+}
