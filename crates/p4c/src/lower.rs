@@ -69,6 +69,9 @@ impl Scope {
 pub struct HeaderInst {
     pub name: String,
     pub htype: String,
+    /// A local `varbit<W>` variable: a metadata instance of `$varbitW` (one field, "field"),
+    /// as p4c makes one, since a header holds at most one varbit.
+    pub metadata: bool,
 }
 
 /// A header union instance: its path and member header instances, in declaration order.
@@ -264,6 +267,7 @@ impl<'e> Lowerer<'e> {
                 Ty::Header(t) => self.header_insts.push(HeaderInst {
                     name: path,
                     htype: t.clone(),
+                    metadata: false,
                 }),
                 Ty::Stack(t, n) => {
                     let Ty::Header(t) = &**t else { continue };
@@ -271,6 +275,7 @@ impl<'e> Lowerer<'e> {
                         self.header_insts.push(HeaderInst {
                             name: format!("{path}[{i}]"),
                             htype: t.clone(),
+                            metadata: false,
                         });
                     }
                     self.stacks.push(StackInst {
@@ -316,8 +321,23 @@ impl<'e> Lowerer<'e> {
                 self.header_insts.push(HeaderInst {
                     name: inst.clone(),
                     htype: h.clone(),
+                    metadata: false,
                 });
                 sc.bind(name, Binding::HeaderVar(inst, h.clone()));
+            }
+            Ty::Varbit(w) => {
+                let inst = self.fresh(full);
+                self.header_insts.push(HeaderInst {
+                    name: inst.clone(),
+                    htype: format!("$varbit{w}"),
+                    metadata: true,
+                });
+                let r = crate::lower_expr::Ref::Field {
+                    h: inst,
+                    f: "field".into(),
+                    ty: t.clone(),
+                };
+                sc.bind(name, Binding::Alias(Box::new(r)));
             }
             Ty::Struct(s) => {
                 let prefix = format!("{}.", self.fresh(full));
