@@ -54,8 +54,9 @@ pub enum Op {
         n: u32,
         push: bool,
     },
-    /// `assign_VL`: a varbit field takes another's value and length.
-    AssignVarbit(crate::varbit::VarRef, crate::varbit::VarRef),
+    /// `assign_VL`: a varbit field takes another's value and length (boxed: the op stays as
+    /// small as it was).
+    AssignVarbit(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>),
     CopyHeader {
         dst: u32,
         src: u32,
@@ -259,7 +260,7 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         let Some(sv) = sv else {
             return err(ctx, "a varbit field takes only another varbit field");
         };
-        return Ok(Op::AssignVarbit(dv, sv));
+        return Ok(Op::AssignVarbit(Box::new((dv, sv))));
     }
     if !d.is_wide() {
         return Ok(Op::Set {
@@ -630,7 +631,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 let s = *src_word as usize;
                 st.w.copy_within(s..s + *words as usize, *dst_word as usize);
             }
-            Op::AssignVarbit(dst, src) => dst.assign(src, &mut st.w),
+            Op::AssignVarbit(ds) => ds.0.assign(&ds.1, &mut st.w),
             Op::MarkToDrop => {
                 put(st, x.std.egress_spec, 511);
                 put(st, x.std.mcast_grp, 0);
