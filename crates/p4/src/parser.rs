@@ -503,19 +503,13 @@ impl Parser {
                     }
                 }
                 POp::ExtractVl { h, len, max_bytes } => {
-                    // the length may read the header's own bits by lookahead
-                    if s.look_bits as usize > (pkt.len() - *cur) * 8 {
-                        return Err(codes.packet_too_short);
-                    }
-                    let env = Env {
-                        w: &st.w,
-                        valid: &st.valid,
-                        stack_next: &st.stack_next,
-                        params: &[],
-                        look: &pkt[*cur..],
+                    let vl = crate::varbit::Extract {
+                        h: *h,
+                        len,
+                        max_bytes: *max_bytes,
+                        look_bits: s.look_bits,
                     };
-                    let nbits = len.eval(&env);
-                    crate::varbit::extract(*h, nbits, *max_bytes, pkt, cur, st, codecs, codes)?;
+                    vl.run(pkt, cur, st, codecs, codes)?;
                 }
                 POp::ExtractStack(sk) => {
                     let i = st.stack_next[*sk as usize] as usize;

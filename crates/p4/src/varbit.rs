@@ -9,6 +9,7 @@
 
 use crate::bits::{bytes_to_words, words_to_bytes, write_bits};
 use crate::codec::HeaderCodec;
+use crate::expr::{Env, Expr};
 use crate::parser::ErrorCodes;
 use crate::state::PacketState;
 
@@ -38,6 +39,9 @@ impl VarRef {
     }
 
     /// `assign_VL`: value and length of `src` (another varbit of any maximum that fits).
+    /// Out of line (as the other ops here) so the loops that dispatch ops stay as they were.
+    #[cold]
+    #[inline(never)]
     pub fn assign(&self, src: &VarRef, w: &mut [u64]) {
         let len = src.len(w).min(self.max_bits);
         let mut bytes = Vec::with_capacity(len.div_ceil(8) as usize);
@@ -53,6 +57,8 @@ impl VarRef {
     }
 
     /// `==` of two varbits, as the P4-16 spec defines it: same length and same value.
+    #[cold]
+    #[inline(never)]
     pub fn equals(&self, other: &VarRef, w: &[u64]) -> bool {
         if self.len(w) != other.len(w) {
             return false;
@@ -77,12 +83,45 @@ impl VarRef {
     }
 }
 
-/// bmv2's `extract_VL` of header `h` whose varbit field is `nbits` long: the length must be
-/// whole bytes (else ParserInvalidArgument), the packet must hold the header (else
-/// PacketTooShort) and the header must fit its `max_length` (else HeaderTooShort), checked in
-/// that order as bmv2 does.
+/// bmv2's `extract_VL` of header `h`: `len` (evaluated first; it may look ahead at the
+/// header's own bits, `look_bits` of them) gives the varbit's length. It must be whole bytes
+/// (else ParserInvalidArgument), the packet must hold the header (else PacketTooShort) and the
+/// header must fit its `max_length` (else HeaderTooShort), checked in that order as bmv2 does.
+pub(crate) struct Extract<'a> {
+    pub h: u32,
+    pub len: &'a Expr,
+    pub max_bytes: u32,
+    pub look_bits: u32,
+}
+
+impl Extract<'_> {
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn run(
+        &self,
+        pkt: &[u8],
+        cur: &mut usize,
+        st: &mut PacketState,
+        codecs: &[HeaderCodec],
+        codes: &ErrorCodes,
+    ) -> Result<(), u32> {
+        if self.look_bits as usize > (pkt.len() - *cur) * 8 {
+            return Err(codes.packet_too_short);
+        }
+        let env = Env {
+            w: &st.w,
+            valid: &st.valid,
+            stack_next: &st.stack_next,
+            params: &[],
+            look: &pkt[*cur..],
+        };
+        let nbits = self.len.eval(&env);
+        extract(self.h, nbits, self.max_bytes, pkt, cur, st, codecs, codes)
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn extract(
+fn extract(
     h: u32,
     nbits: u64,
     max_bytes: u32,
