@@ -69,7 +69,7 @@ enum POp {
     /// `extract_VL`: a header ending in a varbit field, the field's length in bits computed
     /// by `len`; the whole header may take at most `max_bytes`.
     ExtractVl {
-        h: u32,
+        into: crate::varbit::VlTarget,
         len: Expr,
         max_bytes: u32,
     },
@@ -237,7 +237,7 @@ impl Parser {
                                 {
                                     return err(
                                         &octx,
-                                        "a stack of headers with a varbit field not supported",
+                                        format!("stack \"{v}\" holds headers with a varbit field: extract them with extract_VL"),
                                     )
                                 }
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
@@ -502,14 +502,18 @@ impl Parser {
                         st.set_validity(m, false, b);
                     }
                 }
-                POp::ExtractVl { h, len, max_bytes } => {
+                POp::ExtractVl {
+                    into,
+                    len,
+                    max_bytes,
+                } => {
                     let vl = crate::varbit::Extract {
-                        h: *h,
+                        into: *into,
                         len,
                         max_bytes: *max_bytes,
                         look_bits: s.look_bits,
                     };
-                    vl.run(pkt, cur, st, codecs, codes)?;
+                    vl.run(pkt, cur, st, codecs, stacks, codes)?;
                 }
                 POp::ExtractStack(sk) => {
                     let i = st.stack_next[*sk as usize] as usize;
@@ -561,23 +565,34 @@ impl Parser {
     }
 }
 
-/// An `extract_VL` op: `[{"type": "regular", "value": HEADER}, {"type": "expression", ...}]`.
+/// An `extract_VL` op: `[{"type": "regular" or "stack", "value": NAME}, {"type": "expression",
+/// ...}]`, the header (or the stack's next element) ending in a varbit field.
 fn extract_vl(hdr: &Value, len: &Value, scope: &Scope, ctx: &str) -> R<POp> {
     let l = scope.layout;
     let v = json::as_str(json::get(hdr, "value", ctx)?, ctx)?;
-    if json::str_(hdr, "type", ctx)? != "regular" {
-        return err(ctx, "extract_VL into a header stack or union not supported");
-    }
-    let h = l.wire_header(v, ctx)?;
+    let (into, h) = match json::str_(hdr, "type", ctx)? {
+        "regular" => {
+            let h = l.wire_header(v, ctx)?;
+            if crate::union::siblings(l, h).is_some() {
+                return err(ctx, "extract_VL of a header union member not supported");
+            }
+            (crate::varbit::VlTarget::Header(h), h)
+        }
+        "stack" => match l.stack_by_name.get(v) {
+            Some(&s) => (
+                crate::varbit::VlTarget::Stack(s),
+                l.stacks[s as usize].headers[0],
+            ),
+            None => return err(ctx, format!("unknown header stack \"{v}\"")),
+        },
+        t => return err(ctx, format!("extract_VL into \"{t}\" not supported")),
+    };
     let info = &l.headers[h as usize];
     let Some(var) = info.varbit else {
         return err(ctx, format!("\"{v}\" has no varbit field"));
     };
-    if crate::union::siblings(l, h).is_some() {
-        return err(ctx, "extract_VL of a header union member not supported");
-    }
     Ok(POp::ExtractVl {
-        h,
+        into,
         len: expr::compile(len, scope, ctx)?,
         max_bytes: (info.bits + var.max_bits) / 8,
     })

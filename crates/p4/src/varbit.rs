@@ -83,12 +83,13 @@ impl VarRef {
     }
 }
 
-/// bmv2's `extract_VL` of header `h`: `len` (evaluated first; it may look ahead at the
+/// bmv2's `extract_VL` of a header (or a stack's next element: StackOutOfBounds when there is
+/// none, checked first): `len` (evaluated first; it may look ahead at the
 /// header's own bits, `look_bits` of them) gives the varbit's length. It must be whole bytes
 /// (else ParserInvalidArgument), the packet must hold the header (else PacketTooShort) and the
 /// header must fit its `max_length` (else HeaderTooShort), checked in that order as bmv2 does.
 pub(crate) struct Extract<'a> {
-    pub h: u32,
+    pub into: VlTarget,
     pub len: &'a Expr,
     pub max_bytes: u32,
     pub look_bits: u32,
@@ -103,8 +104,19 @@ impl Extract<'_> {
         cur: &mut usize,
         st: &mut PacketState,
         codecs: &[HeaderCodec],
+        stacks: &[Vec<u32>],
         codes: &ErrorCodes,
     ) -> Result<(), u32> {
+        let h = match self.into {
+            VlTarget::Header(h) => h,
+            VlTarget::Stack(s) => {
+                let next = st.stack_next[s as usize] as usize;
+                match stacks[s as usize].get(next) {
+                    Some(h) => *h,
+                    None => return Err(codes.stack_out_of_bounds),
+                }
+            }
+        };
         if self.look_bits as usize > (pkt.len() - *cur) * 8 {
             return Err(codes.packet_too_short);
         }
@@ -116,8 +128,19 @@ impl Extract<'_> {
             look: &pkt[*cur..],
         };
         let nbits = self.len.eval(&env);
-        extract(self.h, nbits, self.max_bytes, pkt, cur, st, codecs, codes)
+        extract(h, nbits, self.max_bytes, pkt, cur, st, codecs, codes)?;
+        if let VlTarget::Stack(s) = self.into {
+            st.stack_next[s as usize] += 1;
+        }
+        Ok(())
     }
+}
+
+/// Where an `extract_VL` puts the header: a header, or the next element of a stack.
+#[derive(Debug, Clone, Copy)]
+pub enum VlTarget {
+    Header(u32),
+    Stack(u32),
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -190,4 +190,15 @@ fn varbit_constructs_the_pipeline_cannot_run_are_refused_by_name() {
         load_err(&j),
         "header_types[3] \"v_t\": varbit field \"opts\" needs the type's \"max_length\""
     );
+    // a varbit header extracted without a length
+    j["header_types"][3]["max_length"] = json!(4);
+    j["headers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "v", "id": 3, "header_type": "v_t", "metadata": false}));
+    j["parsers"][0]["parse_states"][0]["parser_ops"][0]["parameters"][0]["value"] = json!("v");
+    assert_eq!(
+        load_err(&j),
+        "parsers[0] \"parser\" parse_states[0] \"start\" parser_ops[0] \"extract\": \"v\" has a varbit field: extract it with extract_VL"
+    );
 }

@@ -214,36 +214,34 @@ impl Lowerer<'_> {
                     [a, len] => (a, Some(len)),
                     _ => return fail(loc, "extract takes a header and, for a header with a varbit field, its length in bits"),
                 };
-                match self.resolve(sc, a)? {
-                    Ref::Header { inst, htype } => {
-                        let has_varbit = self
-                            .env
-                            .header_fields(&htype)
+                let (kind, name, htype) = match self.resolve(sc, a)? {
+                    Ref::Header { inst, htype } => ("regular", inst, htype),
+                    Ref::StackNext { name } => {
+                        let htype = self
+                            .stacks
                             .iter()
-                            .any(|f| matches!(f.ty, Ty::Varbit(_)));
-                        match (len, has_varbit) {
-                            (None, false) => Ok(
-                                json!({"op": "extract", "parameters": [{"type": "regular", "value": inst}]}),
-                            ),
-                            (Some(len), true) => {
-                                let (v, t) = self.rvalue(sc, len)?;
-                                let v = self.coerce(v, &t, &Ty::Bit(32), len.start(), "the varbit length")?;
-                                Ok(json!({"op": "extract_VL", "parameters": [
-                                    {"type": "regular", "value": inst},
-                                    {"type": "expression", "value": v}]}))
-                            }
-                            (None, true) => fail(a.loc(), format!("header {htype} has a varbit field: extract it with its length in bits, extract(hdr, len)")),
-                            (Some(len), false) => fail(len.loc(), format!("header {htype} has no varbit field: extract it without a length")),
-                        }
+                            .find(|s| s.name == name)
+                            .map(|s| s.htype.clone());
+                        ("stack", name, htype.unwrap_or_default())
                     }
-                    Ref::StackNext { .. } if len.is_some() => fail(
-                        loc,
-                        "extract with a length into a header stack is not supported",
-                    ),
-                    Ref::StackNext { name, .. } => Ok(
-                        json!({"op": "extract", "parameters": [{"type": "stack", "value": name}]}),
-                    ),
-                    _ => fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
+                    _ => return fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
+                };
+                let target = json!({"type": kind, "value": name});
+                let has_varbit = self
+                    .env
+                    .header_fields(&htype)
+                    .iter()
+                    .any(|f| matches!(f.ty, Ty::Varbit(_)));
+                match (len, has_varbit) {
+                    (None, false) => Ok(json!({"op": "extract", "parameters": [target]})),
+                    (Some(len), true) => {
+                        let (v, t) = self.rvalue(sc, len)?;
+                        let v = self.coerce(v, &t, &Ty::Bit(32), len.start(), "the varbit length")?;
+                        Ok(json!({"op": "extract_VL", "parameters": [
+                            target, {"type": "expression", "value": v}]}))
+                    }
+                    (None, true) => fail(a.loc(), format!("header {htype} has a varbit field: extract it with its length in bits, extract(hdr, len)")),
+                    (Some(len), false) => fail(len.loc(), format!("header {htype} has no varbit field: extract it without a length")),
                 }
             }
             "advance" => {

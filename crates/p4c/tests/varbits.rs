@@ -218,3 +218,58 @@ fn varbit_misuse_is_refused_in_one_line() {
     );
     assert!(e.ends_with("error: < cannot compare varbit<32>s"), "{e}");
 }
+
+/// A stack of two headers ending in a varbit, extracted with lengths `(first, second)` and,
+/// with `third`, once more (one too many: StackOutOfBounds, which sends to port 2).
+fn stack_program(third: bool) -> String {
+    format!(
+        r#"
+#include <core.p4>
+#include <v1model.p4>
+header len_t {{ bit<8> bits; }}
+header opt_t {{ bit<8> k; varbit<16> v; }}
+struct headers {{ len_t len; opt_t[2] s; }}
+struct metadata {{ }}
+parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
+    state start {{
+        pkt.extract(hdr.len);
+        pkt.extract(hdr.s.next, (bit<32>)hdr.len.bits);
+        pkt.extract(hdr.s.next, 8);
+        {}
+        transition accept;
+    }}
+}}
+control V(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
+control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{
+    apply {{ sm.egress_spec = sm.parser_error == error.StackOutOfBounds ? 9w2 : 9w1; }}
+}}
+control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control C(inout headers hdr, inout metadata meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr); }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#,
+        if third {
+            "pkt.extract(hdr.s.next, 8);"
+        } else {
+            ""
+        }
+    )
+}
+
+#[test]
+fn stack_elements_take_their_own_lengths() {
+    let mut p = load(&compile_src("stack", &stack_program(false)).unwrap().json);
+    // element 0: k 0xa0, 16 bits; element 1: k 0xb0, 8 bits; then payload
+    let f = [16, 0xa0, 1, 2, 0xb0, 3, 0xee];
+    assert_eq!(pass(&mut p, &f, 0).unwrap().2, f);
+    let f = [0, 0xa0, 0xb0, 3, 0xee, 0xef];
+    assert_eq!(pass(&mut p, &f, 0).unwrap().2, f);
+    let mut p = load(&compile_src("stack3", &stack_program(true)).unwrap().json);
+    let f = [8, 0xa0, 1, 0xb0, 3, 0xc0, 4, 0xee];
+    let (port, _, out) = pass(&mut p, &f, 0).unwrap();
+    assert_eq!(
+        (port, out),
+        (2, f.to_vec()),
+        "the third is not extracted: payload"
+    );
+}
