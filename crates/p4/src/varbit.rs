@@ -43,7 +43,8 @@ impl VarRef {
     #[cold]
     #[inline(never)]
     pub fn assign(&self, src: &VarRef, w: &mut [u64]) {
-        let len = src.len(w).min(self.max_bits);
+        // whole bytes that fit (JSON may pair varbits of different maxima)
+        let len = src.len(w).min(self.max_bits / 8 * 8);
         let mut bytes = Vec::with_capacity(len.div_ceil(8) as usize);
         words_to_bytes(src.value(w), len, &mut bytes);
         self.set(&bytes, w);
@@ -213,6 +214,15 @@ mod tests {
         let mut out = Vec::new();
         b.emit(&w, &mut out);
         assert_eq!(out, [0x00, 0xab, 0xcd], "leading zero bytes are kept");
+        // into a smaller maximum: the whole bytes that fit (the low ones)
+        let small = var(8, 12);
+        let mut w2 = w.clone();
+        w2.extend([0, 0]);
+        small.assign(&b, &mut w2);
+        assert_eq!(small.len(&w2), 8);
+        let mut out = Vec::new();
+        small.emit(&w2, &mut out);
+        assert_eq!(out, [0xcd]);
     }
 
     #[test]
