@@ -54,6 +54,8 @@ pub enum Op {
         n: u32,
         push: bool,
     },
+    /// `add_header` / `remove_header` of a header ending in a varbit field.
+    VarbitValidity(crate::varbit::Validity),
     /// `assign_VL`: a varbit field takes another's value and length (boxed: the op stays as
     /// small as it was).
     AssignVarbit(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>),
@@ -333,6 +335,9 @@ pub fn compile_primitive(
         "add_header" | "setValid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
+            if let Some(v) = crate::varbit::Validity::of(l, h, true) {
+                return Ok(Op::VarbitValidity(v));
+            }
             match crate::union::siblings(l, h) {
                 Some(sib) => Op::SetValidMember(h, wire_bytes(l, h), sib),
                 None => Op::SetValid(h, wire_bytes(l, h)),
@@ -347,6 +352,9 @@ pub fn compile_primitive(
         "remove_header" | "setInvalid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
+            if let Some(v) = crate::varbit::Validity::of(l, h, false) {
+                return Ok(Op::VarbitValidity(v));
+            }
             Op::SetInvalid(h, wire_bytes(l, h))
         }
         "mark_to_drop" | "drop" | "_drop" => {
@@ -632,6 +640,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 st.w.copy_within(s..s + *words as usize, *dst_word as usize);
             }
             Op::AssignVarbit(ds) => ds.0.assign(&ds.1, &mut st.w),
+            Op::VarbitValidity(v) => v.apply(st),
             Op::MarkToDrop => {
                 put(st, x.std.egress_spec, 511);
                 put(st, x.std.mcast_grp, 0);

@@ -10,6 +10,7 @@
 use crate::bits::{bytes_to_words, words_to_bytes, write_bits};
 use crate::codec::HeaderCodec;
 use crate::expr::{Env, Expr};
+use crate::layout::Layout;
 use crate::parser::ErrorCodes;
 use crate::state::PacketState;
 
@@ -81,6 +82,40 @@ impl VarRef {
             write_bits(data, off + 8 * i, 8, u64::from(*b));
         }
         8 * bytes.len() as u32
+    }
+}
+
+/// `add_header` / `remove_header` of a wire header ending in a varbit field: as in bmv2, the
+/// packet's length moves by the header's current size (fixed bytes plus the varbit's).
+#[derive(Debug, Clone, Copy)]
+pub struct Validity {
+    h: u32,
+    fixed_bytes: u32,
+    len_word: u32,
+    valid: bool,
+}
+
+impl Validity {
+    /// The op for header `h`, if it is a packet header with a varbit and in no union.
+    pub fn of(l: &Layout, h: u32, valid: bool) -> Option<Validity> {
+        let info = &l.headers[h as usize];
+        let v = info.varbit.filter(|_| !info.metadata)?;
+        if crate::union::siblings(l, h).is_some() {
+            return None;
+        }
+        Some(Validity {
+            h,
+            fixed_bytes: info.bits / 8,
+            len_word: v.len_word,
+            valid,
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub fn apply(&self, st: &mut PacketState) {
+        let bytes = self.fixed_bytes + st.w[self.len_word as usize] as u32 / 8;
+        st.set_validity(self.h, self.valid, bytes as i32);
     }
 }
 

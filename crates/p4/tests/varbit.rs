@@ -202,3 +202,18 @@ fn varbit_constructs_the_pipeline_cannot_run_are_refused_by_name() {
         "parsers[0] \"parser\" parse_states[0] \"start\" parser_ops[0] \"extract\": \"v\" has a varbit field: extract it with extract_VL"
     );
 }
+
+#[test]
+fn removing_a_varbit_header_takes_its_current_bytes_off_the_length() {
+    let rm = json!({"op": "remove_header", "parameters": [{"type": "header", "value": "a"}]});
+    let mut p = program(json!([set_port(1), rm]), json!([]), json!([]));
+    let mut f = ETH.to_vec();
+    // a: 3 fixed bytes + 16 bits; b: 3 + 0; two payload bytes
+    f.extend_from_slice(&[16, 0, 0, 1, 2, 0, 0, 0, 0xee, 0xef]);
+    let mut st = p.new_state();
+    let mut out = Vec::new();
+    p.process(&mut st, &f, 0, 0, &mut out);
+    let len = st.field(p.field("standard_metadata", "packet_length").unwrap());
+    assert_eq!(len, (f.len() - 5) as u64);
+    assert_eq!(out[ETH.len()..], [0, 0, 0, 0xee, 0xef]);
+}
