@@ -87,6 +87,7 @@ mod json;
 mod layout;
 pub mod names;
 pub mod p4info;
+mod parse_errors;
 mod parser;
 mod pipeline;
 mod profile;

@@ -6,59 +6,11 @@ use crate::codec::HeaderCodec;
 use crate::expr::{self, Env, Expr, Scope};
 use crate::json::{self, err, R};
 use crate::layout::FieldLoc;
+pub use crate::parse_errors::ErrorCodes;
 use crate::state::PacketState;
 use crate::vset::ValueSet;
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// Parser error codes (values from the program's `errors` list).
-#[derive(Debug, Clone, Copy)]
-pub struct ErrorCodes {
-    /// `standard_metadata.parser_error` after a parse without error (0 in today's p4c output,
-    /// 1 in older output that numbers errors from 1).
-    pub no_error: u32,
-    pub packet_too_short: u32,
-    pub no_match: u32,
-    pub stack_out_of_bounds: u32,
-    pub header_too_short: u32,
-    pub parser_timeout: u32,
-    pub invalid_argument: u32,
-}
-
-impl ErrorCodes {
-    pub fn load(root: &Value) -> R<(ErrorCodes, Vec<(String, u32)>)> {
-        let mut list = Vec::new();
-        for (i, e) in json::arr_or_empty(root, "errors", "top level")?
-            .iter()
-            .enumerate()
-        {
-            let ctx = format!("errors[{i}]");
-            let p = e.as_array().map(Vec::as_slice).unwrap_or(&[]);
-            match (
-                p.first().and_then(Value::as_str),
-                p.get(1).and_then(Value::as_u64),
-            ) {
-                (Some(n), Some(v)) if v <= u64::from(u32::MAX) => {
-                    list.push((n.to_string(), v as u32))
-                }
-                _ => return err(&ctx, "error must be [name, value]"),
-            }
-        }
-        let find = |n: &str, d: u32| list.iter().find(|(x, _)| x == n).map_or(d, |x| x.1);
-        Ok((
-            ErrorCodes {
-                no_error: find("NoError", 0),
-                packet_too_short: find("PacketTooShort", 1),
-                no_match: find("NoMatch", 2),
-                stack_out_of_bounds: find("StackOutOfBounds", 3),
-                header_too_short: find("HeaderTooShort", 4),
-                parser_timeout: find("ParserTimeout", 5),
-                invalid_argument: find("ParserInvalidArgument", 6),
-            },
-            list,
-        ))
-    }
-}
 
 #[derive(Debug, Clone)]
 enum POp {
@@ -205,11 +157,14 @@ impl Parser {
                 match op {
                     "extract_VL" => {
                         need(2)?;
-                        let op = extract_vl(&ps[0], &ps[1], &scope, &octx)?;
-                        if let POp::ExtractVl { len, .. } = &op {
-                            look_bits = look_bits.max(len.lookahead_bits());
-                        }
-                        ops.push(op);
+                        let (into, len, max_bytes) =
+                            crate::varbit::load_extract(&ps[0], &ps[1], &scope, &octx)?;
+                        look_bits = look_bits.max(len.lookahead_bits());
+                        ops.push(POp::ExtractVl {
+                            into,
+                            len,
+                            max_bytes,
+                        });
                     }
                     "extract" => {
                         need(1)?;
@@ -563,39 +518,6 @@ impl Parser {
         }
         Ok(())
     }
-}
-
-/// An `extract_VL` op: `[{"type": "regular" or "stack", "value": NAME}, {"type": "expression",
-/// ...}]`, the header (or the stack's next element) ending in a varbit field.
-fn extract_vl(hdr: &Value, len: &Value, scope: &Scope, ctx: &str) -> R<POp> {
-    let l = scope.layout;
-    let v = json::as_str(json::get(hdr, "value", ctx)?, ctx)?;
-    let (into, h) = match json::str_(hdr, "type", ctx)? {
-        "regular" => {
-            let h = l.wire_header(v, ctx)?;
-            if crate::union::siblings(l, h).is_some() {
-                return err(ctx, "extract_VL of a header union member not supported");
-            }
-            (crate::varbit::VlTarget::Header(h), h)
-        }
-        "stack" => match l.stack_by_name.get(v) {
-            Some(&s) => (
-                crate::varbit::VlTarget::Stack(s),
-                l.stacks[s as usize].headers[0],
-            ),
-            None => return err(ctx, format!("unknown header stack \"{v}\"")),
-        },
-        t => return err(ctx, format!("extract_VL into \"{t}\" not supported")),
-    };
-    let info = &l.headers[h as usize];
-    let Some(var) = info.varbit else {
-        return err(ctx, format!("\"{v}\" has no varbit field"));
-    };
-    Ok(POp::ExtractVl {
-        into,
-        len: expr::compile(len, scope, ctx)?,
-        max_bytes: (info.bits + var.max_bits) / 8,
-    })
 }
 
 #[inline]

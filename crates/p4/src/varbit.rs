@@ -9,10 +9,12 @@
 
 use crate::bits::{bytes_to_words, words_to_bytes, write_bits};
 use crate::codec::HeaderCodec;
-use crate::expr::{Env, Expr};
+use crate::expr::{Env, Expr, Scope};
+use crate::json::{self, err, R};
 use crate::layout::Layout;
 use crate::parser::ErrorCodes;
 use crate::state::PacketState;
+use serde_json::Value;
 
 /// Where a varbit field lives: its value words, its length word and its maximum width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +85,42 @@ impl VarRef {
         }
         8 * bytes.len() as u32
     }
+}
+
+/// Loads an `extract_VL` op: `[{"type": "regular" or "stack", "value": NAME}, {"type":
+/// "expression", ...}]`, the header (or the stack's next element) ending in a varbit field;
+/// returns where it goes, the length expression and the header's maximum bytes.
+pub(crate) fn load_extract(
+    hdr: &Value,
+    len: &Value,
+    scope: &Scope,
+    ctx: &str,
+) -> R<(VlTarget, Expr, u32)> {
+    let l = scope.layout;
+    let v = json::as_str(json::get(hdr, "value", ctx)?, ctx)?;
+    let (into, h) = match json::str_(hdr, "type", ctx)? {
+        "regular" => {
+            let h = l.wire_header(v, ctx)?;
+            if crate::union::siblings(l, h).is_some() {
+                return err(ctx, "extract_VL of a header union member not supported");
+            }
+            (VlTarget::Header(h), h)
+        }
+        "stack" => match l.stack_by_name.get(v) {
+            Some(&s) => (VlTarget::Stack(s), l.stacks[s as usize].headers[0]),
+            None => return err(ctx, format!("unknown header stack \"{v}\"")),
+        },
+        t => return err(ctx, format!("extract_VL into \"{t}\" not supported")),
+    };
+    let info = &l.headers[h as usize];
+    let Some(var) = info.varbit else {
+        return err(ctx, format!("\"{v}\" has no varbit field"));
+    };
+    Ok((
+        into,
+        crate::expr::compile(len, scope, ctx)?,
+        (info.bits + var.max_bits) / 8,
+    ))
 }
 
 /// `add_header` / `remove_header` of a wire header ending in a varbit field: as in bmv2, the
