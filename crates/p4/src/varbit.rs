@@ -3,9 +3,9 @@
 //! The value lives in the word arena like a `bit<W>` field of its maximum width (right-aligned,
 //! most significant word first) and its current length in bits in one more word after it, so a
 //! header copy, a clone's copy and a packet reset carry or clear both with the words. Only the
-//! ops made for varbit headers (`extract_VL`, `assign_VL`, `==` of two varbits, a deparser or a
-//! checksum over such a header) read the length: programs without varbits run the ops they
-//! ran before.
+//! ops made for varbit headers (`extract_VL` into a header or a stack, `assign_VL`, `==` of two
+//! varbits, `add_header` / `remove_header`, a deparser or a checksum over such a header) read
+//! the length; they are out of line, and programs without varbits run the ops they ran before.
 
 use crate::bits::{bytes_to_words, words_to_bytes, write_bits};
 use crate::codec::HeaderCodec;
