@@ -58,6 +58,11 @@ pub enum Op {
         n: u32,
         push: bool,
     },
+    /// `add_header` / `remove_header` of a header ending in a varbit field.
+    VarbitValidity(crate::varbit::Validity),
+    /// `assign_VL`: a varbit field takes another's value and length (boxed: the op stays as
+    /// small as it was).
+    AssignVarbit(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>),
     CopyHeader {
         dst: u32,
         src: u32,
@@ -241,12 +246,7 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         if l.headers[d as usize].type_name != l.headers[sh as usize].type_name {
             return err(ctx, "header assignment between different header types");
         }
-        let span = |h: u32| {
-            let fs = &l.headers[h as usize].fields;
-            let first = fs.first().map_or(0, |f| f.word);
-            let words: u32 = fs.iter().map(|f| words_for(f.width)).sum();
-            (first, words)
-        };
+        let span = |h: u32| l.headers[h as usize].span();
         let ((dst_word, words), (src_word, _)) = (span(d), span(sh));
         return Ok(Op::CopyHeader {
             dst: d,
@@ -266,6 +266,16 @@ pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
         }
     }
     let d = field_operand(dst, l, ctx)?;
+    if let Some(dv) = l.varbit_of(d) {
+        let sv = match json::str_(src, "type", ctx)? {
+            "field" => l.varbit_of(field_operand(src, l, ctx)?),
+            _ => None,
+        };
+        let Some(sv) = sv else {
+            return err(ctx, "a varbit field takes only another varbit field");
+        };
+        return Ok(Op::AssignVarbit(Box::new((dv, sv))));
+    }
     if !d.is_wide() {
         return Ok(Op::Set {
             dst: d,
@@ -330,7 +340,7 @@ pub fn compile_primitive(
     let l = names.layout;
     let e = |v: &Value| expr::compile(v, s, ctx);
     Ok(match op {
-        "assign" | "modify_field" | "assign_header" => {
+        "assign" | "modify_field" | "assign_header" | "assign_VL" => {
             want(2)?;
             compile_assign(&ps[0], &ps[1], s, ctx)?
         }
@@ -345,6 +355,9 @@ pub fn compile_primitive(
         "add_header" | "setValid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
+            if let Some(v) = crate::varbit::Validity::of(l, h, true) {
+                return Ok(Op::VarbitValidity(v));
+            }
             match crate::union::siblings(l, h) {
                 Some(sib) => Op::SetValidMember(h, wire_bytes(l, h), sib),
                 None => Op::SetValid(h, wire_bytes(l, h)),
@@ -371,6 +384,9 @@ pub fn compile_primitive(
         "remove_header" | "setInvalid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
+            if let Some(v) = crate::varbit::Validity::of(l, h, false) {
+                return Ok(Op::VarbitValidity(v));
+            }
             Op::SetInvalid(h, wire_bytes(l, h))
         }
         "mark_to_drop" | "drop" | "_drop" => {
@@ -396,9 +412,9 @@ pub fn compile_primitive(
             let mut elems = Vec::new();
             let mut words = 0;
             for h in &l.stacks[stack as usize].headers {
-                let fs = &l.headers[*h as usize].fields;
-                words = fs.iter().map(|f| words_for(f.width)).sum();
-                elems.push((*h, fs.first().map_or(0, |f| f.word)));
+                let (first, n) = l.headers[*h as usize].span();
+                words = n;
+                elems.push((*h, first));
             }
             Op::StackShift {
                 stack,
@@ -662,6 +678,8 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                 let s = *src_word as usize;
                 st.w.copy_within(s..s + *words as usize, *dst_word as usize);
             }
+            Op::AssignVarbit(ds) => ds.0.assign(&ds.1, &mut st.w),
+            Op::VarbitValidity(v) => v.apply(st),
             Op::MarkToDrop => {
                 put(st, x.std.egress_spec, 511);
                 put(st, x.std.mcast_grp, 0);

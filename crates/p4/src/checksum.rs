@@ -7,6 +7,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldRef, Layout};
 use crate::state::PacketState;
+use crate::varbit::VarRef;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -22,7 +23,12 @@ pub enum Algo {
 #[derive(Debug, Clone)]
 enum Input {
     Field(FieldRef),
-    Const { value: u64, width: u32 },
+    Const {
+        value: u64,
+        width: u32,
+    },
+    /// A varbit field (of this header): its current bytes.
+    Varbit(VarRef, u32),
 }
 
 /// One <= 64-bit piece of the packed input, placed at compile time.
@@ -46,6 +52,9 @@ pub struct Calculation {
     /// it; the valid headers deparsed after that one and the packet's payload follow the
     /// fields in the input.
     pub payload_after: Option<u32>,
+    /// The inputs when one is a varbit field: packed per packet at their current lengths
+    /// (`pieces` and `bits` then hold the fixed layout at the varbits' maxima, unused).
+    dynamic: Option<Box<[Input]>>,
 }
 
 /// Packed inputs up to this many bytes are built on the stack.
@@ -76,19 +85,61 @@ impl Calculation {
                     }
                 }
                 Input::Const { value, width } => push(u32::MAX, *value, *width),
+                Input::Varbit(v, _) => push(u32::MAX, 0, v.max_bits),
             }
         }
+        let has_varbit = inputs.iter().any(|i| matches!(i, Input::Varbit(..)));
         Calculation {
             algo,
             pieces,
             bits: off,
             payload_after: None,
+            dynamic: has_varbit.then(|| inputs.to_vec().into_boxed_slice()),
         }
+    }
+
+    /// Packs inputs that include a varbit field, each at its current length, then `tail`.
+    #[cold]
+    #[inline(never)]
+    fn compute_dynamic(
+        &self,
+        inputs: &[Input],
+        st: &PacketState,
+        buf: &mut Vec<u8>,
+        tail: &[u8],
+    ) -> u64 {
+        buf.clear();
+        buf.resize(self.bits.div_ceil(8) as usize, 0);
+        let mut off = 0usize;
+        for inp in inputs {
+            match inp {
+                Input::Field(f) => {
+                    let n = f.words();
+                    let top = f.width - 64 * (n - 1);
+                    for k in 0..n {
+                        let width = if k == 0 { top } else { 64 };
+                        write_bits(buf, off, width, st.w[(f.word + k) as usize]);
+                        off += width as usize;
+                    }
+                }
+                Input::Const { value, width } => {
+                    write_bits(buf, off, *width, *value);
+                    off += *width as usize;
+                }
+                Input::Varbit(v, _) => off += v.pack(&st.w, buf, off) as usize,
+            }
+        }
+        buf.truncate(off.div_ceil(8));
+        buf.extend_from_slice(tail);
+        run_algo(self.algo, buf)
     }
 
     /// As [`Calculation::compute`], with `tail` (the headers after the last field's and the
     /// payload) appended to the packed fields.
     pub fn compute_with_tail(&self, st: &PacketState, buf: &mut Vec<u8>, tail: &[u8]) -> u64 {
+        if let Some(d) = &self.dynamic {
+            return self.compute_dynamic(d, st, buf, tail);
+        }
         let n = self.bits.div_ceil(8) as usize;
         buf.clear();
         buf.resize(n, 0);
@@ -119,6 +170,9 @@ impl Calculation {
     /// Packs the inputs MSB-first (zero-padded to a byte) and applies the algorithm; `buf` is
     /// used only for inputs longer than `STACK_BYTES`.
     pub fn compute(&self, st: &PacketState, buf: &mut Vec<u8>) -> u64 {
+        if let Some(d) = &self.dynamic {
+            return self.compute_dynamic(d, st, buf, &[]);
+        }
         let n = self.bits.div_ceil(8) as usize;
         let mut small = [0u8; STACK_BYTES];
         let data: &mut [u8] = if n <= STACK_BYTES {
@@ -152,7 +206,7 @@ pub fn calc_value(
     if let Some(pos) = deparse.iter().position(|h| *h == after) {
         for h in &deparse[pos + 1..] {
             if st.valid[*h as usize] {
-                codecs[*h as usize].emit(&st.w, &mut tail);
+                codecs[*h as usize].emit_all(&st.w, &mut tail);
             }
         }
     }
@@ -262,6 +316,7 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
         if ty == "payload" {
             let last = inputs.iter().rev().find_map(|x| match x {
                 Input::Field(f) => Some(f.header),
+                Input::Varbit(_, h) => Some(*h),
                 Input::Const { .. } => None,
             });
             if i + 1 != list.len() {
@@ -275,7 +330,13 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
         }
         let val = json::get(inp, "value", ctx)?;
         match ty {
-            "field" => inputs.push(Input::Field(layout.resolve_field(val, ctx)?)),
+            "field" => {
+                let f = layout.resolve_field(val, ctx)?;
+                inputs.push(match layout.varbit_of(f) {
+                    Some(v) => Input::Varbit(v, f.header),
+                    None => Input::Field(f),
+                });
+            }
             "hexstr" => {
                 let width = json::u64_(inp, "bitwidth", ctx)?;
                 if width == 0 || width > 64 {
@@ -289,12 +350,16 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
             }
             "header" => {
                 let h = layout.header(json::as_str(val, ctx)?, ctx)?;
-                for f in &layout.headers[h as usize].fields {
-                    inputs.push(Input::Field(FieldRef {
-                        word: f.word,
-                        width: f.width,
-                        header: h,
-                    }));
+                let info = &layout.headers[h as usize];
+                for f in &info.fields {
+                    inputs.push(match info.varbit {
+                        Some(v) if f.varbit => Input::Varbit(v, h),
+                        _ => Input::Field(FieldRef {
+                            word: f.word,
+                            width: f.width,
+                            header: h,
+                        }),
+                    });
                 }
             }
             t => return err(ctx, format!("input type \"{t}\" not supported")),
@@ -305,6 +370,7 @@ pub fn load_calculation(c: &Value, layout: &Layout, ctx: &str) -> R<Calculation>
         .map(|i| match i {
             Input::Field(f) => u64::from(f.width),
             Input::Const { width, .. } => u64::from(*width),
+            Input::Varbit(v, _) => u64::from(v.max_bits),
         })
         .sum();
     if bits > 1 << 20 {

@@ -40,12 +40,15 @@ enum Step {
 #[derive(Debug, Clone)]
 pub struct HeaderCodec {
     steps: Vec<Step>,
+    /// Wire bytes of the fixed-width fields (all of the header unless it has a varbit).
     pub bytes: u32,
+    /// The header's varbit field, which follows the fixed fields on the wire.
+    pub varbit: Option<crate::varbit::VarRef>,
 }
 
 fn chunks_of(h: &crate::layout::HeaderInfo) -> Vec<Chunk> {
     let mut chunks = Vec::new();
-    for f in &h.fields {
+    for f in h.fields.iter().filter(|f| !f.varbit) {
         let n = words_for(f.width);
         let top = f.width - 64 * (n - 1);
         let mut off = f.bit_off;
@@ -110,6 +113,7 @@ impl HeaderCodec {
             .map(|h| HeaderCodec {
                 steps: steps_of(&chunks_of(h)),
                 bytes: h.bits / 8,
+                varbit: h.varbit,
             })
             .collect()
     }
@@ -139,7 +143,16 @@ impl HeaderCodec {
         }
     }
 
-    /// Appends the header's bytes to `out`.
+    /// Appends the header's bytes to `out`, its varbit field's current bytes too.
+    pub fn emit_all(&self, w: &[u64], out: &mut Vec<u8>) {
+        self.emit(w, out);
+        if let Some(v) = &self.varbit {
+            v.emit(w, out);
+        }
+    }
+
+    /// Appends the header's fixed-width bytes to `out` (all of it for a header without a
+    /// varbit: the deparser of a program without varbits calls only this).
     #[inline]
     pub fn emit(&self, w: &[u64], out: &mut Vec<u8>) {
         let start = out.len();
@@ -195,6 +208,7 @@ mod tests {
         let codec = HeaderCodec {
             steps: steps_of(&chunks),
             bytes: off / 8,
+            varbit: None,
         };
         assert!(codec.steps.iter().any(|s| matches!(s, Step::Bits(_))));
         assert!(codec.steps.len() < chunks.len());

@@ -94,6 +94,8 @@ pub enum Expr {
     ElementField(Box<crate::stack_index::ElementField>),
     /// `isValid()` of a header stack element chosen at run time.
     ElementValid(Box<crate::stack_index::Element>),
+    /// `==` (or, with `true`, `!=`) of two varbit fields: length and value.
+    VarbitEq(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>, bool),
 }
 
 /// Per-packet inputs an expression may read.
@@ -272,6 +274,9 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
         "^" => Some(BinOp::BitXor),
         _ => None,
     };
+    if let (Some(BinOp::Eq | BinOp::Ne), Some(pair)) = (bin, varbit_pair(v, s, ctx)?) {
+        return Ok(Expr::VarbitEq(Box::new(pair), bin == Some(BinOp::Ne)));
+    }
     if let Some(b) = bin {
         // bmv2's unary minus is "-" without a left operand: 0 - right
         let l = match (b, json::opt(v, "left")) {
@@ -336,6 +341,36 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             format!("expression operator \"{other}\" not supported"),
         ),
     }
+}
+
+/// Both operands of a comparison when they are varbit fields.
+fn varbit_pair(
+    v: &Value,
+    s: &Scope,
+    ctx: &str,
+) -> R<Option<(crate::varbit::VarRef, crate::varbit::VarRef)>> {
+    let side = |key: &str| -> R<Option<crate::varbit::VarRef>> {
+        let Some(x) = json::opt(v, key) else {
+            return Ok(None);
+        };
+        if json::opt_str(x, "type", ctx)? != Some("field") {
+            return Ok(None);
+        }
+        match s.layout.resolve(json::get(x, "value", ctx)?, ctx)? {
+            FieldLoc::Field(f) => Ok(s.layout.varbit_of(f)),
+            FieldLoc::Valid(_) => Ok(None),
+        }
+    };
+    Ok(match (side("left")?, side("right")?) {
+        (Some(a), Some(b)) => Some((a, b)),
+        (None, None) => None,
+        _ => {
+            return err(
+                ctx,
+                "a varbit field compares only with another varbit field",
+            )
+        }
+    })
 }
 
 /// `v`'s low `w` bits as a two's complement number, sign-extended to 128 bits.
@@ -440,6 +475,7 @@ impl Expr {
                 let hi = (1i128 << (*width - 1)) - 1;
                 v.clamp(-hi - 1, hi) as u128
             }
+            Expr::VarbitEq(ab, ne) => u128::from(ab.0.equals(&ab.1, e.w) != *ne),
             Expr::Cond(c, a, b) => {
                 if c.eval128(e) != 0 {
                     a.eval128(e)

@@ -32,6 +32,9 @@ pub struct FieldInfo {
     pub bit_off: u32,
     /// An `int<W>`: its bits are a two's complement value, read sign-extended.
     pub signed: bool,
+    /// A `varbit<W>` field (`width` is its maximum); its current length is in
+    /// [`HeaderInfo::varbit`]'s `len_word`.
+    pub varbit: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -40,8 +43,20 @@ pub struct HeaderInfo {
     pub type_name: String,
     pub metadata: bool,
     pub fields: Vec<FieldInfo>,
-    /// Wire size in bits.
+    /// Wire size in bits (of the fixed-width fields only when the header has a varbit).
     pub bits: u32,
+    /// The header's variable-length field, if it has one.
+    pub varbit: Option<crate::varbit::VarRef>,
+}
+
+impl HeaderInfo {
+    /// The header's words in the arena: the first and how many (fields, then a varbit's
+    /// length word), so a header copy moves all of it.
+    pub fn span(&self) -> (u32, u32) {
+        let first = self.fields.first().map_or(0, |f| f.word);
+        let fields: u32 = self.fields.iter().map(|f| words_for(f.width)).sum();
+        (first, fields + u32::from(self.varbit.is_some()))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -73,45 +88,85 @@ pub struct Layout {
     pub union_stack_by_name: HashMap<String, u32>,
 }
 
+/// A field of a header type: name, width (a varbit's maximum), signedness, varbit.
+struct TypeField {
+    name: String,
+    width: u32,
+    signed: bool,
+    varbit: bool,
+}
+
+/// The fields of one `header_types` entry. A varbit field (width `"*"`) takes its maximum
+/// from the type's `max_length` (bytes of the whole header, as p4c writes it); it must be the
+/// last field, as in every header p4c's front end accepts for bmv2 we know of.
+fn type_fields(t: &Value, ctx: &str) -> R<Vec<TypeField>> {
+    let mut fields: Vec<TypeField> = Vec::new();
+    let mut varbit_name = None;
+    for f in json::arr(t, "fields", ctx)? {
+        let parts = f.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let fname = parts.first().and_then(Value::as_str);
+        let Some(fname) = fname else {
+            return err(ctx, "field must be [name, bitwidth, signed]");
+        };
+        if let Some(v) = varbit_name {
+            return err(
+                ctx,
+                format!("field \"{fname}\" after varbit field \"{v}\" not supported"),
+            );
+        }
+        let width = match parts.get(1) {
+            Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+            Some(Value::String(s)) if s == "*" => {
+                varbit_name = Some(fname);
+                let fixed: u64 = fields.iter().map(|f| u64::from(f.width)).sum();
+                if json::opt(t, "max_length").is_none() {
+                    return err(
+                        ctx,
+                        format!("varbit field \"{fname}\" needs the type's \"max_length\""),
+                    );
+                }
+                let max = json::u64_(t, "max_length", ctx)?.saturating_mul(8);
+                if max <= fixed {
+                    return err(
+                        ctx,
+                        format!("varbit field \"{fname}\": max_length leaves it no bits"),
+                    );
+                }
+                max - fixed
+            }
+            _ => return err(ctx, format!("field \"{fname}\" has no bitwidth")),
+        };
+        if width == 0 || width > 4096 {
+            return err(ctx, format!("field \"{fname}\" has bad bitwidth {width}"));
+        }
+        let signed = parts.get(2).and_then(Value::as_bool) == Some(true);
+        if signed && !(2..=128).contains(&width) {
+            // bmv2 needs 2 bits at least; expressions compute on 128
+            return err(
+                ctx,
+                format!("signed field \"{fname}\" of {width} bits not supported (2 to 128)"),
+            );
+        }
+        fields.push(TypeField {
+            name: fname.to_string(),
+            width: width as u32,
+            signed,
+            varbit: varbit_name.is_some(),
+        });
+    }
+    Ok(fields)
+}
+
 impl Layout {
     pub fn load(root: &Value) -> R<Layout> {
-        let mut types: HashMap<String, Vec<(String, u32, bool)>> = HashMap::new();
+        let mut types: HashMap<String, Vec<TypeField>> = HashMap::new();
         for (i, t) in json::arr(root, "header_types", "top level")?
             .iter()
             .enumerate()
         {
             let ctx = label("header_types", i, t);
             let name = json::str_(t, "name", &ctx)?;
-            let mut fields = Vec::new();
-            for f in json::arr(t, "fields", &ctx)? {
-                let parts = f.as_array().map(Vec::as_slice).unwrap_or(&[]);
-                let fname = parts.first().and_then(Value::as_str);
-                let Some(fname) = fname else {
-                    return err(&ctx, "field must be [name, bitwidth, signed]");
-                };
-                let width = match parts.get(1) {
-                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-                    Some(Value::String(s)) if s == "*" => {
-                        return err(&ctx, format!("varbit field \"{fname}\" not supported"))
-                    }
-                    _ => return err(&ctx, format!("field \"{fname}\" has no bitwidth")),
-                };
-                if width == 0 || width > 4096 {
-                    return err(&ctx, format!("field \"{fname}\" has bad bitwidth {width}"));
-                }
-                let signed = parts.get(2).and_then(Value::as_bool) == Some(true);
-                if signed && !(2..=128).contains(&width) {
-                    // bmv2 needs 2 bits at least; expressions compute on 128
-                    return err(
-                        &ctx,
-                        format!(
-                            "signed field \"{fname}\" of {width} bits not supported (2 to 128)"
-                        ),
-                    );
-                }
-                fields.push((fname.to_string(), width as u32, signed));
-            }
-            types.insert(name.to_string(), fields);
+            types.insert(name.to_string(), type_fields(t, &ctx)?);
         }
         let mut l = Layout::default();
         for (i, h) in json::arr(root, "headers", "top level")?.iter().enumerate() {
@@ -124,16 +179,31 @@ impl Layout {
             };
             let mut fields = Vec::with_capacity(tf.len());
             let mut bit = 0u32;
-            for (fname, width, signed) in tf {
+            let mut varbit = None;
+            for f in tf {
+                let word = l.total_words;
+                l.total_words += words_for(f.width);
+                if f.varbit {
+                    // the current length (bits) lives in the word after the value's
+                    varbit = Some(crate::varbit::VarRef {
+                        word,
+                        words: words_for(f.width),
+                        len_word: l.total_words,
+                        max_bits: f.width,
+                    });
+                    l.total_words += 1;
+                }
                 fields.push(FieldInfo {
-                    name: fname.clone(),
-                    width: *width,
-                    word: l.total_words,
+                    name: f.name.clone(),
+                    width: f.width,
+                    word,
                     bit_off: bit,
-                    signed: *signed,
+                    signed: f.signed,
+                    varbit: f.varbit,
                 });
-                l.total_words += words_for(*width);
-                bit = bit.saturating_add(*width);
+                if !f.varbit {
+                    bit = bit.saturating_add(f.width);
+                }
             }
             if !metadata && !bit.is_multiple_of(8) {
                 return err(
@@ -157,6 +227,7 @@ impl Layout {
                 metadata,
                 fields,
                 bits: bit,
+                varbit,
             });
         }
         for (i, s) in json::arr_or_empty(root, "header_stacks", "top level")?
@@ -217,6 +288,12 @@ impl Layout {
             width: fi.width,
             header: hi,
         })
+    }
+
+    /// The varbit field `f` is, if it is one.
+    pub fn varbit_of(&self, f: FieldRef) -> Option<crate::varbit::VarRef> {
+        let v = self.headers.get(f.header as usize)?.varbit?;
+        (v.word == f.word).then_some(v)
     }
 
     /// Whether a resolved field is an `int<W>` (decided here, at load time, once).

@@ -87,6 +87,7 @@ mod json;
 mod layout;
 pub mod names;
 pub mod p4info;
+mod parse_errors;
 mod parser;
 mod pipeline;
 mod profile;
@@ -103,6 +104,7 @@ mod trace;
 mod trace_hooks;
 mod union;
 mod union_stack;
+mod varbit;
 mod vset;
 mod vset_api;
 

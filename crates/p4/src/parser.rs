@@ -6,57 +6,11 @@ use crate::codec::HeaderCodec;
 use crate::expr::{self, Env, Expr, Scope};
 use crate::json::{self, err, R};
 use crate::layout::FieldLoc;
+pub use crate::parse_errors::ErrorCodes;
 use crate::state::PacketState;
 use crate::vset::ValueSet;
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// Parser error codes (values from the program's `errors` list).
-#[derive(Debug, Clone, Copy)]
-pub struct ErrorCodes {
-    /// `standard_metadata.parser_error` after a parse without error (0 in today's p4c output,
-    /// 1 in older output that numbers errors from 1).
-    pub no_error: u32,
-    pub packet_too_short: u32,
-    pub no_match: u32,
-    pub stack_out_of_bounds: u32,
-    pub parser_timeout: u32,
-    pub invalid_argument: u32,
-}
-
-impl ErrorCodes {
-    pub fn load(root: &Value) -> R<(ErrorCodes, Vec<(String, u32)>)> {
-        let mut list = Vec::new();
-        for (i, e) in json::arr_or_empty(root, "errors", "top level")?
-            .iter()
-            .enumerate()
-        {
-            let ctx = format!("errors[{i}]");
-            let p = e.as_array().map(Vec::as_slice).unwrap_or(&[]);
-            match (
-                p.first().and_then(Value::as_str),
-                p.get(1).and_then(Value::as_u64),
-            ) {
-                (Some(n), Some(v)) if v <= u64::from(u32::MAX) => {
-                    list.push((n.to_string(), v as u32))
-                }
-                _ => return err(&ctx, "error must be [name, value]"),
-            }
-        }
-        let find = |n: &str, d: u32| list.iter().find(|(x, _)| x == n).map_or(d, |x| x.1);
-        Ok((
-            ErrorCodes {
-                no_error: find("NoError", 0),
-                packet_too_short: find("PacketTooShort", 1),
-                no_match: find("NoMatch", 2),
-                stack_out_of_bounds: find("StackOutOfBounds", 3),
-                parser_timeout: find("ParserTimeout", 5),
-                invalid_argument: find("ParserInvalidArgument", 6),
-            },
-            list,
-        ))
-    }
-}
 
 #[derive(Debug, Clone)]
 enum POp {
@@ -66,6 +20,13 @@ enum POp {
     ExtractMember(u32, Box<[(u32, i32)]>),
     /// `extract(u.next.member)` of a header union stack.
     ExtractUnionStack(Box<crate::union_stack::Extract>),
+    /// `extract_VL`: a header ending in a varbit field, the field's length in bits computed
+    /// by `len`; the whole header may take at most `max_bytes`.
+    ExtractVl {
+        into: crate::varbit::VlTarget,
+        len: Expr,
+        max_bytes: u32,
+    },
     Verify {
         cond: Expr,
         error: Expr,
@@ -196,6 +157,17 @@ impl Parser {
                     Ok(())
                 };
                 match op {
+                    "extract_VL" => {
+                        need(2)?;
+                        let (into, len, max_bytes) =
+                            crate::varbit::load_extract(&ps[0], &ps[1], &scope, &octx)?;
+                        look_bits = look_bits.max(len.lookahead_bits());
+                        ops.push(POp::ExtractVl {
+                            into,
+                            len,
+                            max_bytes,
+                        });
+                    }
                     "extract" => {
                         need(1)?;
                         let value = json::get(&ps[0], "value", &octx)?;
@@ -203,12 +175,29 @@ impl Parser {
                         match json::str_(&ps[0], "type", &octx)? {
                             "regular" => {
                                 let h = l.wire_header(v, &octx)?;
+                                if l.headers[h as usize].varbit.is_some() {
+                                    return err(
+                                        &octx,
+                                        format!("\"{v}\" has a varbit field: extract it with extract_VL"),
+                                    );
+                                }
                                 ops.push(match crate::union::siblings(l, h) {
                                     Some(sib) => POp::ExtractMember(h, sib),
                                     None => POp::Extract(h),
                                 });
                             }
                             "stack" => match l.stack_by_name.get(v) {
+                                Some(x)
+                                    if l.stacks[*x as usize]
+                                        .headers
+                                        .iter()
+                                        .any(|h| l.headers[*h as usize].varbit.is_some()) =>
+                                {
+                                    return err(
+                                        &octx,
+                                        format!("stack \"{v}\" holds headers with a varbit field: extract them with extract_VL"),
+                                    )
+                                }
                                 Some(x) => ops.push(POp::ExtractStack(*x)),
                                 None => return err(&octx, format!("unknown header stack \"{v}\"")),
                             },
@@ -483,6 +472,19 @@ impl Parser {
                     for &(m, b) in sib.iter() {
                         st.set_validity(m, false, b);
                     }
+                }
+                POp::ExtractVl {
+                    into,
+                    len,
+                    max_bytes,
+                } => {
+                    let vl = crate::varbit::Extract {
+                        into: *into,
+                        len,
+                        max_bytes: *max_bytes,
+                        look_bits: s.look_bits,
+                    };
+                    vl.run(pkt, cur, st, codecs, stacks, codes)?;
                 }
                 POp::ExtractStack(sk) => {
                     let i = st.stack_next[*sk as usize] as usize;

@@ -151,6 +151,8 @@ pub struct Program {
     ingress: Control,
     egress: Control,
     deparse: Vec<u32>,
+    /// Whether the deparser emits a header with a varbit field.
+    has_varbit: bool,
     calcs: Vec<Calculation>,
     checksums: Vec<Checksum>,
     pub(crate) ext: Externs,
@@ -340,12 +342,14 @@ impl Program {
             .headers
             .iter()
             .filter(|h| h.metadata)
-            .flat_map(|h| h.fields.iter())
-            .map(|f| {
-                let w = f.word as usize;
-                w..w + crate::bits::words_for(f.width) as usize
+            .map(|h| {
+                let (first, n) = h.span();
+                first as usize..(first + n) as usize
             })
             .collect();
+        let has_varbit = deparse
+            .iter()
+            .any(|h| layout.headers[*h as usize].varbit.is_some());
         Ok(Program {
             field_lists,
             learn_lists,
@@ -365,6 +369,7 @@ impl Program {
             ingress,
             egress,
             deparse,
+            has_varbit,
             calcs,
             checksums,
             ext,
@@ -650,9 +655,13 @@ impl Program {
         if self.trace.is_some() {
             self.trace_deparse(st);
         }
-        for h in &self.deparse {
-            if st.valid[*h as usize] {
-                self.codecs[*h as usize].emit(&st.w, out);
+        if self.has_varbit {
+            self.deparse_varbits(st, out);
+        } else {
+            for h in &self.deparse {
+                if st.valid[*h as usize] {
+                    self.codecs[*h as usize].emit(&st.w, out);
+                }
             }
         }
         let off = (st.payload_off as usize).min(pkt.len());
@@ -666,6 +675,17 @@ impl Program {
         EgressResult {
             drop: None,
             len: out.len(),
+        }
+    }
+
+    /// The deparser of a program that emits a header with a varbit field (kept apart so the
+    /// loop of every other program is what it was).
+    #[inline(never)]
+    fn deparse_varbits(&self, st: &PacketState, out: &mut Vec<u8>) {
+        for h in &self.deparse {
+            if st.valid[*h as usize] {
+                self.codecs[*h as usize].emit_all(&st.w, out);
+            }
         }
     }
 

@@ -23,13 +23,9 @@ fn stack_operand<'a>(v: &'a Value, kind: &str, ctx: &str) -> R<&'a str> {
     json::as_str(json::get(v, "value", ctx)?, ctx)
 }
 
+/// A header's words (fields and a varbit's length word).
 fn span(l: &Layout, h: u32) -> (u32, u32) {
-    let fs = &l.headers[h as usize].fields;
-    let first = fs.first().map_or(0, |f| f.word);
-    (
-        first,
-        fs.iter().map(|f| crate::bits::words_for(f.width)).sum(),
-    )
+    l.headers[h as usize].span()
 }
 
 /// `assign_header_stack dst src`.

@@ -264,11 +264,8 @@ pub fn compile_copy(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Element
     if l.headers[dh as usize].type_name != l.headers[sh as usize].type_name {
         return err(ctx, "header assignment between different header types");
     }
-    let words = l.headers[dh as usize]
-        .fields
-        .iter()
-        .map(|f| crate::bits::words_for(f.width))
-        .sum();
+    // the span: fields and, for a header ending in a varbit, its length word
+    let (_, words) = l.headers[dh as usize].span();
     Ok(ElementOp::CopyHeader { dst, src, words })
 }
 

@@ -2,7 +2,6 @@
 //! Members are ordinary headers in the layout; a union only ties their validity together, so
 //! programs without unions run exactly the ops they ran before (the union ops are separate).
 
-use crate::bits::words_for;
 use crate::json::{self, err, label, R};
 use crate::layout::Layout;
 use crate::state::PacketState;
@@ -102,11 +101,7 @@ pub fn assign_plan(l: &Layout, dst: u32, src: u32, ctx: &str) -> R<Box<[MemberCo
             format!("header unions \"{}\" and \"{}\" differ", d.name, s.name),
         );
     }
-    let span = |h: u32| {
-        let fs = &l.headers[h as usize].fields;
-        let first = fs.first().map_or(0, |f| f.word);
-        (first, fs.iter().map(|f| words_for(f.width)).sum::<u32>())
-    };
+    let span = |h: u32| l.headers[h as usize].span();
     let mut plan = Vec::new();
     for (&dh, &sh) in d.members.iter().zip(&s.members) {
         if l.headers[dh as usize].type_name != l.headers[sh as usize].type_name {

@@ -96,7 +96,7 @@ fn unsupported_constructs() {
     v["header_types"][3]["fields"][11] = json!(["options", "*"]);
     assert_eq!(
         refuse(&v),
-        "header_types[3] \"ipv4_t\": varbit field \"options\" not supported"
+        "header_types[3] \"ipv4_t\": varbit field \"options\" needs the type's \"max_length\""
     );
     let mut v = base();
     v["parse_vsets"] = json!([{"name": "pvs", "id": 0, "compressed_bitwidth": 0, "max_size": 4}]);

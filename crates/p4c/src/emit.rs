@@ -147,25 +147,28 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         if !l.header_insts.iter().any(|i| &i.htype == ht) {
             continue;
         }
-        let fields: Vec<Value> = env.headers[ht]
-            .iter()
-            .map(|f| {
-                json!([
-                    f.name,
-                    f.ty.width().unwrap_or(0),
-                    matches!(f.ty, Ty::Int(_))
-                ])
-            })
-            .collect();
         let id = header_types.len();
-        header_types.push(json!({"name": ht, "id": id, "fields": fields}));
+        header_types.push(header_type(ht, id, &env.headers[ht]));
+    }
+    // local varbit variables: one metadata type per maximum width, in order of use
+    let mut varbit_types: Vec<&str> = Vec::new();
+    for hi in l.header_insts.iter().filter(|h| h.metadata) {
+        if !varbit_types.contains(&hi.htype.as_str()) {
+            varbit_types.push(&hi.htype);
+        }
+    }
+    for ht in varbit_types {
+        let w: u32 = ht.trim_start_matches("$varbit").parse().unwrap_or(0);
+        header_types.push(
+            json!({"name": ht, "id": header_types.len(), "fields": [["field", "*"]], "max_length": w.div_ceil(8)}),
+        );
     }
     let mut headers = vec![
         json!({"name": "scalars", "id": 0, "header_type": "scalars_0", "metadata": true, "pi_omit": true}),
         json!({"name": "standard_metadata", "id": 1, "header_type": "standard_metadata", "metadata": true, "pi_omit": true}),
     ];
     for (i, hi) in l.header_insts.iter().enumerate() {
-        headers.push(json!({"name": hi.name, "id": i + 2, "header_type": hi.htype, "metadata": false, "pi_omit": true}));
+        headers.push(json!({"name": hi.name, "id": i + 2, "header_type": hi.htype, "metadata": hi.metadata, "pi_omit": true}));
     }
     let stacks: Vec<Value> = l
         .stacks
@@ -252,6 +255,34 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
     });
     let _ = Binding::Std;
     Ok(serde_json::to_string_pretty(&doc).unwrap_or_default())
+}
+
+/// A header type's JSON: its fields as `[name, width, signed]`; a varbit field as
+/// `[name, "*"]` with the type's `max_length` (bytes of the whole header at the varbit's
+/// maximum), as p4c writes it for bmv2.
+fn header_type(name: &str, id: usize, fields: &[crate::env::FieldTy]) -> Value {
+    let mut bits = 0;
+    let mut varbit = false;
+    let fs: Vec<Value> = fields
+        .iter()
+        .map(|f| match f.ty {
+            Ty::Varbit(w) => {
+                bits += w;
+                varbit = true;
+                json!([f.name, "*"])
+            }
+            _ => {
+                let w = f.ty.width().unwrap_or(0);
+                bits += w;
+                json!([f.name, w, matches!(f.ty, Ty::Int(_))])
+            }
+        })
+        .collect();
+    let mut t = json!({"name": name, "id": id, "fields": fs});
+    if varbit {
+        t["max_length"] = json!(bits.div_ceil(8));
+    }
+    t
 }
 
 /// The counter's unit is ours (for P4Info), not a bmv2 JSON key.

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 pub enum Ty {
     Bit(u32),
     Int(u32),
+    /// `varbit<W>`: a header's variable-length field (W its maximum width).
+    Varbit(u32),
     Bool,
     /// An integer literal without width.
     InfInt,
@@ -34,6 +36,7 @@ impl Ty {
         match self {
             Ty::Bit(w) => format!("bit<{w}>"),
             Ty::Int(w) => format!("int<{w}>"),
+            Ty::Varbit(w) => format!("varbit<{w}>"),
             Ty::Bool => "bool".into(),
             Ty::InfInt => "int".into(),
             Ty::Header(n) | Ty::Struct(n) | Ty::Enum(n) | Ty::SerEnum(n, _) | Ty::Object(n) => {
@@ -333,17 +336,27 @@ impl Env {
                 crate::header_structs::expand(self, f, s, &mut out)?;
                 continue;
             }
+            if let Some(v) = out.iter().find(|o| matches!(o.ty, Ty::Varbit(_))) {
+                // the switch lays a varbit out after the header's fixed fields
+                return fail(
+                    f.loc,
+                    format!(
+                        "field '{}' follows varbit field '{}': a varbit must be its header's last field",
+                        f.name, v.name
+                    ),
+                );
+            }
             if header {
                 match ty {
-                    Ty::Bit(_) | Ty::Int(_) | Ty::SerEnum(..) | Ty::Bool => {}
+                    Ty::Bit(_) | Ty::Int(_) | Ty::SerEnum(..) | Ty::Bool | Ty::Varbit(_) => {}
                     _ => {
                         return fail(
                             f.loc,
                             format!(
-                            "header field '{}' must be bit<W> (varbit is not supported), found {}",
-                            f.name,
-                            ty.describe()
-                        ),
+                                "header field '{}' must be bit<W>, int<W> or varbit<W>, found {}",
+                                f.name,
+                                ty.describe()
+                            ),
                         )
                     }
                 }
@@ -363,12 +376,7 @@ impl Env {
         Ok(match t {
             Type::Bit(w) => Ty::Bit(self.width(w)?),
             Type::Int(w) => Ty::Int(self.width(w)?),
-            Type::Varbit(w) => {
-                return fail(
-                    w.loc(),
-                    "varbit fields are not supported (the switch has no variable-length headers)",
-                )
-            }
+            Type::Varbit(w) => Ty::Varbit(self.width(w)?),
             Type::Bool => Ty::Bool,
             Type::Void => Ty::Void,
             Type::Error => Ty::Error,

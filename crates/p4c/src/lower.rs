@@ -70,6 +70,9 @@ impl Scope {
 pub struct HeaderInst {
     pub name: String,
     pub htype: String,
+    /// A local `varbit<W>` variable: a metadata instance of `$varbitW` (one field, "field"),
+    /// as p4c makes one, since a header holds at most one varbit.
+    pub metadata: bool,
 }
 
 /// A header union instance: its path and member header instances, in declaration order.
@@ -272,6 +275,7 @@ impl<'e> Lowerer<'e> {
                 Ty::Header(t) => self.header_insts.push(HeaderInst {
                     name: path,
                     htype: t.clone(),
+                    metadata: false,
                 }),
                 Ty::Stack(t, n) => {
                     let Ty::Header(t) = &**t else {
@@ -284,6 +288,7 @@ impl<'e> Lowerer<'e> {
                         self.header_insts.push(HeaderInst {
                             name: format!("{path}[{i}]"),
                             htype: t.clone(),
+                            metadata: false,
                         });
                     }
                     self.stacks.push(StackInst {
@@ -338,6 +343,7 @@ impl<'e> Lowerer<'e> {
                 self.header_insts.push(HeaderInst {
                     name: inst.clone(),
                     htype: h.clone(),
+                    metadata: false,
                 });
                 sc.bind(name, Binding::HeaderVar(inst, h.clone()));
             }
@@ -350,6 +356,7 @@ impl<'e> Lowerer<'e> {
                     self.header_insts.push(HeaderInst {
                         name: format!("{stack}[{i}]"),
                         htype: h.clone(),
+                        metadata: false,
                     });
                 }
                 self.stacks.push(StackInst {
@@ -361,6 +368,20 @@ impl<'e> Lowerer<'e> {
                     name: stack,
                     htype: h.clone(),
                     size: *size,
+                };
+                sc.bind(name, Binding::Alias(Box::new(r)));
+            }
+            Ty::Varbit(w) => {
+                let inst = self.fresh(full);
+                self.header_insts.push(HeaderInst {
+                    name: inst.clone(),
+                    htype: format!("$varbit{w}"),
+                    metadata: true,
+                });
+                let r = crate::lower_expr::Ref::Field {
+                    h: inst,
+                    f: "field".into(),
+                    ty: t.clone(),
                 };
                 sc.bind(name, Binding::Alias(Box::new(r)));
             }

@@ -263,6 +263,11 @@ impl Lowerer<'_> {
         let (v, vt) = self.rvalue(sc, r)?;
         let what = l.path().unwrap_or_else(|| "the destination".into());
         let v = self.coerce(v, &vt, &dt, r.start(), &what)?;
+        // p4c: a varbit takes another's value and length with assign_VL (in a parser, set)
+        let set = match dt {
+            Ty::Varbit(_) if !parser => "assign_VL",
+            _ => set,
+        };
         Ok(vec![prim(set, vec![dst, v])])
     }
 

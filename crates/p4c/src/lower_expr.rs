@@ -525,8 +525,8 @@ impl Lowerer<'_> {
         }
         match o {
             "==" | "!=" | "<" | ">" | "<=" | ">=" => {
-                if t == Ty::Bool && o != "==" && o != "!=" {
-                    return fail(loc, format!("{o} cannot compare bools"));
+                if matches!(t, Ty::Bool | Ty::Varbit(_)) && o != "==" && o != "!=" {
+                    return fail(loc, format!("{o} cannot compare {}s", t.describe()));
                 }
                 Ok((op(o, av, bv), Ty::Bool))
             }

@@ -209,23 +209,42 @@ impl Lowerer<'_> {
     ) -> Res<Value> {
         match m {
             "extract" => {
-                let [a] = args else {
-                    return fail(
-                        loc,
-                        "extract with a length (varbit) is not supported: extract(hdr.x)",
-                    );
+                let (a, len) = match args {
+                    [a] => (a, None),
+                    [a, len] => (a, Some(len)),
+                    _ => return fail(loc, "extract takes a header and, for a header with a varbit field, its length in bits"),
                 };
-                match self.resolve(sc, a)? {
-                    Ref::Header { inst, .. } => Ok(
-                        json!({"op": "extract", "parameters": [{"type": "regular", "value": inst}]}),
-                    ),
-                    Ref::StackNext { name, .. } => Ok(
-                        json!({"op": "extract", "parameters": [{"type": "stack", "value": name}]}),
-                    ),
-                    Ref::UnionStackNextMember { stack, member } => {
-                        Ok(crate::union_stack::extract_json(&stack, &member))
+                let (kind, name, htype) = match self.resolve(sc, a)? {
+                    Ref::Header { inst, htype } => ("regular", inst, htype),
+                    Ref::StackNext { name } => {
+                        let htype = self
+                            .stacks
+                            .iter()
+                            .find(|s| s.name == name)
+                            .map(|s| s.htype.clone());
+                        ("stack", name, htype.unwrap_or_default())
                     }
-                    _ => fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
+                    Ref::UnionStackNextMember { stack, member } if len.is_none() => {
+                        return Ok(crate::union_stack::extract_json(&stack, &member));
+                    }
+                    _ => return fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
+                };
+                let target = json!({"type": kind, "value": name});
+                let has_varbit = self
+                    .env
+                    .header_fields(&htype)
+                    .iter()
+                    .any(|f| matches!(f.ty, Ty::Varbit(_)));
+                match (len, has_varbit) {
+                    (None, false) => Ok(json!({"op": "extract", "parameters": [target]})),
+                    (Some(len), true) => {
+                        let (v, t) = self.rvalue(sc, len)?;
+                        let v = self.coerce(v, &t, &Ty::Bit(32), len.start(), "the varbit length")?;
+                        Ok(json!({"op": "extract_VL", "parameters": [
+                            target, {"type": "expression", "value": v}]}))
+                    }
+                    (None, true) => fail(a.loc(), format!("header {htype} has a varbit field: extract it with its length in bits, extract(hdr, len)")),
+                    (Some(len), false) => fail(len.loc(), format!("header {htype} has no varbit field: extract it without a length")),
                 }
             }
             "advance" => {
