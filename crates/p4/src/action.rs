@@ -6,9 +6,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
-use crate::operands::{
-    extern_index, field_list_param, field_operand, header_operand, narrow, wire_bytes,
-};
+use crate::operands::{extern_index, field_list_param};
 use crate::program::CloneRequest;
 use crate::state::{put, PacketState, StdFields};
 use crate::Stats;
@@ -164,6 +162,40 @@ pub struct Exec<'a> {
     pub stats: &'a mut Stats,
     /// The per-packet log, when on (see trace.rs).
     pub trace: Option<&'a mut crate::trace::Tracer>,
+}
+
+/// Wire bytes of header `h` (0 for metadata: its validity is not in the packet's length).
+fn wire_bytes(l: &Layout, h: u32) -> i32 {
+    let info = &l.headers[h as usize];
+    if info.metadata {
+        0
+    } else {
+        (info.bits / 8) as i32
+    }
+}
+
+fn header_operand(v: &Value, l: &Layout, ctx: &str) -> R<u32> {
+    if json::str_(v, "type", ctx)? != "header" {
+        return err(ctx, "expected a header operand");
+    }
+    l.header(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)
+}
+
+fn field_operand(v: &Value, l: &Layout, ctx: &str) -> R<FieldRef> {
+    if json::str_(v, "type", ctx)? != "field" {
+        return err(ctx, "expected a field operand");
+    }
+    l.resolve_field(json::get(v, "value", ctx)?, ctx)
+}
+
+fn narrow(f: FieldRef, ctx: &str) -> R<FieldRef> {
+    if f.is_wide() {
+        return err(
+            ctx,
+            format!("{}-bit field here not supported (max 64)", f.width),
+        );
+    }
+    Ok(f)
 }
 
 /// Compiles `assign`: narrow fields take any expression, wide ones a same-width copy.

@@ -1,9 +1,8 @@
-//! Operands of primitives as the loader reads them from the JSON: field lists, extern
-//! instances, headers and fields by name.
+//! Operands of primitives that name program objects in the JSON: field lists and extern
+//! instances.
 
 use crate::action::Names;
 use crate::json::{self, err, R};
-use crate::layout::{FieldRef, Layout};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -33,38 +32,4 @@ pub(crate) fn extern_index(map: &HashMap<String, u32>, v: &Value, kind: &str, ct
         Some(i) => Ok(*i),
         None => err(ctx, format!("unknown {kind} \"{n}\"")),
     }
-}
-
-/// Wire bytes of header `h` (0 for metadata: its validity is not in the packet's length).
-pub(crate) fn wire_bytes(l: &Layout, h: u32) -> i32 {
-    let info = &l.headers[h as usize];
-    if info.metadata {
-        0
-    } else {
-        (info.bits / 8) as i32
-    }
-}
-
-pub(crate) fn header_operand(v: &Value, l: &Layout, ctx: &str) -> R<u32> {
-    if json::str_(v, "type", ctx)? != "header" {
-        return err(ctx, "expected a header operand");
-    }
-    l.header(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)
-}
-
-pub(crate) fn field_operand(v: &Value, l: &Layout, ctx: &str) -> R<FieldRef> {
-    if json::str_(v, "type", ctx)? != "field" {
-        return err(ctx, "expected a field operand");
-    }
-    l.resolve_field(json::get(v, "value", ctx)?, ctx)
-}
-
-pub(crate) fn narrow(f: FieldRef, ctx: &str) -> R<FieldRef> {
-    if f.is_wide() {
-        return err(
-            ctx,
-            format!("{}-bit field here not supported (max 64)", f.width),
-        );
-    }
-    Ok(f)
 }
