@@ -442,11 +442,6 @@ impl Lowerer<'_> {
     }
 
     fn binary(&self, sc: &Scope, o: &str, a: &Expr, b: &Expr, loc: Loc) -> Res<(Value, Ty)> {
-        if o == "==" || o == "!=" {
-            if let Some(eq) = self.aggregate_eq(sc, a, b, loc)? {
-                return Ok((if o == "==" { eq } else { un("not", eq) }, Ty::Bool));
-            }
-        }
         let (av, at) = self.rvalue(sc, a)?;
         let (bv, bt) = self.rvalue(sc, b)?;
         let loc = if loc == Loc::default() {
