@@ -47,7 +47,6 @@ mod lexer;
 mod lower;
 mod lower_action;
 mod lower_control;
-mod lower_eq;
 mod lower_expr;
 mod lower_extern;
 mod lower_parser;
