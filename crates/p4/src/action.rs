@@ -6,6 +6,7 @@ use crate::expr::{self, Env, Expr, Scope};
 use crate::externs::Externs;
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
+use crate::operands::{extern_index, field_list_param};
 use crate::program::CloneRequest;
 use crate::state::{put, PacketState, StdFields};
 use crate::Stats;
@@ -115,6 +116,8 @@ pub enum Op {
     Recirculate(u32),
     /// `digest(receiver, data)` (bmv2's `generate_digest`): the learn list's index.
     Digest(u32),
+    /// `log_msg(format, values)`: a line in the switch's log at info level.
+    LogMsg(Box<crate::log_msg::LogMsg>),
     /// `random(dst, lo, hi)` (bmv2's `modify_field_rng_uniform`): uniform in [lo, hi].
     Random {
         dst: FieldRef,
@@ -164,34 +167,6 @@ pub struct Exec<'a> {
     pub stats: &'a mut Stats,
     /// The per-packet log, when on (see trace.rs).
     pub trace: Option<&'a mut crate::trace::Tracer>,
-}
-
-/// A field list id parameter (a constant; p4c passes 0 when no field list is kept) as index + 1
-/// in the program's field lists, 0 for none.
-fn field_list_param(v: Option<&Value>, names: &Names, ctx: &str) -> R<u32> {
-    let Some(v) = v else {
-        return Ok(0);
-    };
-    if json::str_(v, "type", ctx)? != "hexstr" {
-        return err(ctx, "the field list id must be a constant");
-    }
-    let id = json::hex_u64(json::as_str(json::get(v, "value", ctx)?, ctx)?, ctx)?;
-    match names.field_lists.get(&id) {
-        Some(i) => Ok(*i),
-        None if id == 0 => Ok(0),
-        None => err(ctx, format!("unknown field list id {id}")),
-    }
-}
-
-fn extern_index(map: &HashMap<String, u32>, v: &Value, kind: &str, ctx: &str) -> R<u32> {
-    if json::str_(v, "type", ctx)? != kind {
-        return err(ctx, format!("expected a {kind} operand"));
-    }
-    let n = json::as_str(json::get(v, "value", ctx)?, ctx)?;
-    match map.get(n) {
-        Some(i) => Ok(*i),
-        None => err(ctx, format!("unknown {kind} \"{n}\"")),
-    }
 }
 
 /// Wire bytes of header `h` (0 for metadata: its validity is not in the packet's length).
@@ -424,7 +399,8 @@ pub fn compile_primitive(
                 push: op == "push",
             }
         }
-        "no_op" | "log_msg" => Op::Jump(idx as u32 + 1),
+        "no_op" => Op::Jump(idx as u32 + 1),
+        "log_msg" => Op::LogMsg(Box::new(crate::log_msg::LogMsg::compile(ps, s, ctx)?)),
         "count" => {
             want(2)?;
             let arr = extern_index(&names.externs.counter_by_name, &ps[0], "counter_array", ctx)?;
@@ -717,6 +693,11 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
                     Some(span) => a + r % (span + 1),
                 };
                 st.set(*dst, v);
+            }
+            Op::LogMsg(m) => {
+                if let Some(t) = x.trace.as_deref_mut() {
+                    t.log_msg(&m.render(&env!()));
+                }
             }
             Op::RegWrite { arr, index, val } => {
                 let env = env!();

@@ -85,7 +85,9 @@ mod fxhash;
 mod idle_api;
 mod json;
 mod layout;
+mod log_msg;
 pub mod names;
+mod operands;
 pub mod p4info;
 mod parse_errors;
 mod parser;
@@ -122,6 +124,7 @@ pub use program::{
 pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
 pub use state::{PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
+pub use trace::LogLevel;
 pub use trace::{TraceNames, Tracer};
 
 /// Packet and error counts of a program since load.

@@ -387,10 +387,12 @@ impl Table {
                     let v: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
                     (v.clone(), m.clone(), MatchKey::Ternary(v, m))
                 }
-                (MatchKind::Optional, MatchKey::Optional(None)) => {
+                // a P4Runtime optional match is also taken on a key the JSON calls ternary
+                // (p4c writes optional keys so), kept as given so reads return it as written
+                (MatchKind::Optional | MatchKind::Ternary, MatchKey::Optional(None)) => {
                     (vec![0; l], vec![0; l], MatchKey::Optional(None))
                 }
-                (MatchKind::Optional, MatchKey::Optional(Some(v))) => {
+                (MatchKind::Optional | MatchKind::Ternary, MatchKey::Optional(Some(v))) => {
                     let v = fit(v, kf.width, kf.len, &what)?;
                     (v.clone(), all, MatchKey::Optional(Some(v)))
                 }

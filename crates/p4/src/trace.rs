@@ -120,14 +120,34 @@ impl TraceNames {
     }
 }
 
+/// bmv2's log levels that write something while packets run: `Info` only the program's
+/// `log_msg` lines, `Debug` also the per-packet lines, `Trace` also the actions' primitives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    /// bmv2's name of the level (`-L NAME`); None for the levels that write none of it.
+    pub fn from_name(name: &str) -> Option<LogLevel> {
+        match name {
+            "info" => Some(LogLevel::Info),
+            "debug" => Some(LogLevel::Debug),
+            "trace" => Some(LogLevel::Trace),
+            _ => None,
+        }
+    }
+}
+
 /// Where the log goes (stderr, a file, a test's buffer) and the packet id counter.
 pub struct Tracer {
     sink: Box<dyn Write + Send>,
     names: TraceNames,
     next_id: u64,
     thread: u32,
-    /// Also print bmv2's trace-level lines (primitives with their locations).
-    trace_level: bool,
+    level: LogLevel,
 }
 
 /// `HH:MM:SS.mmm` of the wall clock (UTC), as bmv2 stamps its lines.
@@ -152,14 +172,27 @@ impl std::fmt::Debug for Tracer {
 }
 
 impl Tracer {
-    pub fn new(names: TraceNames, sink: Box<dyn Write + Send>, trace_level: bool) -> Tracer {
+    pub fn new(names: TraceNames, sink: Box<dyn Write + Send>, level: LogLevel) -> Tracer {
         Tracer {
             sink,
             names,
             next_id: 0,
             thread: std::process::id(),
-            trace_level,
+            level,
         }
+    }
+
+    /// Whether the per-packet lines are written (debug and trace).
+    fn packets(&self) -> bool {
+        self.level >= LogLevel::Debug
+    }
+
+    /// A `log_msg` line: info level, without a packet's context (as bmv2's logger writes it).
+    #[cold]
+    #[inline(never)]
+    pub fn log_msg(&mut self, msg: &str) {
+        let t = clock();
+        let _ = writeln!(self.sink, "[{t}] [bmv2] [I] [thread {}] {msg}", self.thread);
     }
 
     fn line(&mut self, id: u64, level: char, msg: &str) {
@@ -184,6 +217,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn received(&mut self, port: u32, len: usize) -> u64 {
+        if !self.packets() {
+            return 0;
+        }
         let id = self.next_id;
         self.next_id += 1;
         self.debug(id, &format!("Processing packet received on port {port}"));
@@ -196,6 +232,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn parse_state(&mut self, id: u64, state: usize) {
+        if !self.packets() {
+            return;
+        }
         let Some(s) = self.names.states.get(state).cloned() else {
             return;
         };
@@ -209,6 +248,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn parse_done(&mut self, id: u64, bytes: u32, error: Option<&str>) {
+        if !self.packets() {
+            return;
+        }
         if let Some(e) = error {
             self.debug(id, &format!("Exception while parsing: {e}"));
         }
@@ -220,6 +262,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn pipeline(&mut self, id: u64, name: &str, start: bool) {
+        if !self.packets() {
+            return;
+        }
         let what = if start { "start" } else { "end" };
         self.debug(id, &format!("Pipeline '{name}': {what}"));
     }
@@ -227,6 +272,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn condition(&mut self, id: u64, control: &str, cond: usize, value: bool) {
+        if !self.packets() {
+            return;
+        }
         let c = self
             .names
             .conds
@@ -245,6 +293,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn table(&mut self, id: u64, table: &str, hit: Option<u32>, action: &str, data: &[u64]) {
+        if !self.packets() {
+            return;
+        }
         let at = self.names.table_at.get(table).cloned().unwrap_or_default();
         self.debug(id, &format!("{at}Applying table '{table}'"));
         match hit {
@@ -260,7 +311,7 @@ impl Tracer {
 
     fn action(&mut self, id: u64, action: &str) {
         self.debug(id, &format!("Action {action}"));
-        if !self.trace_level {
+        if self.level < LogLevel::Trace {
             return;
         }
         let prims = self
@@ -277,6 +328,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn egress_port(&mut self, id: u64, port: Option<u32>) {
+        if !self.packets() {
+            return;
+        }
         match port {
             Some(p) => self.debug(id, &format!("Egress port is {p}")),
             None => self.debug(id, "Dropping packet at the end of ingress"),
@@ -286,6 +340,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn deparse(&mut self, id: u64, valid: impl Fn(usize) -> bool) {
+        if !self.packets() {
+            return;
+        }
         let d = self.names.deparser.clone();
         self.debug(id, &format!("Deparser '{d}': start"));
         for (i, h) in self.names.deparse.clone().iter().enumerate() {
@@ -299,6 +356,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn transmit(&mut self, id: u64, len: usize, port: u32) {
+        if !self.packets() {
+            return;
+        }
         self.debug(
             id,
             &format!("Transmitting packet of size {len} out of port {port}"),
@@ -308,6 +368,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn dropped_in_egress(&mut self, id: u64) {
+        if !self.packets() {
+            return;
+        }
         self.debug(id, "Dropping packet at the end of egress");
     }
 }
@@ -367,7 +430,7 @@ mod tests {
     #[test]
     fn a_packet_is_logged_in_bmv2s_order_and_words() {
         let buf = Buf::default();
-        let mut t = Tracer::new(names(), Box::new(buf.clone()), true);
+        let mut t = Tracer::new(names(), Box::new(buf.clone()), LogLevel::Trace);
         let id = t.received(1, 60);
         t.parse_state(id, 0);
         t.parse_done(id, 14, None);
@@ -413,7 +476,7 @@ mod tests {
     #[test]
     fn lines_carry_bmv2s_prefix_and_a_miss_names_the_default_action() {
         let buf = Buf::default();
-        let mut t = Tracer::new(names(), Box::new(buf.clone()), false);
+        let mut t = Tracer::new(names(), Box::new(buf.clone()), LogLevel::Debug);
         t.received(0, 60);
         let id = t.received(0, 60);
         t.table(id, "MyIngress.ipv4_lpm", None, "MyIngress.drop", &[]);

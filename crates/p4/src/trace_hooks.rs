@@ -3,14 +3,14 @@
 //! `if self.trace.is_some()` and kept out of line, so the untraced path stays as it was.
 use crate::program::{IngressResult, Program};
 use crate::state::PacketState;
-use crate::trace::Tracer;
+use crate::trace::{LogLevel, Tracer};
 use std::io::Write;
 
 impl Program {
-    /// Starts (Some) or stops (None) bmv2's per-packet debug log into `sink`; `trace_level` also
-    /// prints the actions' primitives (bmv2's `-L trace`).
-    pub fn set_trace(&mut self, sink: Option<Box<dyn Write + Send>>, trace_level: bool) {
-        self.trace = sink.map(|s| Box::new(Tracer::new(self.trace_names.clone(), s, trace_level)));
+    /// Starts (Some) or stops (None) bmv2's log into `sink` at `level`: the program's
+    /// `log_msg` lines, and from debug up the per-packet lines (trace: the primitives too).
+    pub fn set_trace(&mut self, sink: Option<Box<dyn Write + Send>>, level: LogLevel) {
+        self.trace = sink.map(|s| Box::new(Tracer::new(self.trace_names.clone(), s, level)));
     }
 
     /// Flushes the log's sink (the switch does it after each batch with `--log-flush`).

@@ -61,11 +61,16 @@ impl Lowerer<'_> {
                 reads.iter().any(|r| access.writes_to(r))
             };
             let scalar = t.width().is_some();
-            if observable && scalar {
-                let tmp = self.add_scalar(&format!("{}.{}", sc.block, p.name), &t, p.loc)?;
+            if observable {
+                // a variable of the parameter's type (a scalar, a header, a struct of them)
+                // holds the copy: the body sees it, not the argument
                 let mut with_tmp = sc.clone();
                 with_tmp.push();
-                with_tmp.bind("$copy", Binding::Scalar(tmp.clone(), t.clone()));
+                let full = format!("{}.{}", sc.block, p.name);
+                self.declare_var(&mut with_tmp, &full, "$copy", &p.ty, None, p.loc)?;
+                let Some(copy_binding) = with_tmp.get("$copy").cloned() else {
+                    return fail(p.loc, format!("no copy for parameter '{}'", p.name));
+                };
                 let copy = Expr::Name("$copy".into(), arg.start());
                 if p.dir != Dir::Out {
                     out.extend(self.assign(&with_tmp, &copy, arg, arg.start(), false)?);
@@ -73,7 +78,7 @@ impl Lowerer<'_> {
                 if writable {
                     copy_out.extend(self.assign(&with_tmp, arg, &copy, arg.start(), false)?);
                 }
-                inner.bind(&p.name, Binding::Scalar(tmp, t));
+                inner.bind(&p.name, copy_binding);
             } else if !writable && !scalar && crate::alias::place(arg).is_none() {
                 // a header or struct given as a list `{...}`: copied into a variable
                 let mut with_tmp = sc.clone();

@@ -1,8 +1,10 @@
 //! Functions, inlined where they are called as p4c's frontend does. A call in an expression is
 //! taken out of its statement: before it come a variable per `in` parameter (copy-in), the
 //! body with `return e` turned into an assignment to a result variable, and the call becomes
-//! that variable. `out` / `inout` parameters stand for the argument itself. Returns must end
-//! the body's paths (`if (c) return a; return b;` is fine: the rest goes into the else).
+//! that variable. `out` / `inout` parameters stand for the argument itself. A return that ends
+//! an `if` branch takes the statements after the `if` into the other branch
+//! (`if (c) return a; return b;`); any other return sets a flag that guards the rest
+//! (fn_return_flag.rs).
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
@@ -380,8 +382,6 @@ impl<'a> FnInliner<'a> {
         }
         let is_void = matches!(f.ret, Type::Void);
         let ret = fresh("retval");
-        let body = returns_at_end(sub.stmts(&f.body), &f.name)?;
-        let body = replace_returns(body, &ret, loc);
         if !is_void {
             pre.push(Stmt::Var {
                 ty: f.ret.clone(),
@@ -390,6 +390,21 @@ impl<'a> FnInliner<'a> {
                 loc,
             });
         }
+        let body = sub.stmts(&f.body);
+        let body = match returns_at_end(body.clone()) {
+            Some(b) => replace_returns(b, &ret, loc),
+            None => {
+                // a return the rest of the body cannot be moved under: a flag guards the rest
+                let flag = fresh("returned");
+                pre.push(Stmt::Var {
+                    ty: Type::Bool,
+                    name: flag.clone(),
+                    init: Some(Expr::Bool(false, loc)),
+                    loc,
+                });
+                crate::fn_return_flag::guard_returns(body, &ret, &flag, loc)
+            }
+        };
         self.active.push(f.name.clone());
         let body = self.stmts(&body);
         self.active.pop();
@@ -440,15 +455,18 @@ fn always_returns(stmts: &[Stmt]) -> bool {
 }
 
 /// Rewrites `if (c) { ...; return x; } rest` as `if (c) { ...; return x; } else { rest }` until
-/// every return ends a path; a return anywhere else is refused.
-fn returns_at_end(stmts: Vec<Stmt>, fname: &str) -> Res<Vec<Stmt>> {
+/// every return ends a path; None when a return cannot be moved there (the caller then guards
+/// the rest with a flag).
+fn returns_at_end(stmts: Vec<Stmt>) -> Option<Vec<Stmt>> {
     let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
     let mut it = stmts.into_iter();
     while let Some(s) = it.next() {
         let rest: Vec<Stmt> = it.clone().collect();
         let has_return = contains_return(std::slice::from_ref(&s));
         match s {
-            Stmt::If(c, a, b, loc) if !rest.is_empty() && (always_returns(&a) || always_returns(&b)) => {
+            Stmt::If(c, a, b, loc)
+                if !rest.is_empty() && (always_returns(&a) || always_returns(&b)) =>
+            {
                 let add = |br: Vec<Stmt>| -> Vec<Stmt> {
                     if always_returns(&br) {
                         br
@@ -459,43 +477,22 @@ fn returns_at_end(stmts: Vec<Stmt>, fname: &str) -> Res<Vec<Stmt>> {
                     }
                 };
                 let (a, b) = (add(a), add(b));
-                out.push(Stmt::If(
-                    c,
-                    returns_at_end(a, fname)?,
-                    returns_at_end(b, fname)?,
-                    loc,
-                ));
-                return Ok(out);
+                out.push(Stmt::If(c, returns_at_end(a)?, returns_at_end(b)?, loc));
+                return Some(out);
             }
-            Stmt::If(_, _, _, loc) if !rest.is_empty() && has_return => {
-                return fail(
-                    loc,
-                    format!("function '{fname}': a return inside this if, with statements after the if, is supported only when a branch returns on every path: move the statements after it into an else"),
-                )
+            Stmt::If(..) | Stmt::Switch(..) | Stmt::Block(..) if !rest.is_empty() && has_return => {
+                return None
             }
-            Stmt::If(c, a, b, loc) => out.push(Stmt::If(
-                c,
-                returns_at_end(a, fname)?,
-                returns_at_end(b, fname)?,
-                loc,
-            )),
-            Stmt::Block(b) => out.push(Stmt::Block(returns_at_end(b, fname)?)),
-            Stmt::Switch(_, _, loc) if has_return => {
-                return fail(
-                    loc,
-                    format!("function '{fname}': return inside a switch is not supported: use if/else"),
-                )
+            Stmt::Switch(..) if has_return => return None,
+            Stmt::Return(_) | Stmt::ReturnValue(..) if !rest.is_empty() => return None,
+            Stmt::If(c, a, b, loc) => {
+                out.push(Stmt::If(c, returns_at_end(a)?, returns_at_end(b)?, loc))
             }
-            Stmt::Return(loc) | Stmt::ReturnValue(_, loc) if !rest.is_empty() => {
-                return fail(
-                    loc,
-                    format!("function '{fname}': statements after this return are never run: remove them"),
-                )
-            }
+            Stmt::Block(b) => out.push(Stmt::Block(returns_at_end(b)?)),
             other => out.push(other),
         }
     }
-    Ok(out)
+    Some(out)
 }
 
 fn replace_returns(stmts: Vec<Stmt>, ret: &str, loc: Loc) -> Vec<Stmt> {

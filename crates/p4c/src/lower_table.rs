@@ -165,7 +165,12 @@ impl Lowerer<'_> {
                 Some(a) => a.body.trim_matches('"').to_string(),
                 None => text,
             };
-            keys.push(json!({"match_type": mk, "name": kname, "target": target, "mask": key_mask}));
+            // an optional key is a ternary one in bmv2 JSON, as p4c writes it (bmv2's CLI
+            // knows no "optional"); the P4Info keeps OPTIONAL
+            let json_kind = if mk == "optional" { "ternary" } else { mk };
+            keys.push(
+                json!({"match_type": json_kind, "name": kname, "target": target, "mask": key_mask}),
+            );
             info.keys.push((kname, width, mk.to_string(), type_name));
             widths.push(width);
             // entries of an int<W> field key are int<W> constants (their bits matched)
@@ -480,6 +485,8 @@ impl Lowerer<'_> {
         // masks and prefixes are bits whatever the key's type
         let cm = |e: &Expr| konst(e, &Ty::Bit(w));
         let hx = |x: u128| Value::String(hex_w(x, w));
+        // optional keys are ternary in bmv2 JSON
+        let ternary = "ternary";
         Ok(match (kind, v) {
             ("exact", e) => json!({"match_type": "exact", "key": hx(c(e)?)}),
             ("lpm", Expr::Mask(a, m, _)) => {
@@ -493,13 +500,13 @@ impl Lowerer<'_> {
             ("lpm", e) => json!({"match_type": "lpm", "key": hx(c(e)?), "prefix_length": w}),
             ("ternary" | "optional", Expr::Mask(a, m, _)) => {
                 let m = cm(m)?;
-                json!({"match_type": kind, "key": hx(c(a)? & m), "mask": hx(m)})
+                json!({"match_type": ternary, "key": hx(c(a)? & m), "mask": hx(m)})
             }
             ("ternary" | "optional", Expr::Default(_)) => {
-                json!({"match_type": kind, "key": hx(0), "mask": hx(0)})
+                json!({"match_type": ternary, "key": hx(0), "mask": hx(0)})
             }
             ("ternary" | "optional", e) => {
-                json!({"match_type": kind, "key": hx(c(e)?), "mask": hx(mask(w))})
+                json!({"match_type": ternary, "key": hx(c(e)?), "mask": hx(mask(w))})
             }
             ("range", Expr::Range(a, b, _)) => {
                 json!({"match_type": "range", "start": hx(c(a)?), "end": hx(c(b)?)})

@@ -152,13 +152,7 @@ impl Parser {
             self.i += n;
             let rhs = self.expr()?;
             self.expect(";")?;
-            let mut calls = false;
-            crate::inline_fn::walk(&lhs, &mut |x| calls |= matches!(x, Expr::Call { .. }));
-            if calls {
-                return fail(oloc, format!("not supported: {op}= on a place computed by a call (it would be computed twice)"));
-            }
-            let value = Expr::Binary(op, Box::new(lhs.clone()), Box::new(rhs), oloc);
-            return Ok(Stmt::Assign(lhs, value, loc));
+            return crate::compound_assign::compound_assign(lhs, op, rhs, loc, oloc);
         }
         if self.eat("=") {
             let rhs = self.expr()?;

@@ -115,8 +115,9 @@ impl PySwitch {
         Ok(())
     }
 
-    /// bmv2's per-packet log: `level` "trace" or "debug" turns it on (stdout with `console`,
-    /// appended to `file`), anything else turns it off. RuntimeError if the file cannot be opened.
+    /// bmv2's log: `level` "info" (the programs' `log_msg` lines), "debug" or "trace" (the
+    /// per-packet lines too) turns it on (stdout with `console`, appended to `file`), anything
+    /// else turns it off. RuntimeError if the file cannot be opened.
     #[pyo3(signature = (level, console = false, file = None))]
     fn set_trace_log(
         &self,
@@ -125,12 +126,12 @@ impl PySwitch {
         console: bool,
         file: Option<PathBuf>,
     ) -> PyResult<()> {
-        let log = match level {
-            "trace" | "debug" => Some(
-                lanes_switch::TraceLog::open(console, file.as_deref(), level == "trace")
+        let log = match lanes_p4::LogLevel::from_name(level) {
+            Some(l) => Some(
+                lanes_switch::TraceLog::open(console, file.as_deref(), l)
                     .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
             ),
-            _ => None,
+            None => None,
         };
         py.allow_threads(|| self.inner.with(|dp| dp.set_trace_log(log)));
         Ok(())

@@ -4,12 +4,13 @@
 //!     cargo build --release -p lanes-switch --example pipeline_count
 //!     valgrind --tool=callgrind target/release/examples/pipeline_count
 //!
-//! With `--log FILE [debug|trace]` the per-packet log is on and written to FILE (/dev/null
-//! counts what making the lines costs): what tracing costs when on.
+//! With `--log FILE [info|debug|trace]` (debug when not given) the log is on and written to
+//! FILE (/dev/null counts what making the lines costs): what tracing costs when on.
 #[path = "../benches/common/mod.rs"]
 mod common;
 
 use common::{batch, dataplane, udp_frame};
+use lanes_p4::LogLevel;
 use lanes_switch::TraceLog;
 use lanes_tm::Scheduler;
 
@@ -18,8 +19,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, file, rest @ ..] = args.as_slice() {
         if flag == "--log" {
-            let trace_level = rest.first().is_some_and(|l| l == "trace");
-            match TraceLog::open(false, Some(std::path::Path::new(file)), trace_level) {
+            let level = rest
+                .first()
+                .and_then(|l| LogLevel::from_name(l))
+                .unwrap_or(LogLevel::Debug);
+            match TraceLog::open(false, Some(std::path::Path::new(file)), level) {
                 Ok(log) => dp.set_trace_log(Some(log)),
                 Err(e) => {
                     eprintln!("pipeline_count: cannot open {file}: {e}");

@@ -27,6 +27,7 @@
 //! most [`MAX_PASSES`] such passes, the one beyond is dropped and counted (`pass_limit`).
 
 mod copies;
+mod portless;
 mod trace_log;
 pub use trace_log::TraceLog;
 
@@ -553,8 +554,7 @@ impl Dataplane {
         }
         let out_port = ig.egress_spec;
         let Some(&i) = self.index.get(out_port as usize).filter(|&&i| i != NO_PORT) else {
-            self.drops.unknown_port += 1;
-            return self.release_slot(slot);
+            return self.egress_without_port(slot, out_port, now);
         };
         self.apply_queue_config(i, &ig);
         self.enqueue(i, ig.priority, len, slot, now);

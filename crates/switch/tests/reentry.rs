@@ -193,3 +193,77 @@ fn endless_passes_are_cut_off_and_counted() {
     assert_eq!(run(&mut dp).len(), 1);
     assert_eq!(dp.drops.pass_limit, 0);
 }
+
+/// Ingress sends the first pass to port 9, which the switch does not have, and later passes to
+/// port 1; egress recirculates the first pass (if `recirculate`) and marks the others.
+fn via_missing_port(recirculate: bool) -> Program {
+    let mut j = base();
+    j["actions"] = json!([
+        action(
+            0,
+            "far",
+            vec![assign(field("standard_metadata", "egress_spec"), hex(9))]
+        ),
+        action(
+            1,
+            "fwd",
+            vec![assign(field("standard_metadata", "egress_spec"), hex(1))]
+        ),
+        action(
+            2,
+            "again",
+            vec![
+                assign(field("scalars", "count"), plus_one("scalars", "count")),
+                assign(
+                    field("ethernet", "etherType"),
+                    plus_one("ethernet", "etherType")
+                ),
+                json!({"op": "recirculate", "parameters": [hex(1)]}),
+            ]
+        ),
+        action(
+            3,
+            "mark",
+            vec![
+                assign(field("ethernet", "srcAddr"), field("scalars", "count")),
+                assign(
+                    field("ethernet", "dstAddr"),
+                    field("standard_metadata", "instance_type")
+                ),
+            ]
+        ),
+    ]);
+    let again_below = if recirculate { 1 } else { 0 };
+    j["pipelines"] = json!([
+        {"name": "ingress", "id": 0, "init_table": "first",
+         "conditionals": [{"name": "first", "id": 0, "expression": below(1),
+                           "true_next": "t_far", "false_next": "t_fwd"}],
+         "tables": [keyless("t_far", 0, &[(0, "far")], 0), keyless("t_fwd", 1, &[(1, "fwd")], 1)]},
+        {"name": "egress", "id": 1, "init_table": "more",
+         "conditionals": [{"name": "more", "id": 1, "expression": below(again_below),
+                           "true_next": "t_again", "false_next": "t_mark"}],
+         "tables": [keyless("t_again", 2, &[(2, "again")], 2), keyless("t_mark", 3, &[(3, "mark")], 3)]}
+    ]);
+    load(&j)
+}
+
+#[test]
+fn egress_runs_for_a_port_the_switch_does_not_have_and_may_recirculate() {
+    // as in bmv2: egress runs on a packet sent to a missing port, and its recirculation comes
+    // back through ingress and leaves on a port that exists
+    let mut dp = switch(via_missing_port(true));
+    let out = run(&mut dp);
+    assert_eq!(out.len(), 1, "{out:?}");
+    let (port, f) = &out[0];
+    assert_eq!(*port, 1);
+    assert_eq!(
+        (mac(&f[6..12]), mac(&f[0..6]), mac(&f[12..14])),
+        (1, 4, 0x1001)
+    );
+    assert_eq!(dp.drops.unknown_port, 0);
+    // without a recirculation the frame has nowhere to go: counted, not sent
+    let mut dp = switch(via_missing_port(false));
+    assert!(run(&mut dp).is_empty());
+    assert_eq!(dp.drops.unknown_port, 1);
+    assert_eq!(dp.queued_pkts(), 0);
+}

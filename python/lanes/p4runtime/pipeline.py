@@ -314,7 +314,9 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
         kind = MATCH_KINDS.get(mf.match_type)
         if kind is None:
             raise invalid(f"table {name} field {mf.name}: unsupported match type")
-        if kind != jk["match_kind"] or mf.bitwidth != jk["bitwidth"] or mf.name != jk["name"]:
+        # p4c writes an optional key as a ternary one in the bmv2 JSON
+        json_kind = "optional" if (kind, jk["match_kind"]) == ("optional", "ternary") else jk["match_kind"]
+        if kind != json_kind or mf.bitwidth != jk["bitwidth"] or mf.name != jk["name"]:
             raise invalid(
                 f"table {name} field {mf.id}: p4info {mf.name}:{mf.bitwidth}:{kind} "
                 f"vs JSON {jk['name']}:{jk['bitwidth']}:{jk['match_kind']}"

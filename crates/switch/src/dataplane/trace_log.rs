@@ -1,7 +1,9 @@
-//! bmv2's per-packet log (`-L debug`/`-L trace`) for the data plane: where it goes (stdout with
-//! --log-console, FILE.txt with --log-file FILE, both as bmv2) and its level. The data plane
+//! bmv2's log for the data plane (`-L info`: the programs' `log_msg` lines; `-L debug`/`-L trace`:
+//! the per-packet lines too): where it goes (stdout with --log-console, FILE.txt with
+//! --log-file FILE, both as bmv2) and its level. The data plane
 //! keeps it so that each program it installs (command line, P4Runtime) logs the same way.
 use super::Dataplane;
+use lanes_p4::LogLevel;
 use std::fs::OpenOptions;
 use std::io::{self, LineWriter, Write};
 use std::path::Path;
@@ -11,13 +13,12 @@ use std::sync::{Arc, Mutex};
 #[derive(Clone)]
 pub struct TraceLog {
     sinks: Arc<Mutex<Vec<Box<dyn Write + Send>>>>,
-    /// bmv2's trace level: the actions' primitives too.
-    trace_level: bool,
+    level: LogLevel,
 }
 
 impl TraceLog {
     /// `console`: stdout (bmv2's --log-console); `file`: appended to, a line at a time.
-    pub fn open(console: bool, file: Option<&Path>, trace_level: bool) -> io::Result<TraceLog> {
+    pub fn open(console: bool, file: Option<&Path>, level: LogLevel) -> io::Result<TraceLog> {
         let mut sinks: Vec<Box<dyn Write + Send>> = Vec::new();
         if console {
             sinks.push(Box::new(io::stdout()));
@@ -28,7 +29,7 @@ impl TraceLog {
         }
         Ok(TraceLog {
             sinks: Arc::new(Mutex::new(sinks)),
-            trace_level,
+            level,
         })
     }
 }
@@ -67,8 +68,8 @@ impl Dataplane {
             return;
         };
         match &self.trace_log {
-            Some(l) => p.set_trace(Some(Box::new(SharedSink(l.sinks.clone()))), l.trace_level),
-            None => p.set_trace(None, false),
+            Some(l) => p.set_trace(Some(Box::new(SharedSink(l.sinks.clone()))), l.level),
+            None => p.set_trace(None, LogLevel::Info),
         }
     }
 }
