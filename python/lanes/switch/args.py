@@ -33,6 +33,7 @@ class SwitchArgs:
     json: Path | None
     device_id: int = 0
     thrift_port: int = 9090
+    thrift_addr: str = "127.0.0.1"
     pcap: Path | None = None
     log_console: bool = False
     scheduler: str = "strict"
@@ -86,7 +87,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--device-id", type=int, default=0)
     p.add_argument("--thrift-port", type=int, default=9090,
-                   help="command port on 127.0.0.1: bmv2's Thrift API (simple_switch_CLI) and `lanes ctl`")  # fmt: skip
+                   help="command port: bmv2's Thrift API (simple_switch_CLI) and `lanes ctl`")  # fmt: skip
+    p.add_argument("--thrift-addr", default="127.0.0.1", metavar="ADDR",
+                   help="address the command port listens on (default 127.0.0.1, this machine only): like "
+                        "bmv2's it has no authentication, so anyone who reaches it can rewrite every table")  # fmt: skip
     p.add_argument("--pcap", type=Path, nargs="?", const=Path("."), metavar="DIR",
                    help="write IFACE_in.pcap and IFACE_out.pcap here (default: the working directory)")  # fmt: skip
     p.add_argument(
@@ -164,6 +168,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         json=a.json,
         device_id=a.device_id,
         thrift_port=a.thrift_port,
+        thrift_addr=a.thrift_addr,
         pcap=a.pcap,
         log_console=a.log_console,
         scheduler=a.scheduler,

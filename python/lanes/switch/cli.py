@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import signal
 import sys
@@ -30,6 +31,14 @@ def tls_words(tls: object) -> str:
     if tls is None:
         return " (plain gRPC)"
     return " over TLS" + (", client certificates required" if getattr(tls, "client_auth", False) else "")
+
+
+def is_loopback(addr: str) -> bool:
+    """Whether a listening address is reachable from this machine only."""
+    try:
+        return ipaddress.ip_address(addr).is_loopback
+    except ValueError:
+        return addr == "localhost"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,9 +91,15 @@ def run(args: argparse.Namespace) -> int:
         sw.start_ports()
         config, thrift = _thrift_api(sw, sa)
         try:
-            servers.append(serve(sa.thrift_port, sw.command, thrift))
-        except OSError as e:
-            raise LanesError(f"cannot listen on 127.0.0.1:{sa.thrift_port}: {e.strerror}") from None
+            servers.append(serve(sa.thrift_port, sw.command, thrift, sa.thrift_addr))
+        except (OSError, OverflowError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            raise LanesError(f"cannot listen on {sa.thrift_addr}:{sa.thrift_port}: {why}") from None
+        if not is_loopback(sa.thrift_addr):
+            log.line(
+                f"lanes switch: warning: the command port {sa.thrift_addr}:{sa.thrift_port} has no "
+                "authentication (as bmv2's Thrift port): anyone who reaches it can rewrite every table"
+            )
         if not sa.no_grpc:
             servers.append(_start_p4runtime(sw, sa))
             if hasattr(servers[-1], "wrap_command"):  # `lanes ctl p4runtime_stats`
@@ -95,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, lambda *_: stop.set())
         log.line(
             f"lanes switch: {len(ports)} {'file ' if sa.use_files_wait is not None else ''}port(s), "
-            f"scheduler {sa.scheduler}, ctl on 127.0.0.1:{sa.thrift_port}"
+            f"scheduler {sa.scheduler}, ctl on {sa.thrift_addr}:{sa.thrift_port}"
             + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}{tls_words(sa.grpc_tls)}")
         )
         last = time.monotonic()

@@ -59,11 +59,11 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 def serve(
-    port: int, run_command: Callable[[str], str], thrift: Any = None
+    port: int, run_command: Callable[[str], str], thrift: Any = None, addr: str = "127.0.0.1"
 ) -> socketserver.ThreadingTCPServer:
-    """Start serving in a background thread; returns the server (call shutdown() to stop).
-    `thrift`: the Thrift processor for bmv2 clients, or why there is none (a string)."""
-    server = _Server(("127.0.0.1", port), _Handler)
+    """Start serving on addr:port in a background thread; returns the server (call shutdown() to
+    stop). `thrift`: the Thrift processor for bmv2 clients, or why there is none (a string)."""
+    server = _Server((addr, port), _Handler)
     server.run_command = run_command  # type: ignore[attr-defined]
     server.thrift = thrift  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, name="lanes-ctl-port", daemon=True).start()
