@@ -399,6 +399,10 @@ impl Lowerer<'_> {
                     } else if let Some((n, args, aloc)) = self.direct_action(sc, e) {
                         let (q, id, decl) = self.action_ref(sc, &n, aloc)?;
                         let data = self.action_data(&decl, &args, aloc)?;
+                        // p4c lists an action called directly in P4Info, though its table is hidden
+                        if !self.called_actions.iter().any(|(a, _)| *a == q) {
+                            self.called_actions.push((q.clone(), decl.clone()));
+                        }
                         Some(self.keyless(&n, &q, id, data, next, *loc))
                     } else {
                         return fail(*loc, "cannot lower this call");

@@ -139,3 +139,22 @@ fn a_serializable_enum_a_key_is_of_is_listed_with_its_members_full_width() {
         "an enum no key uses is not listed"
     );
 }
+
+#[test]
+fn an_action_called_directly_with_constant_arguments_is_listed() {
+    let src = program(
+        "",
+        "action mark(bit<8> v) { hdr.h.b = v; }
+         apply { mark(8w7); }",
+    );
+    let out = compile_src("direct", &src).unwrap();
+    assert!(
+        out.p4info.contains("name: \"I.mark\""),
+        "the action is not in P4Info:\n{}",
+        out.p4info
+    );
+    assert!(
+        !out.p4info.contains("tbl_"),
+        "the synthesized table is listed"
+    );
+}
