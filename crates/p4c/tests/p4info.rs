@@ -2,7 +2,9 @@
 //! (kept in tests/data/handwritten): the same tables with the same match fields, sizes, action
 //! references and direct resources, the same actions and parameters, counters, meters,
 //! registers and controller packet metadata. Ids differ on purpose: the compiler assigns
-//! p4c's (kind byte + hash of the name), the hand-written files counted from 1.
+//! p4c's (kind byte + hash of the name), the hand-written files counted from 1. The actions a
+//! program calls directly (not through a table), which p4c lists too, were appended to the
+//! hand-written files at the end, with the compiler's ids.
 
 mod common;
 use common::*;
