@@ -1,6 +1,6 @@
 """Where the command port (bmv2's Thrift API and `lanes ctl`) listens: 127.0.0.1 unless
 `--thrift-addr` says otherwise, and then a one-line warning that it has no authentication. Run
-inside a network namespace the test creates (with a dummy interface of its own), removed after."""
+inside a network namespace the test creates (with a veth pair of its own), removed after."""
 
 from __future__ import annotations
 
@@ -25,9 +25,10 @@ def ns() -> Iterator[str]:
     try:
         for cmd in (
             ["ip", "link", "set", "lo", "up"],
-            ["ip", "link", "add", "d0", "type", "dummy"],
-            ["ip", "addr", "add", f"{ADDR}/24", "dev", "d0"],
-            ["ip", "link", "set", "d0", "up"],
+            ["ip", "link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+            ["ip", "addr", "add", f"{ADDR}/24", "dev", "v0"],
+            ["ip", "link", "set", "v0", "up"],
+            ["ip", "link", "set", "v1", "up"],
         ):
             subprocess.run(["ip", "netns", "exec", name, *cmd], check=True)
         yield name
