@@ -179,8 +179,7 @@ mod tests {
             None,
             "quiet for the poll time: sleep"
         );
-        let off = WakePolicy::new(1, 0);
-        let mut off = off;
+        let mut off = WakePolicy::new(1, 0);
         off.note_activity(10_000);
         assert_eq!(off.poll_until(10_001, None), None, "poll time 0: never");
     }
