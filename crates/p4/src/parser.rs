@@ -374,9 +374,10 @@ impl Parser {
     }
 
     /// Parses `pkt` into `st`. Returns the parser error code on failure (headers extracted so
-    /// far stay valid, as in bmv2). Sets `st.payload_off`.
+    /// far stay valid, as in bmv2). Sets `st.payload_off`. TRACE: write each state's log line
+    /// (the program calls `run::<true>` only while the log is on, so the other copy has no test).
     #[allow(clippy::too_many_arguments)]
-    pub fn run(
+    pub fn run<const TRACE: bool>(
         &self,
         pkt: &[u8],
         st: &mut PacketState,
@@ -394,7 +395,7 @@ impl Parser {
                 Next::Accept => break Ok(()),
                 Next::Reject => break Err(codes.no_match),
                 Next::State(i) => {
-                    if let Some(t) = x.trace.as_deref_mut() {
+                    if let Some(t) = x.trace.as_deref_mut().filter(|_| TRACE) {
                         t.parse_state(st.trace_id, i as usize);
                     }
                     &self.states[i as usize]
@@ -451,8 +452,9 @@ impl Parser {
         result
     }
 
+    // always: with two copies of `run` the compiler would stop inlining it (+150 instructions a frame)
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn run_ops(
         &self,
         s: &ParseState,

@@ -450,9 +450,27 @@ impl Control {
         Ok(())
     }
 
-    /// Runs the control on the packet state.
+    /// Runs the control on the packet state, without the log. The walk is compiled twice:
+    /// without the log's tests (every packet while the log is off) and with them (`run_traced`).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
+        &self,
+        tables: &mut [Table],
+        profiles: &[ActionProfile],
+        actions: &[Action],
+        st: &mut PacketState,
+        x: &mut Exec,
+        key: &mut Vec<u8>,
+        tmp: &mut Vec<u8>,
+    ) {
+        self.run_nodes::<false>(tables, profiles, actions, st, x, key, tmp);
+    }
+
+    /// `run` with bmv2's log lines (the program calls it while the log is on).
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    pub fn run_traced(
         &self,
         tables: &mut [Table],
         profiles: &[ActionProfile],
@@ -465,15 +483,15 @@ impl Control {
         if let Some(t) = x.trace.as_deref_mut() {
             t.pipeline(st.trace_id, &self.name, true);
         }
-        self.run_nodes(tables, profiles, actions, st, x, key, tmp);
+        self.run_nodes::<true>(tables, profiles, actions, st, x, key, tmp);
         if let Some(t) = x.trace.as_deref_mut() {
             t.pipeline(st.trace_id, &self.name, false);
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn run_nodes(
+    #[inline(always)]
+    fn run_nodes<const TRACE: bool>(
         &self,
         tables: &mut [Table],
         profiles: &[ActionProfile],
@@ -499,7 +517,7 @@ impl Control {
                         look: &[],
                     };
                     let v = c.expr.eval(&env) != 0;
-                    if let Some(t) = x.trace.as_deref_mut() {
+                    if let Some(t) = x.trace.as_deref_mut().filter(|_| TRACE) {
                         t.condition(st.trace_id, &self.name, i as usize, v);
                     }
                     if v {
@@ -544,7 +562,7 @@ impl Control {
                             (None, Some(e)) => (Some(e.action), &e.data),
                             (None, None) => (t.default_action, &t.default_data),
                         };
-                    if let Some(tr) = x.trace.as_deref_mut() {
+                    if let Some(tr) = x.trace.as_deref_mut().filter(|_| TRACE) {
                         let an = a.map_or("", |a| actions[a as usize].name.as_str());
                         tr.table(st.trace_id, &t.name, found, an, data);
                     }

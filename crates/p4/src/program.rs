@@ -454,6 +454,35 @@ impl Program {
         now: u64,
         how: &Arrival,
     ) -> Result<(), u32> {
+        if self.trace.is_some() {
+            return self.parse_arrival_traced(st, pkt, port, now, how);
+        }
+        self.parse_arrival_with::<false>(st, pkt, port, now, how)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn parse_arrival_traced(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        how: &Arrival,
+    ) -> Result<(), u32> {
+        self.parse_arrival_with::<true>(st, pkt, port, now, how)
+    }
+
+    /// `parse_arrival` compiled twice: with the log's two events (TRACE) and without a test.
+    #[inline(always)]
+    fn parse_arrival_with<const TRACE: bool>(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+        how: &Arrival,
+    ) -> Result<(), u32> {
         st.reset(&self.valid_init);
         for (w, v) in how.keep {
             st.w[*w as usize] = *v;
@@ -462,7 +491,7 @@ impl Program {
         st.arrival_len = pkt.len() as u32;
         put(st, self.std.instance_type, how.instance);
         st.passes = how.passes;
-        if self.trace.is_some() {
+        if TRACE {
             self.trace_received(st, port, pkt.len());
         }
         let mut x = Exec {
@@ -474,7 +503,7 @@ impl Program {
             stats: &mut self.stats,
             trace: self.trace.as_deref_mut(),
         };
-        let parsed = self.parser.run(
+        let parsed = self.parser.run::<TRACE>(
             pkt,
             st,
             &self.codecs,
@@ -493,7 +522,7 @@ impl Program {
             }
         };
         put(st, self.std.parser_error, u64::from(code));
-        if self.trace.is_some() {
+        if TRACE {
             self.trace_parsed(st, parsed);
         }
         parsed
@@ -556,15 +585,14 @@ impl Program {
                 }
             }
         }
-        self.ingress.run(
-            &mut self.tables,
-            &self.profiles,
-            &self.actions,
-            st,
-            &mut x,
-            &mut self.key,
-            &mut self.tmp,
-        );
+        let (tables, key, tmp) = (&mut self.tables, &mut self.key, &mut self.tmp);
+        if x.trace.is_some() {
+            let c = &self.ingress;
+            c.run_traced(tables, &self.profiles, &self.actions, st, &mut x, key, tmp);
+        } else {
+            let c = &self.ingress;
+            c.run(tables, &self.profiles, &self.actions, st, &mut x, key, tmp);
+        }
         st.exited = false;
         let std = &self.std;
         let spec = take(st, std.egress_spec).unwrap_or(0);
@@ -616,15 +644,14 @@ impl Program {
             stats: &mut self.stats,
             trace: self.trace.as_deref_mut(),
         };
-        self.egress.run(
-            &mut self.tables,
-            &self.profiles,
-            &self.actions,
-            st,
-            &mut x,
-            &mut self.key,
-            &mut self.tmp,
-        );
+        let (tables, key, tmp) = (&mut self.tables, &mut self.key, &mut self.tmp);
+        if x.trace.is_some() {
+            let c = &self.egress;
+            c.run_traced(tables, &self.profiles, &self.actions, st, &mut x, key, tmp);
+        } else {
+            let c = &self.egress;
+            c.run(tables, &self.profiles, &self.actions, st, &mut x, key, tmp);
+        }
         st.exited = false;
         // only ingress generates digests (bmv2's v1model); any left are not taken
         st.digests.clear();
@@ -652,9 +679,6 @@ impl Program {
                 st.set(c.target, v);
             }
         }
-        if self.trace.is_some() {
-            self.trace_deparse(st);
-        }
         if self.has_varbit {
             self.deparse_varbits(st, out);
         } else {
@@ -666,16 +690,18 @@ impl Program {
         }
         let off = (st.payload_off as usize).min(pkt.len());
         out.extend_from_slice(&pkt[off..]);
-        if let Some(n) = st.truncate {
-            return self.truncated(n, out);
-        }
+        let result = match st.truncate {
+            Some(n) => self.truncated(n, out),
+            None => EgressResult {
+                drop: None,
+                len: out.len(),
+            },
+        };
+        // one test for the deparser's and the transmit's lines: nothing logs between them
         if self.trace.is_some() {
-            self.trace_transmit(st, out.len(), meta.egress_port);
+            self.trace_deparse_transmit(st, &result, meta.egress_port);
         }
-        EgressResult {
-            drop: None,
-            len: out.len(),
-        }
+        result
     }
 
     /// The deparser of a program that emits a header with a varbit field (kept apart so the

@@ -1,7 +1,7 @@
 //! The program's side of the per-packet log: turning it on, and the events only the program
 //! sees (arrival, parser end, egress port, deparser, transmit). Each is called behind one
 //! `if self.trace.is_some()` and kept out of line, so the untraced path stays as it was.
-use crate::program::{IngressResult, Program};
+use crate::program::{EgressResult, IngressResult, Program};
 use crate::state::PacketState;
 use crate::trace::{LogLevel, Tracer};
 use std::io::Write;
@@ -50,18 +50,13 @@ impl Program {
 
     #[cold]
     #[inline(never)]
-    pub(crate) fn trace_deparse(&mut self, st: &PacketState) {
+    pub(crate) fn trace_deparse_transmit(&mut self, st: &PacketState, r: &EgressResult, port: u32) {
         let valid: Vec<bool> = self.deparse_headers().map(|h| st.valid[h]).collect();
         if let Some(t) = self.trace.as_deref_mut() {
             t.deparse(st.trace_id, |i| valid.get(i).copied().unwrap_or(false));
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn trace_transmit(&mut self, st: &PacketState, len: usize, port: u32) {
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.transmit(st.trace_id, len, port);
+            if r.drop.is_none() {
+                t.transmit(st.trace_id, r.len, port);
+            }
         }
     }
 
