@@ -40,6 +40,7 @@ def test_tiny_latencies_and_times_get_their_own_verdict() -> None:
     assert verdict("mpi_1024_ms", 1.3, 0.98) == "agrees"  # one of them over 1 ms: the ratio decides
     assert verdict("to_prioritized_s", 0.0, 0.0) == "both under 1 s"
     assert verdict("to_prioritized_s", 0.2, 4.0) == "ours lower (x0.05)"
+    assert verdict("to_prioritized_s", 0.0, 4.0) == "ours lower (-4 s)"  # a ratio of 0 says less than the gap
 
 
 @pytest.mark.parametrize(
