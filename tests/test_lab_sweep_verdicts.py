@@ -169,3 +169,29 @@ def test_committed_reports_carry_the_current_verdicts(tmp_path: Path, name: str)
     rewrite(copy)
     for f in ("compare.csv", "report.md"):
         assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), f"{name}/{f}: run lanes lab sweep-report"
+
+
+def test_sweep_md_counts_are_the_reports_counts() -> None:
+    """bench/results/sweep.md's table of verdict counts is what each committed compare.csv says."""
+    from lanes.lab.sweep_report import verdict_class
+
+    repo = COMMITTED.parent.parent.parent
+    table = [
+        line for line in (repo / "bench/results/sweep.md").read_text().splitlines()
+        if line.startswith("| `bench/results/sweep/") and line.split("|")[1].strip().endswith("/compare.csv`")
+    ]  # fmt: skip
+    assert len(table) == len([p for p in COMMITTED.glob("*") if (p / "compare.csv").is_file()])
+    for line in table:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows = list(csv.DictReader((repo / cells[0].strip("`")).open()))
+        measured = [r for r in rows if r["source"] != "formula"]
+        formula = [r for r in rows if r["source"] == "formula"]
+        by = [verdict_class(r["verdict"]) for r in measured]
+        assert "differs" not in by, cells[0]  # every verdict falls in one of the table's columns
+        runs = {int(r["valid"].split("/")[1]) for r in rows}
+        want = [
+            str(max(runs)), str(len(measured)),
+            *(str(by.count(c)) for c in ("agrees", "both under", "lower", "higher", "not comparable", "missing")),
+            f"{sum(r['verdict'].startswith('matches') for r in formula)} of {len(formula)}",
+        ]  # fmt: skip
+        assert cells[1:] == want, cells[0]
