@@ -195,3 +195,16 @@ def test_sweep_md_counts_are_the_reports_counts() -> None:
             f"{sum(r['verdict'].startswith('matches') for r in formula)} of {len(formula)}",
         ]  # fmt: skip
         assert cells[1:] == want, cells[0]
+
+
+def test_a_single_run_is_marked_where_its_number_stands(tmp_path: Path) -> None:
+    once = _row("tree2", "proactive", "udp", "strict", 10.0, 180.0, high_mbps=5.24)
+    thrice = _row("tree2", "proactive", "udp", "rlsp-drr", 10.0, 180.0)
+    thrice["n"] = thrice["valid_runs"] = 3
+    thrice["high_mbps"] = {"n": 3, "mean": 5.2383, "ci95": 0.0014}
+    ours = {x["alg"]: x["ours_text"] for x in compare_rows([once, thrice]) if x["metric"] == "high_mbps"}
+    assert ours == {"strict": "5.24 (one run)", "rlsp-drr": "5.24 ± 0.0014"}
+    write_sweep_csv(tmp_path / "sweep.csv", [once, thrice])
+    (tmp_path / "report.md").write_text("2 of 2 planned cells have complete runs (preset paper).\n")
+    rewrite(tmp_path)
+    assert "1 of 2 cells are one run, marked '(one run)'" in (tmp_path / "report.md").read_text()
