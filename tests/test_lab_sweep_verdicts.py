@@ -168,7 +168,9 @@ def test_committed_reports_carry_the_current_verdicts(tmp_path: Path, name: str)
     shutil.copytree(COMMITTED / name, copy)
     rewrite(copy)
     for f in ("compare.csv", "report.md"):
-        assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), f"{name}/{f}: run lanes lab sweep-report"
+        assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), (
+            f"{name}/{f}: run lanes lab sweep-report"
+        )
 
 
 def test_sweep_md_counts_are_the_reports_counts() -> None:
