@@ -11,7 +11,8 @@ hold at least one such file). A table row is sourced by, first match wins:
    measured figure in it). A `Raw:` paragraph holds for the rest of its section, subsections included,
    until the next `Raw:` paragraph or the next heading of its section's level or above; one under the
    document's title holds for the whole document.
-A row sourced by none of these fails the test. Backticked names of other repositories' files
+A row sourced by none of these fails the test, and so does a cited file, in a table or in prose,
+that is not in the repository. Backticked names of other repositories' files
 (p4c_programs.md) are not citations: they do not start with bench/results/. conformance.md is left
 out: bench/conformance.py writes it whole, and its per-program table is the run's own record."""
 
@@ -182,6 +183,11 @@ def test_every_table_row_names_an_existing_raw_file_or_says_there_is_none() -> N
             absent += [f"{name}:{r.line}: {p}" for p in r.paths if missing(REPO, p)]
     assert unsourced == [], "rows with no raw file cited and no 'no raw file' (see this test's docstring)"
     assert absent == [], "cited raw files that are not in the repository"
+
+
+def test_every_raw_file_cited_in_prose_exists() -> None:
+    bad = [f"{d.relative_to(REPO)}: {p}" for d in docs() for p in cited(d.read_text()) if missing(REPO, p)]
+    assert bad == []
 
 
 def test_every_raw_line_cites_existing_files() -> None:
