@@ -229,7 +229,7 @@ def test_run_csvs(tmp_path: Path) -> None:
         ("high_owd_ms", 0.26, 33, "ours lower (x0.0079)"),
         ("high_owd_ms", 0.8, 0.2, "both under 1 ms"),
         ("mpi_16384_ms", 2000, 2600, "agrees"),  # within x1.5
-        ("to_prioritized_s", 0.0, 4, "ours lower (x0)"),
+        ("to_prioritized_s", 0.0, 4, "ours lower (-4 s)"),
         ("control_writes", 8, 8, "matches the formula"),
         ("control_writes", 6, 8, "differs (6 vs 8)"),
         ("high_mbps", None, 5.3, "–"),

@@ -40,6 +40,7 @@ def test_tiny_latencies_and_times_get_their_own_verdict() -> None:
     assert verdict("mpi_1024_ms", 1.3, 0.98) == "agrees"  # one of them over 1 ms: the ratio decides
     assert verdict("to_prioritized_s", 0.0, 0.0) == "both under 1 s"
     assert verdict("to_prioritized_s", 0.2, 4.0) == "ours lower (x0.05)"
+    assert verdict("to_prioritized_s", 0.0, 4.0) == "ours lower (-4 s)"  # a ratio of 0 says less than the gap
 
 
 @pytest.mark.parametrize(
@@ -167,4 +168,45 @@ def test_committed_reports_carry_the_current_verdicts(tmp_path: Path, name: str)
     shutil.copytree(COMMITTED / name, copy)
     rewrite(copy)
     for f in ("compare.csv", "report.md"):
-        assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), f"{name}/{f}: run lanes lab sweep-report"
+        assert (copy / f).read_text() == (COMMITTED / name / f).read_text(), (
+            f"{name}/{f}: run lanes lab sweep-report"
+        )
+
+
+def test_sweep_md_counts_are_the_reports_counts() -> None:
+    """bench/results/sweep.md's table of verdict counts is what each committed compare.csv says."""
+    from lanes.lab.sweep_report import verdict_class
+
+    repo = COMMITTED.parent.parent.parent
+    table = [
+        line for line in (repo / "bench/results/sweep.md").read_text().splitlines()
+        if line.startswith("| `bench/results/sweep/") and line.split("|")[1].strip().endswith("/compare.csv`")
+    ]  # fmt: skip
+    assert len(table) == len([p for p in COMMITTED.glob("*") if (p / "compare.csv").is_file()])
+    for line in table:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows = list(csv.DictReader((repo / cells[0].strip("`")).open()))
+        measured = [r for r in rows if r["source"] != "formula"]
+        formula = [r for r in rows if r["source"] == "formula"]
+        by = [verdict_class(r["verdict"]) for r in measured]
+        assert "differs" not in by, cells[0]  # every verdict falls in one of the table's columns
+        runs = {int(r["valid"].split("/")[1]) for r in rows}
+        want = [
+            str(max(runs)), str(len(measured)),
+            *(str(by.count(c)) for c in ("agrees", "both under", "lower", "higher", "not comparable", "missing")),
+            f"{sum(r['verdict'].startswith('matches') for r in formula)} of {len(formula)}",
+        ]  # fmt: skip
+        assert cells[1:] == want, cells[0]
+
+
+def test_a_single_run_is_marked_where_its_number_stands(tmp_path: Path) -> None:
+    once = _row("tree2", "proactive", "udp", "strict", 10.0, 180.0, high_mbps=5.24)
+    thrice = _row("tree2", "proactive", "udp", "rlsp-drr", 10.0, 180.0)
+    thrice["n"] = thrice["valid_runs"] = 3
+    thrice["high_mbps"] = {"n": 3, "mean": 5.2383, "ci95": 0.0014}
+    ours = {x["alg"]: x["ours_text"] for x in compare_rows([once, thrice]) if x["metric"] == "high_mbps"}
+    assert ours == {"strict": "5.24 (one run)", "rlsp-drr": "5.24 ± 0.0014"}
+    write_sweep_csv(tmp_path / "sweep.csv", [once, thrice])
+    (tmp_path / "report.md").write_text("2 of 2 planned cells have complete runs (preset paper).\n")
+    rewrite(tmp_path)
+    assert "1 of 2 cells are one run, marked '(one run)'" in (tmp_path / "report.md").read_text()

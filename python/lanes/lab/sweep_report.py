@@ -73,7 +73,8 @@ def verdict(metric: str, ours: float | None, theirs: float | None, kind: str = "
     unit = "ms" if metric.endswith("_ms") else "s"
     if ours < tiny and theirs < tiny:
         return f"both under {tiny:g} {unit}"
-    ratio = f"x{ours / theirs:.2g}" if theirs > 0 else f"{d:+.3g} {unit}"
+    # a 0 of ours is told as the gap: "x0" would hide how far apart the two are
+    ratio = f"x{ours / theirs:.2g}" if theirs > 0 and ours > 0 else f"{d:+.3g} {unit}"
     if kind == FALLING_END:  # the thesis's mean is at least `theirs`: only "lower" can be told
         return f"ours lower ({ratio}, below where its series ends)" if ours * LAT_FACTOR < theirs else NOT_COMPARABLE_END
     if theirs > 0 and ours > 0 and 1 / LAT_FACTOR <= ours / theirs <= LAT_FACTOR:
@@ -97,7 +98,10 @@ def _ours(row: dict, k: str) -> tuple[float | None, str]:
     m = row.get(k)
     if not m:
         return None, "–"
-    txt = _fmt(m["mean"]) + (f" ± {_fmt(m['ci95'])}" if m["ci95"] is not None else "")
+    if m["ci95"] is not None:
+        txt = f"{_fmt(m['mean'])} ± {_fmt(m['ci95'])}"
+    else:  # a single run has no spread to show; say so rather than let the number stand for the cell
+        txt = _fmt(m["mean"]) + (" (one run)" if m.get("n") == 1 else "")
     return m["mean"], txt
 
 
@@ -323,7 +327,7 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         f"Runs started between {when[0] if when else '?'} and {when[-1] if when else '?'} UTC on a 2-core shared VM, "
         f"1-min load average {min(loads, default=0):.1f} to {max(loads, default=0):.1f} during the runs "
         f"({'quiet' if max(loads, default=0) < 2 else 'busy at times: over 2, work waited for a core'}). "
-        "Ours: mean ± 95 % CI over the repeats (no ± with one run), each a mean over its phase. 'same set-up' "
+        f"Ours: mean ± 95 % CI over the repeats, each a mean over its phase; {_one_run(rows)} 'same set-up' "
         "names what differed from the publication: link rate, run length (the thesis ran 180 s), ping-pongs per "
         "size, and on every row the switch (our paced traffic manager vs bmv2's queues and output buffer), its "
         "buffers and the CPU; rates and delays at another link rate are not compared. Verdicts: loss and shares "
@@ -377,6 +381,16 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>" + "".join(body) + "</body></html>\n"
     )
+
+
+def _one_run(rows: list[dict]) -> str:
+    """How many cells are a single run, said where the numbers are introduced."""
+    once = sum(r["n"] == 1 for r in rows)
+    if not once:
+        return "every cell was run more than once."
+    which = "every cell is" if once == len(rows) else f"{once} of {len(rows)} cells are"
+    return (f"{which} one run, marked '(one run)': such a number has no spread, and a repeated cell "
+            "can move by more than its verdict's tolerance from one run to the next.")  # fmt: skip
 
 
 def _html_table(head: list[str], rows: list[list]) -> str:
