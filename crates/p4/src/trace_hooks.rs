@@ -1,6 +1,6 @@
 //! The program's side of the per-packet log: turning it on, and the events only the program
-//! sees (arrival, parser end, egress port, deparser, transmit). Each is called behind one
-//! `if self.trace.is_some()` and kept out of line, so the untraced path stays as it was.
+//! sees (arrival, parser end, egress port, deparser, transmit). Only the traced copy of the walk
+//! (program/walk.rs) calls them; each is kept out of line.
 use crate::program::{EgressResult, IngressResult, Program};
 use crate::state::PacketState;
 use crate::trace::{LogLevel, Tracer};
