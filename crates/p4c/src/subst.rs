@@ -186,6 +186,7 @@ impl Subst {
                 .iter()
                 .map(|k| KeyElem {
                     expr: self.expr(&k.expr),
+                    annotations: named_as_written(k),
                     ..k.clone()
                 })
                 .collect(),
@@ -222,4 +223,29 @@ impl Subst {
             ..i.clone()
         }
     }
+}
+
+/// A key's annotations with `@name` set to the key as written, when it had none and is a field
+/// or `h.isValid()`: the P4Info names a key as the program wrote it, before the control it sits
+/// in was inlined into another (p4c: `h.key`, not the caller's `h.h.key`).
+fn named_as_written(k: &KeyElem) -> Vec<Annotation> {
+    let mut anns = k.annotations.clone();
+    if annotation(&anns, "name").is_some() {
+        return anns;
+    }
+    let written = match &k.expr {
+        Expr::Call { func, args, .. } if args.is_empty() => match &**func {
+            Expr::Member(b, m, _) if m == "isValid" => b.path().map(|p| format!("{p}.$valid$")),
+            _ => None,
+        },
+        e => e.path(),
+    };
+    if let Some(body) = written {
+        anns.push(Annotation {
+            name: "name".into(),
+            body,
+            loc: k.loc,
+        });
+    }
+    anns
 }

@@ -1,6 +1,7 @@
 //! P4Info as p4c writes it where lanes once differed: the default action a table starts with
 //! (`initial_default_action`, arguments full width), const entries flagged as initial entries,
-//! and actions called directly from a control listed (with their directionless parameters only).
+//! actions called directly from a control listed (with their directionless parameters only), and
+//! keys named as written in the control that declares them.
 
 mod common;
 use common::*;
@@ -113,6 +114,27 @@ fn a_validity_key_is_named_as_p4c_names_it() {
         "{}",
         out.p4info
     );
+}
+
+#[test]
+fn a_key_in_an_inlined_control_is_named_as_written_there() {
+    let src = program(
+        "control inner(inout h_t g) {
+             action a() { g.b = 1; }
+             table t { key = { g.a: exact; g.isValid(): exact; } actions = { a; } }
+             apply { t.apply(); }
+         }",
+        "inner() c; apply { c.apply(hdr.h); }",
+    );
+    let out = compile_src("inlinedkey", &src).unwrap();
+    for name in ["g.a", "g.$valid$"] {
+        assert!(
+            out.p4info.contains(&format!("    name: \"{name}\"\n")),
+            "{name}: {}",
+            out.p4info
+        );
+    }
+    assert!(!out.p4info.contains("hdr.h.a"), "{}", out.p4info);
 }
 
 #[test]
