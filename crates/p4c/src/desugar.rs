@@ -5,7 +5,9 @@
 //!   (read or written);
 //! - `pkt.extract<H>(_)` extracts into a fresh header variable of the parser;
 //! - a lookahead whose value is unused, `pkt.lookahead<T>();`, reads into a fresh variable of
-//!   T's width, so a packet too short for it still fails the parser with PacketTooShort.
+//!   T's width, so a packet too short for it still fails the parser with PacketTooShort;
+//! - `if (true)`/`if (false)` and `true ? a : b` keep only the branch taken, so tables and
+//!   actions reached only from the other one are not in the program (as p4c's P4Info leaves them out).
 
 use crate::ast::*;
 use crate::diag::Loc;
@@ -53,7 +55,45 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
 }
 
 fn stmts(body: Vec<Stmt>) -> Vec<Stmt> {
-    crate::ast_map::stmts(drop_self_assignments(body), &fold_slices)
+    let body = crate::ast_map::stmts(drop_self_assignments(body), &|e| fold_mux(fold_slices(e)));
+    keep_branch_taken(body)
+}
+
+/// `if` on a literal `true` or `false` as the block of the branch taken (nested ones too).
+fn keep_branch_taken(body: Vec<Stmt>) -> Vec<Stmt> {
+    body.into_iter()
+        .map(|s| match s {
+            Stmt::If(Expr::Bool(b, _), t, e, _) => {
+                Stmt::Block(keep_branch_taken(if b { t } else { e }))
+            }
+            Stmt::If(c, t, e, loc) => Stmt::If(c, keep_branch_taken(t), keep_branch_taken(e), loc),
+            Stmt::Block(b) => Stmt::Block(keep_branch_taken(b)),
+            Stmt::Switch(e, cases, loc) => Stmt::Switch(
+                e,
+                cases
+                    .into_iter()
+                    .map(|mut c| {
+                        c.body = c.body.map(keep_branch_taken);
+                        c
+                    })
+                    .collect(),
+                loc,
+            ),
+            other => other,
+        })
+        .collect()
+}
+
+/// `true ? a : b` as `a`, `false ? a : b` as `b` (the other operand is never evaluated).
+fn fold_mux(e: Expr) -> Expr {
+    match e {
+        Expr::Mux(c, a, b, loc) => match *c {
+            Expr::Bool(true, _) => *a,
+            Expr::Bool(false, _) => *b,
+            c => Expr::Mux(Box::new(c), a, b, loc),
+        },
+        e => e,
+    }
 }
 
 fn drop_self_assignments(body: Vec<Stmt>) -> Vec<Stmt> {

@@ -1,7 +1,8 @@
 //! P4Info as p4c writes it where lanes once differed: the default action a table starts with
 //! (`initial_default_action`, arguments full width), const entries flagged as initial entries,
 //! actions called directly from a control listed (with their directionless parameters only), and
-//! keys named as written in the control that declares them.
+//! keys named as written in the control that declares them; what only a constant-false branch
+//! reaches left out.
 
 mod common;
 use common::*;
@@ -135,6 +136,29 @@ fn a_key_in_an_inlined_control_is_named_as_written_there() {
         );
     }
     assert!(!out.p4info.contains("hdr.h.a"), "{}", out.p4info);
+}
+
+#[test]
+fn what_only_a_constant_false_branch_reaches_is_left_out() {
+    let src = program(
+        "",
+        "action never() { hdr.h.b = 1; }
+         action hit_only() { }
+         table dead { key = { hdr.h.a: exact; } actions = { hit_only; } }
+         apply {
+             if (false) { never(); }
+             hdr.h.c = false ? (dead.apply().hit ? 8w1 : 8w2) : 8w3;
+             if (true) { hdr.h.d = 4; } else { never(); }
+         }",
+    );
+    let out = compile_src("deadbranch", &src).unwrap();
+    for gone in ["I.never", "I.dead", "I.hit_only"] {
+        assert!(!out.p4info.contains(gone), "{gone}: {}", out.p4info);
+    }
+    assert_eq!(
+        run_with("deadbranch", &src, [9, 9, 9, 9], &|_| {}),
+        [9, 9, 3, 4]
+    );
 }
 
 #[test]
