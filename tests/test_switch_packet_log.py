@@ -92,3 +92,12 @@ def test_info_level_writes_no_packet_lines(tmp_path: Path) -> None:
     log = run(tmp_path, "info", logs_packets=False)
     assert "file port(s)" in log.read_text()
     assert messages(log) == []
+
+
+def test_trace_level_adds_each_primitive_with_its_source_line(tmp_path: Path) -> None:
+    log = run(tmp_path, "trace", logs_packets=True)
+    forwarded = messages(log)[0]
+    at = forwarded.index("Action MyIngress.set_port")
+    # the compiler writes each statement's source_info on its primitives, as p4c does
+    assert forwarded[at + 1] == "[p4rt_test.p4:76] Primitive standard_metadata.egress_spec = port"
+    assert forwarded[-1] == "Transmitting packet of size 60 out of port 2"

@@ -122,11 +122,22 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         let decls = key_temps::program(inline::program(decls)?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
+        l.sources = files.iter().map(|f| source_lines(f)).collect();
         let json = emit::program(&mut l)?;
         let p4info = p4info::write(&l, &env)?;
         Ok(Output { json, p4info })
     };
     run().map_err(|e| to_diag(e, &files, path))
+}
+
+/// A source file's name and lines (none if it cannot be read again: only `source_info` lacks them).
+fn source_lines(path: &Path) -> (String, Vec<String>) {
+    let name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    (name, text.lines().map(str::to_string).collect())
 }
 
 fn to_diag(e: diag::Error, files: &[PathBuf], main: &Path) -> Diag {

@@ -91,6 +91,9 @@ pub struct StackInst {
 pub struct Lowerer<'e> {
     pub env: &'e Env,
     pub file_name: String,
+    /// Each source file's name and lines, by `Loc::file`: where primitives' `source_info`
+    /// fragments come from (empty when the caller gave none).
+    pub sources: Vec<(String, Vec<String>)>,
     /// Name, width and signedness (int<W>) of each scalar.
     pub scalars: Vec<(String, u32, bool)>,
     pub header_insts: Vec<HeaderInst>,
@@ -181,6 +184,7 @@ impl<'e> Lowerer<'e> {
         Lowerer {
             env,
             file_name,
+            sources: Vec::new(),
             scalars: Vec::new(),
             header_insts: Vec::new(),
             stacks: Vec::new(),
@@ -424,6 +428,25 @@ impl<'e> Lowerer<'e> {
     /// JSON object with the standard `source_info`.
     pub fn source_info(&self, loc: Loc, fragment: &str) -> Value {
         json!({"filename": self.file_name, "line": loc.line, "column": loc.col, "source_fragment": fragment})
+    }
+
+    /// A statement's `source_info` as p4c writes it on a primitive: its file, line and column,
+    /// and its text up to the `;` on that line. None when the source is not known.
+    pub fn statement_source(&self, loc: Loc) -> Option<Value> {
+        let (name, lines) = self.sources.get(loc.file as usize)?;
+        let line = lines.get((loc.line as usize).checked_sub(1)?)?;
+        let from: String = line
+            .chars()
+            .skip((loc.col as usize).saturating_sub(1))
+            .collect();
+        let text = from.split(';').next().unwrap_or("").trim();
+        if text.is_empty() {
+            return None;
+        }
+        let name = if loc.file == 0 { &self.file_name } else { name };
+        Some(
+            json!({"filename": name, "line": loc.line, "column": loc.col, "source_fragment": text}),
+        )
     }
 }
 

@@ -99,8 +99,16 @@ impl Lowerer<'_> {
                     self.stmts_to_prims(sc, b, out, parser)?;
                     sc.pop();
                 }
-                Stmt::Assign(l, r, loc) => out.extend(self.assign(sc, l, r, *loc, parser)?),
-                Stmt::Call(c, loc) => self.call_prims(sc, c, *loc, out)?,
+                Stmt::Assign(l, r, loc) => {
+                    let from = out.len();
+                    out.extend(self.assign(sc, l, r, *loc, parser)?);
+                    self.tag_source(&mut out[from..], *loc);
+                }
+                Stmt::Call(c, loc) => {
+                    let from = out.len();
+                    self.call_prims(sc, c, *loc, out)?;
+                    self.tag_source(&mut out[from..], *loc);
+                }
                 Stmt::Var {
                     ty,
                     name,
@@ -169,7 +177,11 @@ impl Lowerer<'_> {
                         out[j] = prim("_jump", vec![hexstr(out.len() as u128)]);
                     }
                 }
-                Stmt::Exit(_) => out.push(prim("exit", vec![])),
+                Stmt::Exit(loc) => {
+                    out.push(prim("exit", vec![]));
+                    let last = out.len() - 1;
+                    self.tag_source(&mut out[last..], *loc);
+                }
                 Stmt::Return(loc) => match self.return_jumps.last_mut() {
                     // a jump past the body, patched once its end is known
                     Some(jumps) => {
@@ -190,6 +202,19 @@ impl Lowerer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Gives the primitives one statement became its `source_info` (bmv2's trace prints it
+    /// before each primitive); a primitive that has one already keeps it.
+    fn tag_source(&self, prims: &mut [Value], loc: Loc) {
+        let Some(si) = self.statement_source(loc) else {
+            return;
+        };
+        for p in prims.iter_mut() {
+            if let Some(o) = p.as_object_mut() {
+                o.entry("source_info").or_insert_with(|| si.clone());
+            }
+        }
     }
 
     pub(crate) fn assign(
