@@ -14,17 +14,18 @@ from lanes.errors import LanesError
 # imports grpc; a value the user set wins.
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
-# Subcommand modules; each defines register(subparsers) and sets `func` on its parsers.
-SUBCOMMANDS = [
-    "lanes.sim.cli",
-    "lanes.switch.cli",
-    "lanes.ctl",
-    "lanes.load_runtime",
-    "lanes.consolidate.cli",
-    "lanes.fabric.cli",
-    "lanes.lab.cli",
-    "lanes.p4c",
-]
+# Subcommand modules by command name; each defines register(subparsers) and sets `func` on its
+# parsers. Only the named command's module is imported (a `lanes p4c` need not load gRPC or numpy).
+SUBCOMMANDS = {
+    "sim": "lanes.sim.cli",
+    "switch": "lanes.switch.cli",
+    "ctl": "lanes.ctl",
+    "load-runtime": "lanes.load_runtime",
+    "consolidate": "lanes.consolidate.cli",
+    "fabric": "lanes.fabric.cli",
+    "lab": "lanes.lab.cli",
+    "p4c": "lanes.p4c",
+}
 
 
 DESCRIPTION = (
@@ -34,11 +35,21 @@ DESCRIPTION = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lanes", description=DESCRIPTION)
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (the problem and where to read more), not the
+    whole usage block before it; subcommands' parsers are of this class too."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or only `command`'s when it names one."""
+    parser = OneLineParser(prog="lanes", description=DESCRIPTION)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in SUBCOMMANDS:
-        importlib.import_module(name).register(subparsers)
+    names = [command] if command in SUBCOMMANDS else list(SUBCOMMANDS)
+    for name in names:
+        importlib.import_module(SUBCOMMANDS[name]).register(subparsers)
     return parser
 
 
@@ -49,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, target_args = argv[:cut], argv[cut + 1 :]
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     args.target_args = target_args
     try:
