@@ -16,7 +16,13 @@ from lanes.emu.net import STATE_DIR
 
 
 def _alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
+    """Whether `pid` still runs. A killed run whose parent died too stays a zombie until init
+    reaps it: it is dead (its /proc entry alone would say otherwise)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
 def _kill(pid: int, marker: str) -> bool:

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from lanes import atomic
 from lanes.errors import LanesError
 from lanes.lab.thesis import PUBLISHED, THESIS_LINK_MBPS, control_writes
 
@@ -181,8 +182,9 @@ def report(paths: list[Path], out: Path) -> Path:
         nas_md, nas_html = section(nas_runs, out)
         md += nas_md
         body_html += nas_html
-    (out / "report.md").write_text("\n".join(md) + "\n")
-    (out / "report.html").write_text(
+    atomic.write_text(out / "report.md", "\n".join(md) + "\n")
+    atomic.write_text(
+        out / "report.html",
         "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab report</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px;text-align:right}td:first-child{text-align:left}"

@@ -11,6 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from lanes import atomic
 from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
@@ -128,7 +129,7 @@ def run(p: Params) -> Path:
     from lanes.lab.summary import summarize
 
     summary = summarize(p, topo, plan, result)
-    (p.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    atomic.write_text(p.out / "summary.json", json.dumps(summary, indent=1))
     for w in summary["validity"]["warnings"]:
         say(f"WARNING, this run is not valid: {w}")
     from lanes.lab.plots import plot_run

@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from lanes import atomic
 from lanes.emu.topo import Topology
 from lanes.lab import mpi, occupancy, traffic, validity
 from lanes.lab.cases import Plan, measured_from
@@ -112,7 +113,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     series = _series(out, plan, result["starts"])
     cpu_recs = _jsonl(out / "cpu.jsonl")
     telemetry = _jsonl(out / "telemetry.jsonl")
-    (out / "series.json").write_text(json.dumps(series))
+    atomic.write_text(out / "series.json", json.dumps(series))
     phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
     for ph in phases:  # when the phase's change took effect, if it has one (see measured_from)
         if ph["start_s"] in result.get("changed_at", {}):

@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lanes import atomic
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import mpi
@@ -271,7 +272,7 @@ def _run_cells(todo: list[Cell], out: Path, repeats: int, skipped: int, total: i
         ok = rc == 0 and is_complete(cell, rd)
         rec = {**asdict(cell), "ok": ok, "exit_code": rc, "wall_s": round(wall, 1), "started_utc": started,
                "load1_start": load0, "load1_end": loadavg()}  # fmt: skip
-        (rd / "cell.json").write_text(json.dumps(rec, indent=1))
+        atomic.write_text(rd / "cell.json", json.dumps(rec, indent=1))
         records.append(rec)
         if not ok:
             say(f"{cell.name} FAILED (exit {rc}); see its log; going on")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from lanes import atomic
 from lanes.lab.csvout import write_csv, write_run_csvs
 from lanes.lab.mpi import SIZES
 from lanes.lab.sweep_plots import mpi_curves, throughput_grid
@@ -375,8 +376,9 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
     if warn:
         md += ["## Validity warnings", "", *(f"- {w}" for w in warn), ""]
         body.append("<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>")
-    (rep / "report.md").write_text("\n".join(md) + "\n")
-    (rep / "report.html").write_text(
+    atomic.write_text(rep / "report.md", "\n".join(md) + "\n")
+    atomic.write_text(
+        rep / "report.html",
         "<!doctype html><html><head><meta charset='utf-8'><title>lanes lab sweep</title><style>"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>" + "".join(body) + "</body></html>\n"

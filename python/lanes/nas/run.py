@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from lanes import atomic
 from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
@@ -62,7 +63,7 @@ def run(p: NasParams) -> Path:
             say(f"repeat {i}/{p.repeats}")
             dirs.append(run_once(replace(p, out=p.out / f"rep{i}", repeats=1)))
         agg = aggregate([json.loads((d / "summary.json").read_text()) for d in dirs])
-        (p.out / "aggregate.json").write_text(json.dumps(agg, indent=1))
+        atomic.write_text(p.out / "aggregate.json", json.dumps(agg, indent=1))
         say(f"done: {p.out}/aggregate.json")
         return p.out
     return run_once(p)
@@ -98,7 +99,7 @@ def run_once(p: NasParams) -> Path:
     from lanes.nas.summary import summarize
 
     summary = summarize(p, topo, pl, cfg, result)
-    (p.out / "summary.json").write_text(json.dumps(summary, indent=1))
+    atomic.write_text(p.out / "summary.json", json.dumps(summary, indent=1))
     plot_goodput(p.out, summary)
     say(f"done: {p.out}/summary.json")
     return p.out
