@@ -311,12 +311,19 @@ fn bmv2s_output_buffer_makes_the_rlsp_drr_high_class_wait_and_pacing_does_not() 
         (buffer_ms..buffer_ms + 10.0).contains(&bmv2_rlsp),
         "bmv2 rlsp-drr high {bmv2_rlsp} ms"
     );
-    for flow in ["high_bmv2_strict", "high_lanes_strict", "high_lanes_rlspdrr"] {
+    for flow in [
+        "high_bmv2_strict",
+        "high_lanes_strict",
+        "high_lanes_rlspdrr",
+    ] {
         assert!(mean_ms(flow) < 10.0, "{flow}: {} ms", mean_ms(flow));
     }
     for flow in ["high_bmv2_rlspdrr", "high_lanes_rlspdrr"] {
         let f = &r["flows"][flow];
         assert_eq!(f["loss_pct"].as_f64(), Some(0.0), "{flow}");
-        assert!(close(f["throughput_bps"].as_f64().unwrap(), 5e6, 0.02), "{flow}");
+        assert!(
+            close(f["throughput_bps"].as_f64().unwrap(), 5e6, 0.02),
+            "{flow}"
+        );
     }
 }
