@@ -183,6 +183,7 @@ impl<T> Bmv2Port<T> {
 
     /// Whether the packet just queued leaves as soon as the port is free: it is the only
     /// packet the port holds.
+    #[inline(never)]
     pub fn leads(&self, _qid: usize) -> bool {
         self.len_pkts() == 1
     }
@@ -251,6 +252,7 @@ impl<T> Bmv2Port<T> {
 
     /// Offer a packet to egress queue `qid` (clamped to the top queue; queue 0 under fifo). Its
     /// departure time is fixed now; it moves on to the output buffer at once if that has room.
+    #[inline(never)]
     pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
         let qid = if self.scheduler == Scheduler::Fifo {
             0
@@ -315,6 +317,7 @@ impl<T> Bmv2Port<T> {
 
     /// The next packet onto the wire at `now`, or `None` while the port is sending or the
     /// output buffer is empty. The scheduler refills the output buffer before and after.
+    #[inline(never)]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Dequeued<T>> {
         let nowf = now as f64;
         self.fill_output(nowf);
@@ -341,6 +344,7 @@ impl<T> Bmv2Port<T> {
 
     /// The earliest time [`Bmv2Port::dequeue`] can return a packet if nothing else arrives,
     /// or `None` when the port holds nothing.
+    #[inline(never)]
     pub fn next_event_ns(&self, now: Nanos) -> Option<Nanos> {
         let port_ready = self.tx_free_at.max(now as f64);
         if !self.out.is_empty() {

@@ -59,7 +59,8 @@ impl FromStr for TmModel {
 }
 
 /// A port's TM under either model. The model is fixed when the port is made; each call is one
-/// match on it, which a port that never changes model always predicts.
+/// match on it, which a port that never changes model always predicts. The paced arm inlines as
+/// `Port`'s calls did; the model's methods stay out of line so they do not grow the callers.
 pub enum TmPort<T> {
     /// lanes's paced TM.
     Paced(Port<T>),
@@ -96,25 +97,25 @@ impl<T> TmPort<T> {
     }
 
     /// See [`Port::enqueue`].
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
         both!(self, p => p.enqueue(now, qid, bytes, item))
     }
 
     /// See [`Port::dequeue`].
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Dequeued<T>> {
         both!(self, p => p.dequeue(now))
     }
 
     /// See [`Port::next_event_ns`].
-    #[inline]
+    #[inline(always)]
     pub fn next_event_ns(&self, now: Nanos) -> Option<Nanos> {
         both!(self, p => p.next_event_ns(now))
     }
 
     /// See [`Port::leads`].
-    #[inline]
+    #[inline(always)]
     pub fn leads(&self, qid: usize) -> bool {
         both!(self, p => p.leads(qid))
     }
