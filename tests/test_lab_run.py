@@ -172,6 +172,8 @@ def test_bad_input_is_one_line() -> None:
     [
         (["--burst-bytes", "0"], "--burst-bytes must be at least 1"),
         (["--batch-us", "-5"], "--batch-us must be 0 to 10000"),
+        (["--switch-model", "bmv3"], "--switch-model must be lanes or bmv2"),
+        (["--alg", "linux-htb", "--switch-model", "bmv2"], "--switch-model applies to the lanes switch"),
     ],
 )
 def test_bad_bucket_and_batch_are_one_line(args: list[str], message: str) -> None:

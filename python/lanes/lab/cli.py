@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
-    r.add_argument("--switch-model", default="lanes", choices=["lanes", "bmv2"],
+    r.add_argument("--switch-model", default="lanes", metavar="MODEL",
                    help="the switches' TM: lanes (paced, default) or bmv2 (a model of bmv2's: unpaced "
                    "scheduler into a 128-packet output buffer, as the thesis ran it)")  # fmt: skip
     r.add_argument("--mpi-iters", type=int, default=mpi.ITERATIONS, metavar="N",
@@ -87,6 +87,8 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {args.mpi_timeout:g}")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
+    if args.switch_model not in ("lanes", "bmv2"):
+        raise LanesError(f"--switch-model must be lanes or bmv2, got '{args.switch_model}'")
     if args.burst_bytes is not None and args.burst_bytes < 1:
         raise LanesError(f"--burst-bytes must be at least 1, got {args.burst_bytes}")
     if args.batch_us is not None and not 0 <= args.batch_us <= 10_000:

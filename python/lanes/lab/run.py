@@ -104,12 +104,12 @@ def run(p: Params) -> Path:
     check_tools(p)
     topo = build(p.topo, p.link_mbps)
     plan = cases.plan(topo, p.case, p.alg, p.duration_s)
+    if plan.family == "htb" and p.switch_model != "lanes":
+        raise LanesError("--switch-model applies to the lanes switch, not to linux-htb")
     clear_run_dir(p.out)
     (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
     (p.out / "plan.json").write_text(json.dumps(asdict(plan), indent=1, default=str))
     backend = "linux-htb" if plan.family == "htb" else "lanes"
-    if backend == "linux-htb" and p.switch_model != "lanes":
-        raise LanesError("--switch-model applies to the lanes switch, not to linux-htb")
     use_grpc = p.control in ("auto", "p4runtime") and control.p4runtime_available()
     if p.control == "p4runtime" and not use_grpc:
         raise LanesError("--control p4runtime: the P4Runtime server or the p4runtime package is missing")
