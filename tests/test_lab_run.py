@@ -172,6 +172,8 @@ def test_bad_input_is_one_line() -> None:
     [
         (["--burst-bytes", "0"], "--burst-bytes must be at least 1"),
         (["--batch-us", "-5"], "--batch-us must be 0 to 10000"),
+        (["--switch-model", "bmv3"], "--switch-model must be lanes or bmv2"),
+        (["--alg", "linux-htb", "--switch-model", "bmv2"], "--switch-model applies to the lanes switch"),
     ],
 )
 def test_bad_bucket_and_batch_are_one_line(args: list[str], message: str) -> None:
@@ -183,3 +185,13 @@ def test_switch_refuses_a_bad_batch_window() -> None:
     r = subprocess.run([LANES, "switch", "--no-p4", "--batch-us", "-1"], capture_output=True, text=True,
                        timeout=60, check=False)  # fmt: skip
     assert r.returncode == 2 and "--batch-us must be 0 to 10000" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_switch_model_reaches_the_switch_command_line() -> None:
+    from lanes.lab.run import Params, _switch_args
+
+    p = Params(topo="tree2", case="mpi", alg="rlsp-drr", proto="udp", link_mbps=10, duration_s=20,
+               out=Path("/tmp/lab-never"), batch_us=50, switch_model="bmv2")  # fmt: skip
+    assert _switch_args(p) == ("--batch-us", "50", "--tm-model", "bmv2")
+    p.switch_model, p.batch_us = "lanes", None
+    assert _switch_args(p) == ()

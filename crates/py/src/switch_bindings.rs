@@ -31,7 +31,7 @@ impl PySwitch {
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
-                        use_files_wait_s = None, rx_mode = "packet", poll_ns = 0))]
+                        use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes"))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -47,7 +47,11 @@ impl PySwitch {
         use_files_wait_s: Option<u64>,
         rx_mode: &str,
         poll_ns: u64,
+        tm_model: &str,
     ) -> PyResult<Self> {
+        let model = tm_model
+            .parse()
+            .map_err(|e: lanes_tm::ConfigError| PyValueError::new_err(e.0))?;
         let rx_mode: lanes_switch::RxMode = rx_mode.parse().map_err(PyValueError::new_err)?;
         let scheduler = scheduler
             .parse()
@@ -62,6 +66,7 @@ impl PySwitch {
             depth_pkts,
             buffer_bytes,
             drop,
+            model,
             ..TmDefaults::default()
         };
         if let Some(wait_s) = use_files_wait_s {
@@ -216,7 +221,7 @@ impl PySwitch {
                             })
                             .collect();
                         let c = p.counters;
-                        json!({"port": p.num, "rate_bps": p.tm.rate_bps(), "scheduler": p.tm.scheduler().name(),
+                        json!({"port": p.num, "rate_bps": p.tm.rate_bps(), "scheduler": p.tm.scheduler().name(), "tm_model": p.tm.model().name(),
                                "drop": p.tm.drop_policy().to_string(), "rx_pkts": c.rx_pkts, "rx_bytes": c.rx_bytes, "tx_pkts": c.tx_pkts,
                                "tx_bytes": c.tx_bytes, "tx_errors": c.tx_errors, "queues": queues})
                     })

@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use lanes_tm::{EnqueueOutcome, Nanos, Port};
+use lanes_tm::{EnqueueOutcome, Nanos, TmPort};
 
 use crate::scenario::{Scenario, ScenarioError};
 use crate::source::Source;
@@ -34,7 +34,7 @@ pub struct PortStats {
     pub sent_bytes: u64,
     pub sent_wire_bytes: u64,
     pub interval_wire_bytes: Vec<u64>,
-    pub ports: Port<u32>,
+    pub ports: TmPort<u32>,
 }
 
 pub struct SimOutput {
@@ -58,7 +58,8 @@ pub fn simulate(
     let n_intervals = (s.duration_s / s.interval_s).ceil() as usize;
     let mut ports = Vec::with_capacity(s.ports.len());
     for i in 0..s.ports.len() {
-        let port = Port::new(s.port_config(i)?).map_err(|e| ScenarioError(e.to_string()))?;
+        let port = TmPort::new(s.port_config(i)?, s.port_model(i)?)
+            .map_err(|e| ScenarioError(e.to_string()))?;
         ports.push(PortStats {
             sent_bytes: 0,
             sent_wire_bytes: 0,

@@ -54,6 +54,7 @@ pub fn to_json(s: &Scenario, out: &SimOutput) -> Value {
             json!({
                 "rate_bps": p.rate_bps,
                 "scheduler": st.ports.scheduler().name(),
+                "tm_model": st.ports.model().name(),
                 "utilisation": st.sent_wire_bytes as f64 * 8.0 / (p.rate_bps * s.duration_s),
                 "sent_bytes": st.sent_bytes,
                 "queues": queues,

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use lanes_tm::{PortConfig, QueueConfig, Scheduler};
+use lanes_tm::{PortConfig, QueueConfig, Scheduler, TmModel};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -35,6 +35,10 @@ pub struct PortSpec {
     /// Depth of every queue not configured otherwise (bmv2's default is 64 packets).
     #[serde(default = "default_depth")]
     pub default_depth_pkts: u32,
+    /// The port's TM: "lanes" (paced, the default) or "bmv2" (the model of bmv2's TM).
+    pub tm_model: Option<String>,
+    /// The bmv2 model's output buffer in packets (128, as bmv2's).
+    pub output_buffer_pkts: Option<u32>,
     #[serde(rename = "queue", default)]
     pub queue: Vec<QueueSpec>,
 }
@@ -160,6 +164,7 @@ impl Scenario {
                 return err(format!("port '{}': name used twice", p.name));
             }
             self.port_config(i)?;
+            self.port_model(i)?;
         }
         for (i, f) in self.flows.iter().enumerate() {
             let ctx = format!("flow '{}'", f.name);
@@ -255,6 +260,28 @@ impl Scenario {
         Ok(cfg)
     }
 
+    /// The TM model of port `i`.
+    pub fn port_model(&self, i: usize) -> Result<TmModel, ScenarioError> {
+        let p = &self.ports[i];
+        let ctx = format!("port '{}'", p.name);
+        let model: TmModel = match &p.tm_model {
+            Some(m) => m
+                .parse()
+                .map_err(|e| ScenarioError(format!("{ctx}: tm_model: {e}")))?,
+            None => TmModel::Paced,
+        };
+        match (model, p.output_buffer_pkts) {
+            (TmModel::Paced, Some(_)) => err(format!(
+                "{ctx}: output_buffer_pkts applies only to tm_model 'bmv2'"
+            )),
+            (TmModel::Bmv2 { .. }, Some(0)) => {
+                err(format!("{ctx}: output_buffer_pkts must be at least 1"))
+            }
+            (TmModel::Bmv2 { .. }, Some(n)) => Ok(TmModel::Bmv2 { output_pkts: n }),
+            (m, None) => Ok(m),
+        }
+    }
+
     pub fn flow_window(&self, f: &FlowSpec) -> (f64, f64) {
         let stop = f.stop_s.unwrap_or(self.duration_s).min(self.duration_s);
         (f.start_s.min(stop), stop)
@@ -342,6 +369,20 @@ packet_bytes = [64, 1500]
             (
                 OK.replace("rate_bps = 50e6", "rate_bps = \"fast\""),
                 "scenario line",
+            ),
+            (
+                OK.replace(
+                    "scheduler = \"rlsp-drr\"",
+                    "scheduler = \"rlsp-drr\"\ntm_model = \"bmv3\"",
+                ),
+                "port 'p1': tm_model: unknown TM model 'bmv3'",
+            ),
+            (
+                OK.replace(
+                    "scheduler = \"rlsp-drr\"",
+                    "scheduler = \"rlsp-drr\"\noutput_buffer_pkts = 64",
+                ),
+                "port 'p1': output_buffer_pkts applies only to tm_model 'bmv2'",
             ),
         ];
         for (text, want) in cases {

@@ -37,8 +37,8 @@ use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
 use lanes_p4::{Digest, EgressMeta, IngressResult, PacketState, Program};
 use lanes_tm::{
-    ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, Port, PortConfig, QueueConfig,
-    Scheduler,
+    ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, PortConfig, QueueConfig,
+    Scheduler, TmModel, TmPort,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -89,6 +89,8 @@ pub struct TmDefaults {
     pub port_burst_ns: u64,
     /// What a full queue drops (the arrival, or a random packet: lanes_tm::DropPolicy).
     pub drop: DropPolicy,
+    /// Which TM every port runs: lanes's paced one, or the model of bmv2's (lanes_tm::TmModel).
+    pub model: TmModel,
 }
 
 impl Default for TmDefaults {
@@ -103,6 +105,7 @@ impl Default for TmDefaults {
             // its line rate (bursts stay within this much of the port's schedule)
             port_burst_ns: 500_000,
             drop: DropPolicy::Tail,
+            model: TmModel::Paced,
         }
     }
 }
@@ -164,7 +167,7 @@ pub struct EgressPort {
     /// The port number (bmv2's).
     pub num: u32,
     /// Its traffic manager; queued items are packet buffer slots.
-    pub tm: Port<u32>,
+    pub tm: TmPort<u32>,
     /// What it received and sent.
     pub counters: PortCounters,
     /// Queueing delay per queue, recorded at dequeue.
@@ -387,7 +390,7 @@ impl Dataplane {
         cfg.burst_ns = d.port_burst_ns;
         cfg.drop = d.drop;
         self.index[n] = self.ports.len() as u16;
-        let tm = Port::new(cfg)?;
+        let tm = TmPort::new(cfg, d.model)?;
         let delay = vec![DelayHistogram::default(); tm.num_queues()];
         self.ports.push(EgressPort {
             num,

@@ -2,7 +2,7 @@
 //! `queue_burst`) applied to the TM, only when it changes for a queue (thesis 4.3): every packet
 //! of a class carries its class's settings, and almost all of them carry the same ones.
 
-use lanes_tm::Port;
+use lanes_tm::TmPort;
 
 /// What a packet's metadata asks of its queue: (rate in bytes/s, quantum in bytes, token bucket
 /// in bytes); 0 leaves that setting as it is.
@@ -28,7 +28,7 @@ impl QueueConfigTracker {
     pub fn apply(
         &mut self,
         port_index: usize,
-        tm: &mut Port<u32>,
+        tm: &mut TmPort<u32>,
         qid: usize,
         settings: QueueSettings,
     ) -> bool {
@@ -45,7 +45,7 @@ impl QueueConfigTracker {
     fn change(
         &mut self,
         port_index: usize,
-        tm: &mut Port<u32>,
+        tm: &mut TmPort<u32>,
         qid: usize,
         settings: QueueSettings,
     ) -> bool {
@@ -84,11 +84,12 @@ impl QueueConfigTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lanes_tm::{PortConfig, Scheduler};
+    use lanes_tm::{PortConfig, Scheduler, TmModel};
 
     #[test]
     fn only_changes_reach_the_tm() {
-        let mut tm = Port::new(PortConfig::new(1e8, Scheduler::RlspDrr, 4)).unwrap();
+        let mut tm =
+            TmPort::new(PortConfig::new(1e8, Scheduler::RlspDrr, 4), TmModel::Paced).unwrap();
         let mut t = QueueConfigTracker::default();
         assert!(!t.apply(0, &mut tm, 3, (0, 0, 0)));
         assert!(t.apply(0, &mut tm, 3, (7_500_000, 7000, 0)));
@@ -101,7 +102,8 @@ mod tests {
         assert!(t.apply(0, &mut tm, 3, (7_500_000, 7000, 20_000)));
         assert_eq!(tm.queue_config(3).unwrap().burst_bytes, Some(20_000));
         // another port's queue 3 is tracked on its own; a queue the port lacks is ignored
-        let mut tm2 = Port::new(PortConfig::new(1e8, Scheduler::RlspDrr, 4)).unwrap();
+        let mut tm2 =
+            TmPort::new(PortConfig::new(1e8, Scheduler::RlspDrr, 4), TmModel::Paced).unwrap();
         assert!(t.apply(5, &mut tm2, 3, (7_500_000, 7000, 0)));
         assert!(!t.apply(5, &mut tm2, 7, (1, 1, 1)));
         t.clear();

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
+    r.add_argument("--switch-model", default="lanes", metavar="MODEL",
+                   help="the switches' TM: lanes (paced, default) or bmv2 (a model of bmv2's: unpaced "
+                   "scheduler into a 128-packet output buffer, as the thesis ran it)")  # fmt: skip
     r.add_argument("--mpi-iters", type=int, default=mpi.ITERATIONS, metavar="N",
                    help="case mpi: ping-pong round trips per message size")  # fmt: skip
     r.add_argument("--mpi-timeout", type=float, default=mpi.TIMEOUT_S, metavar="S",
@@ -84,6 +87,8 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {args.mpi_timeout:g}")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
+    if args.switch_model not in ("lanes", "bmv2"):
+        raise LanesError(f"--switch-model must be lanes or bmv2, got '{args.switch_model}'")
     if args.burst_bytes is not None and args.burst_bytes < 1:
         raise LanesError(f"--burst-bytes must be at least 1, got {args.burst_bytes}")
     if args.batch_us is not None and not 0 <= args.batch_us <= 10_000:
@@ -95,6 +100,7 @@ def _run(args: argparse.Namespace) -> int:
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
             batch_us=args.batch_us, mpi_iters=args.mpi_iters, mpi_timeout_s=args.mpi_timeout,
+            switch_model=args.switch_model,
         )
     )  # fmt: skip
     return 0

@@ -44,6 +44,7 @@ class Params:
     batch_us: float | None = None  # the lanes switch's batch window (None: its default)
     mpi_iters: int = mpi.ITERATIONS  # ping-pong round trips per message size (case mpi)
     mpi_timeout_s: float = mpi.TIMEOUT_S  # the ping-pong is stopped after this many seconds of the run
+    switch_model: str = "lanes"  # the switches' TM: lanes (paced) or bmv2 (the model of bmv2's TM)
 
 
 def say(msg: str) -> None:
@@ -104,6 +105,8 @@ def run(p: Params) -> Path:
     check_tools(p)
     topo = build(p.topo, p.link_mbps)
     plan = cases.plan(topo, p.case, p.alg, p.duration_s)
+    if plan.family == "htb" and p.switch_model != "lanes":
+        raise LanesError("--switch-model applies to the lanes switch, not to linux-htb")
     clear_run_dir(p.out)
     (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
     (p.out / "plan.json").write_text(json.dumps(asdict(plan), indent=1, default=str))
@@ -119,7 +122,7 @@ def run(p: Params) -> Path:
         topo, backend=backend, out_dir=p.out, program=PROGRAM, scheduler=plan.scheduler,
         queue_depth=p.queue_depth, host_shaping=p.host_shaping, grpc=use_grpc,
         switch_rt=p.switch_rt,
-        switch_args=("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else (),
+        switch_args=_switch_args(p),
     ) as net:  # fmt: skip
         procs.net = net
         try:
@@ -140,6 +143,14 @@ def run(p: Params) -> Path:
     write_run_csvs(p.out)
     say(f"done: {p.out}/summary.json")
     return p.out
+
+
+def _switch_args(p: Params) -> tuple[str, ...]:
+    """More `lanes switch` options the run asks for."""
+    args: tuple[str, ...] = ("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else ()
+    if p.switch_model != "lanes":
+        args += ("--tm-model", p.switch_model)
+    return args
 
 
 def _udp_mbps(p: Params, cls: str) -> float:

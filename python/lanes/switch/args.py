@@ -37,6 +37,7 @@ class SwitchArgs:
     pcap: Path | None = None
     log_console: bool = False
     scheduler: str = "strict"
+    tm_model: str = "lanes"
     port_rates: dict[int, float] = field(default_factory=dict)
     default_rate_bps: float = 10e9
     queue_depth: int = 64
@@ -102,6 +103,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="level of the log --log-console and --log-file write: trace and debug give bmv2's "
                    "per-packet lines (trace adds each action's primitives); default trace, as bmv2")  # fmt: skip
     p.add_argument("--scheduler", default="strict", help=f"per-port scheduler: {', '.join(SCHEDULERS)}")
+    p.add_argument("--tm-model", default="lanes", choices=["lanes", "bmv2"],
+                   help="lanes: paced TM (default); bmv2: a model of bmv2's TM, egress queues served unpaced "
+                   "into a 128-packet output buffer drained at line rate (to compare with the thesis)")  # fmt: skip
     p.add_argument("--port-rate", action="append", default=[], metavar="N@RATE", help="line rate of port N")
     p.add_argument("--default-rate", default="10Gbps", help="line rate of ports without --port-rate")
     p.add_argument("--queue-depth", type=int, default=64, help="packets per queue")
@@ -172,6 +176,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         pcap=a.pcap,
         log_console=a.log_console,
         scheduler=a.scheduler,
+        tm_model=a.tm_model,
         port_rates=rates,
         default_rate_bps=parse_rate(a.default_rate),
         queue_depth=a.queue_depth,

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             use_files_wait_s=sa.use_files_wait,
             rx_mode=sa.rx_mode,
             poll_ns=round(sa.poll_us * 1000),
+            tm_model=sa.tm_model,
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(sig, lambda *_: stop.set())
         log.line(
             f"lanes switch: {len(ports)} {'file ' if sa.use_files_wait is not None else ''}port(s), "
-            f"scheduler {sa.scheduler}, ctl on {sa.thrift_addr}:{sa.thrift_port}"
+            f"scheduler {sa.scheduler}{', TM model bmv2' if sa.tm_model == 'bmv2' else ''}, ctl on {sa.thrift_addr}:{sa.thrift_port}"
             + ("" if sa.no_grpc else f", P4Runtime on {sa.grpc_addr}{tls_words(sa.grpc_tls)}")
         )
         last = time.monotonic()
