@@ -21,7 +21,10 @@ class Client:
         self.device_id = device_id
         self.election_id = election_id
         self.role = role
-        self.channel = grpc.insecure_channel(addr, options=[("grpc.max_receive_message_length", 256 << 20)])
+        # a refused batch of thousands of updates carries one error each in its trailing metadata,
+        # past gRPC's default 8 KiB (the call would end RESOURCE_EXHAUSTED with no detail)
+        options = [("grpc.max_receive_message_length", 256 << 20), ("grpc.max_metadata_size", 64 << 20)]
+        self.channel = grpc.insecure_channel(addr, options=options)
         ch = self.channel
 
         def uu(name: str, req: Any, resp: Any) -> Any:

@@ -160,7 +160,24 @@ def _unique(ids: list[int], what: str) -> None:
         seen.add(i)
 
 
+# P4Runtime's id prefixes (p4info.proto, P4Ids.Prefix): an id's top byte says what it names
+ID_PREFIX = {"actions": 0x01, "tables": 0x02, "value_sets": 0x03, "controller_packet_metadata": 0x04,
+             "action_profiles": 0x11, "counters": 0x12, "direct_counters": 0x13, "meters": 0x14,
+             "direct_meters": 0x15, "registers": 0x16, "digests": 0x17}  # fmt: skip
+
+
+def _check_ids(info: Any) -> None:
+    """Every id carries its kind's prefix (so no id is 0 or names two things)."""
+    for kind, prefix in ID_PREFIX.items():
+        for x in getattr(info, kind):
+            i = x.preamble.id
+            if i >> 24 != prefix:
+                raise invalid(f"p4info: {kind[:-1].replace('_', ' ')} {x.preamble.name} has id {i:#x}, "
+                              f"not one with the prefix {prefix:#04x}")  # fmt: skip
+
+
 def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
+    _check_ids(info)
     jactions = {a["name"]: a for a in names["actions"]}
     for a in info.actions:
         name = a.preamble.name
