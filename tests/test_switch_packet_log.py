@@ -1,6 +1,6 @@
 """bmv2's per-packet log (`simple_switch --log-file F -L debug`): for each frame, in bmv2's order
 and words, the port it came in on, the parser's states and extracts, each table applied with its
-P4 source location and "hit with handle N" or "miss", the action entry with its data, the egress
+P4 source location, its key and "hit with handle N" or "miss", the action entry with its data, the egress
 port, the deparser and the transmit; `-L info` and no log option write none of it."""
 
 from __future__ import annotations
@@ -55,10 +55,12 @@ L2_HIT = [
     "Action MyIngress.port_stats",
     '[p4rt_test.p4:115] Condition "if" (node) is false',
     "[p4rt_test.p4:94] Applying table 'MyIngress.l2_fwd'",
+    "Looking up key:",
     "Table 'MyIngress.l2_fwd': hit with handle 0",
     "Action entry is MyIngress.set_port - 2,",
     "Action MyIngress.set_port",
     "[p4rt_test.p4:101] Applying table 'MyIngress.acl'",
+    "Looking up key:",
     "Table 'MyIngress.acl': miss",
     "Action entry is NoAction - ",
     "Action NoAction",
@@ -84,6 +86,9 @@ def test_debug_log_has_bmv2s_lines_in_bmv2s_order(tmp_path: Path) -> None:
     assert "Action entry is MyIngress.drop - " in dropped
     assert dropped[-1] == "Dropping packet at the end of ingress"
     assert "Table 'MyIngress.l2_fwd': miss" in missed
+    # each lookup's key as bmv2 dumps it: a line per field, the name padded to 20, the bytes in hex
+    text = log.read_text()
+    assert "Looking up key:\n* hdr.ethernet.dstAddr: 000000000002\n\n" in text
     # debug leaves out the actions' primitives (bmv2's trace level)
     assert not any(m.startswith("[") and "Primitive" in m for m in forwarded)
 

@@ -564,7 +564,17 @@ impl Control {
                         };
                     if let Some(tr) = x.trace.as_deref_mut().filter(|_| TRACE) {
                         let an = a.map_or("", |a| actions[a as usize].name.as_str());
-                        tr.table(st.trace_id, &t.name, found, an, data);
+                        let key: Vec<(&str, &[u8])> = t
+                            .keys
+                            .iter()
+                            .map(|k| {
+                                (
+                                    k.name.as_str(),
+                                    &key[k.off as usize..(k.off + k.len) as usize],
+                                )
+                            })
+                            .collect();
+                        tr.table(st.trace_id, &t.name, &key, found, an, data);
                     }
                     if let Some(a) = a {
                         action::run(&actions[a as usize].ops, data, &[], st, x);

@@ -292,12 +292,25 @@ impl Tracer {
     /// A table lookup's result and the action it runs with its data (one hex value per word).
     #[cold]
     #[inline(never)]
-    pub fn table(&mut self, id: u64, table: &str, hit: Option<u32>, action: &str, data: &[u64]) {
+    /// A table applied: its key (name and bytes per field, as bmv2's "Looking up key"), the
+    /// entry hit or the miss, and the action run.
+    pub fn table(
+        &mut self,
+        id: u64,
+        table: &str,
+        key: &[(&str, &[u8])],
+        hit: Option<u32>,
+        action: &str,
+        data: &[u64],
+    ) {
         if !self.packets() {
             return;
         }
         let at = self.names.table_at.get(table).cloned().unwrap_or_default();
         self.debug(id, &format!("{at}Applying table '{table}'"));
+        if !key.is_empty() {
+            self.debug(id, &key_lines(key));
+        }
         match hit {
             Some(h) => self.debug(id, &format!("Table '{table}': hit with handle {h}")),
             None => self.debug(id, &format!("Table '{table}': miss")),
@@ -384,6 +397,21 @@ pub fn action_entry(action: &str, data: &[u64]) -> String {
     s
 }
 
+/// bmv2's key dump: one "* name: hex" line per field, names padded to at least 20 characters.
+fn key_lines(key: &[(&str, &[u8])]) -> String {
+    let w = key.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(20);
+    use std::fmt::Write as _;
+    let mut out = String::from("Looking up key:\n");
+    for (name, bytes) in key {
+        let _ = write!(out, "* {name:<w$}: ");
+        for b in *bytes {
+            let _ = write!(out, "{b:02x}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,6 +467,7 @@ mod tests {
         t.table(
             id,
             "MyIngress.ipv4_lpm",
+            &[],
             Some(3),
             "MyIngress.ipv4_forward",
             &[0x0a0b, 2],
@@ -479,7 +508,7 @@ mod tests {
         let mut t = Tracer::new(names(), Box::new(buf.clone()), LogLevel::Debug);
         t.received(0, 60);
         let id = t.received(0, 60);
-        t.table(id, "MyIngress.ipv4_lpm", None, "MyIngress.drop", &[]);
+        t.table(id, "MyIngress.ipv4_lpm", &[], None, "MyIngress.drop", &[]);
         let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         let last: Vec<&str> = text.lines().collect();
         // two lines per arrival ("Processing packet ...", "Parser ...: start"), then the table's
@@ -490,5 +519,30 @@ mod tests {
         assert!(last[6].ends_with("Action entry is MyIngress.drop - "));
         // at debug level the primitives (trace level) are not printed
         assert_eq!(last.len(), 8);
+    }
+
+    #[test]
+    fn a_tables_key_is_dumped_as_bmv2_dumps_it() {
+        let buf = Buf::default();
+        let mut t = Tracer::new(names(), Box::new(buf.clone()), LogLevel::Debug);
+        let id = t.received(0, 60);
+        let key: [(&str, &[u8]); 2] = [
+            ("hdr.ipv4.dstAddr", &[10, 0, 1, 2]),
+            ("hdr.ipv4.$valid$", &[1]),
+        ];
+        t.table(
+            id,
+            "MyIngress.ipv4_lpm",
+            &key,
+            Some(0),
+            "MyIngress.drop",
+            &[],
+        );
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let at = text.find("Looking up key:\n").expect("no key dump");
+        assert!(text[at..].starts_with(
+            "Looking up key:\n* hdr.ipv4.dstAddr    : 0a000102\n* hdr.ipv4.$valid$    : 01\n\n"
+        ));
+        assert!(text[at..].contains("Table 'MyIngress.ipv4_lpm': hit with handle 0"));
     }
 }
