@@ -55,25 +55,24 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
 }
 
 fn stmts(body: Vec<Stmt>) -> Vec<Stmt> {
-    let body = crate::ast_map::stmts(drop_self_assignments(body), &|e| fold_mux(fold_slices(e)));
-    keep_branch_taken(body)
+    crate::ast_map::stmts(simplify(body), &|e| fold_mux(fold_slices(e)))
 }
 
-/// `if` on a literal `true` or `false` as the block of the branch taken (nested ones too).
-fn keep_branch_taken(body: Vec<Stmt>) -> Vec<Stmt> {
+/// `x = x;` dropped, and an `if` on a literal `true` or `false` as the block of the branch
+/// taken, at every depth.
+fn simplify(body: Vec<Stmt>) -> Vec<Stmt> {
     body.into_iter()
         .map(|s| match s {
-            Stmt::If(Expr::Bool(b, _), t, e, _) => {
-                Stmt::Block(keep_branch_taken(if b { t } else { e }))
-            }
-            Stmt::If(c, t, e, loc) => Stmt::If(c, keep_branch_taken(t), keep_branch_taken(e), loc),
-            Stmt::Block(b) => Stmt::Block(keep_branch_taken(b)),
+            Stmt::Assign(l, r, _) if l.path().is_some() && l.path() == r.path() => Stmt::Empty,
+            Stmt::If(Expr::Bool(b, _), t, e, _) => Stmt::Block(simplify(if b { t } else { e })),
+            Stmt::If(c, t, e, loc) => Stmt::If(c, simplify(t), simplify(e), loc),
+            Stmt::Block(b) => Stmt::Block(simplify(b)),
             Stmt::Switch(e, cases, loc) => Stmt::Switch(
                 e,
                 cases
                     .into_iter()
                     .map(|mut c| {
-                        c.body = c.body.map(keep_branch_taken);
+                        c.body = c.body.map(simplify);
                         c
                     })
                     .collect(),
@@ -94,30 +93,6 @@ fn fold_mux(e: Expr) -> Expr {
         },
         e => e,
     }
-}
-
-fn drop_self_assignments(body: Vec<Stmt>) -> Vec<Stmt> {
-    body.into_iter()
-        .map(|s| match s {
-            Stmt::Assign(l, r, _) if l.path().is_some() && l.path() == r.path() => Stmt::Empty,
-            Stmt::If(c, t, e, loc) => {
-                Stmt::If(c, drop_self_assignments(t), drop_self_assignments(e), loc)
-            }
-            Stmt::Block(b) => Stmt::Block(drop_self_assignments(b)),
-            Stmt::Switch(e, cases, loc) => Stmt::Switch(
-                e,
-                cases
-                    .into_iter()
-                    .map(|mut c| {
-                        c.body = c.body.map(drop_self_assignments);
-                        c
-                    })
-                    .collect(),
-                loc,
-            ),
-            other => other,
-        })
-        .collect()
 }
 
 /// A slice of a slice (its children already folded) with constant bounds as one slice.

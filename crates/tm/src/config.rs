@@ -259,6 +259,16 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Nanoseconds per byte at `rate_bps` bits per second, which must be positive and finite.
+pub(crate) fn ns_per_byte(rate_bps: f64) -> Result<f64, ConfigError> {
+    if !(rate_bps.is_finite() && rate_bps > 0.0) {
+        return Err(ConfigError(format!(
+            "port rate must be a positive number of bits/s, got {rate_bps}"
+        )));
+    }
+    Ok(8e9 / rate_bps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,13 +201,8 @@ impl<T> Port<T> {
 
     /// Change the line rate (bits per second, positive).
     pub fn set_rate_bps(&mut self, rate_bps: f64) -> Result<(), ConfigError> {
-        if !(rate_bps.is_finite() && rate_bps > 0.0) {
-            return Err(ConfigError(format!(
-                "port rate must be a positive number of bits/s, got {rate_bps}"
-            )));
-        }
+        self.ns_per_byte = crate::config::ns_per_byte(rate_bps)?;
         self.rate_bps = rate_bps;
-        self.ns_per_byte = 8e9 / rate_bps;
         Ok(())
     }
 
