@@ -44,6 +44,7 @@ mod ctor_args;
 mod desugar;
 mod diag;
 mod emit;
+mod emit_psa;
 mod emit_union;
 mod env;
 mod fn_return_flag;
@@ -85,6 +86,8 @@ use std::path::{Path, PathBuf};
 /// Where `#include <core.p4>` and `<v1model.p4>` come from when no -I directory has them.
 pub const CORE_P4: &str = include_str!("../../../p4/include/core.p4");
 pub const V1MODEL_P4: &str = include_str!("../../../p4/include/v1model.p4");
+/// The built-in `<psa.p4>` (also `<bmv2/psa.p4>`).
+pub const PSA_P4: &str = include_str!("../../../p4/include/psa.p4");
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {

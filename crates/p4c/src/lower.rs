@@ -465,6 +465,17 @@ pub fn bind_params(
             t => match env.resolve(t)? {
                 Ty::Struct(s) if s == hdr_struct => Binding::Headers(s),
                 Ty::Struct(s) if s == meta_struct => Binding::Meta(s),
+                Ty::Struct(s) if crate::emit_psa::psa_prefix(&s).is_some() => {
+                    let prefix = crate::emit_psa::psa_prefix(&s).unwrap_or_default();
+                    Binding::StructVar(prefix, s)
+                }
+                // PSA's resubmit, recirculate, clone and normal metadata: lanes carries none
+                Ty::Struct(s) if env.structs.contains_key("psa_ingress_output_metadata_t") => {
+                    if env.structs.get(&s).is_some_and(|f| !f.is_empty()) {
+                        return fail(p.loc, format!("parameter '{}': PSA {s} with fields is not supported (lanes carries no resubmit, recirculate, clone or normal metadata between blocks: declare it as an empty struct)", p.name));
+                    }
+                    Binding::StructVar(format!("{}.", p.name), s)
+                }
                 other => {
                     return fail(p.loc, format!("parameter '{}' of type {} is not one of v1model's (headers, metadata, standard_metadata_t)", p.name, other.describe()))
                 }

@@ -396,7 +396,19 @@ impl Lowerer<'_> {
     pub fn lower_deparser(&mut self, c: &ControlDecl, hdr: &str, meta: &str) -> Res<Value> {
         let (sc, _) = self.control_scope(c, hdr, meta)?;
         let mut order = Vec::new();
-        for s in &c.apply {
+        // an inlined control (`CommonDeparser() cp; cp.apply(packet, hdr);`) leaves a block
+        fn flat<'s>(stmts: &'s [Stmt], out: &mut Vec<&'s Stmt>) {
+            for s in stmts {
+                match s {
+                    Stmt::Block(b) => flat(b, out),
+                    Stmt::Empty => {}
+                    s => out.push(s),
+                }
+            }
+        }
+        let mut stmts = Vec::new();
+        flat(&c.apply, &mut stmts);
+        for s in stmts {
             let Stmt::Call(
                 Expr::Call {
                     func, args, loc, ..
