@@ -99,6 +99,9 @@ impl Program {
         now: u64,
     ) -> IngressResult {
         self.stats.packets += 1;
+        if self.psa.is_some() {
+            return self.psa_ingress(st, pkt, port, now, 0, 0);
+        }
         if self.trace.is_some() {
             return self.ingress_traced(st, pkt, port, now);
         }
@@ -227,6 +230,9 @@ impl Program {
         now: u64,
         out: &mut Vec<u8>,
     ) -> EgressResult {
+        if self.psa.is_some() {
+            return self.psa_egress(st, pkt, meta, now, out);
+        }
         if self.trace.is_some() {
             return self.egress_traced(st, pkt, meta, now, out);
         }
