@@ -67,6 +67,7 @@ mod lower_extern;
 mod lower_for;
 mod lower_parser;
 mod lower_profile;
+mod lower_psa_extern;
 mod lower_table;
 mod p4info;
 mod parse;

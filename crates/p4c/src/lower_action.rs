@@ -243,6 +243,9 @@ impl Lowerer<'_> {
         if let Expr::List(items, lloc) = r {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
+        if let Some(read) = self.psa_register_read(sc, l, r)? {
+            return Ok(vec![read]);
+        }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
             if let Some(copy) = self.stack_assign(sc, l, r, loc)? {
                 return Ok(vec![copy]);
@@ -553,7 +556,7 @@ impl Lowerer<'_> {
         out: &mut Vec<Value>,
     ) -> Res<()> {
         match (ty, m) {
-            ("counter", "count") => {
+            ("counter" | "Counter", "count") => {
                 self.arity(loc, "count", args, 1)?;
                 let idx = self.arg(sc, &args[0], 32, "the index")?;
                 out.push(prim(
@@ -580,7 +583,7 @@ impl Lowerer<'_> {
                     vec![dst, json!({"type": "register_array", "value": name}), idx],
                 ));
             }
-            ("register", "write") => {
+            ("register" | "Register", "write") => {
                 self.arity(loc, "write", args, 2)?;
                 let idx = self.arg(sc, &args[0], 32, "the index")?;
                 let (v, vt) = self.rvalue(sc, &args[1])?;

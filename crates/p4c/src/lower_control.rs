@@ -39,6 +39,13 @@ impl Lowerer<'_> {
                 let n = size(self, 0)?;
                 self.counters.push(json!({"name": name, "id": id, "is_direct": false, "size": n, "unit": enum_member(1)}));
             }
+            // PSA's Counter<W, S>(n, PSA_CounterType_t.PACKETS): v1model's counter with S indices
+            "Counter" => {
+                let id = self.counters.len();
+                let n = size(self, 0)?;
+                let unit = enum_member(1).map(|u| u.to_lowercase());
+                self.counters.push(json!({"name": name, "id": id, "is_direct": false, "size": n, "unit": unit}));
+            }
             "direct_counter" => {
                 let id = self.counters.len();
                 self.counters.push(json!({"name": name, "id": id, "is_direct": true, "binding": null, "unit": enum_member(0)}));
@@ -57,7 +64,10 @@ impl Lowerer<'_> {
                 let color = self.add_scalar(&format!("{name}.color"), &Ty::Bit(32), inst.loc)?;
                 self.meters.push(json!({"name": name, "id": id, "is_direct": true, "rate_count": 2, "type": unit, "size": 1024, "binding": null, "result_target": ["scalars", color]}));
             }
-            "register" => {
+            "register" | "Register" => {
+                if ty == "Register" && inst.args.len() > 1 {
+                    return fail(inst.loc, "Register with an initial value is not supported: the switch starts registers at 0");
+                }
                 let Some(t) = targs.first() else {
                     return fail(*tloc, "register needs its cell type: register<bit<W>>(size)");
                 };
