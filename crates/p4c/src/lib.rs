@@ -76,6 +76,7 @@ mod parse_for;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod psa_hoist;
 mod stack_copy;
 mod stack_index;
 mod subst;
@@ -123,7 +124,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
         let decls = ctor_args::program(desugar::program(parse::parse_program(tokens)?))?;
-        let decls = key_temps::program(inline::program(decls)?);
+        let decls = key_temps::program(inline::program(psa_hoist::program(decls))?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
         l.sources = files.iter().map(|f| source_lines(f)).collect();

@@ -124,6 +124,8 @@ pub struct Lowerer<'e> {
     pub action_param_types: HashMap<String, Vec<Option<String>>>,
     /// Annotations of extern instances by JSON name (for @id).
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
+    /// PSA `Hash` instances: the algorithm each was constructed with.
+    pub hash_algos: HashMap<String, Expr>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions called directly (inlined where called), by qualified name: P4Info lists them.
@@ -205,6 +207,7 @@ impl<'e> Lowerer<'e> {
             scalar_types: HashMap::new(),
             action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
+            hash_algos: HashMap::new(),
             action_annotations: HashMap::new(),
             called_actions: Vec::new(),
             action_depth: 0,

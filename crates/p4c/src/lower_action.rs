@@ -243,8 +243,8 @@ impl Lowerer<'_> {
         if let Expr::List(items, lloc) = r {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
-        if let Some(read) = self.psa_register_read(sc, l, r)? {
-            return Ok(vec![read]);
+        if let Some(prims) = self.psa_value_call(sc, l, r)? {
+            return Ok(prims);
         }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
             if let Some(copy) = self.stack_assign(sc, l, r, loc)? {
@@ -448,6 +448,13 @@ impl Lowerer<'_> {
         let algo_name = match (algo, self.resolve(sc, algo)?) {
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "HashAlgorithm" => {
                 m.clone()
+            }
+            // PSA's names for the same algorithms
+            (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "PSA_HashAlgorithm_t" => {
+                match m.as_str() {
+                    "ONES_COMPLEMENT16" => "csum16".into(),
+                    other => other.to_lowercase(),
+                }
             }
             _ => {
                 return fail(

@@ -56,6 +56,21 @@ impl Lowerer<'_> {
                 let unit = if enum_member(1).as_deref() == Some("packets") { "packets" } else { "bytes" };
                 self.meters.push(json!({"name": name, "id": id, "is_direct": false, "rate_count": 2, "type": unit, "size": n}));
             }
+            // PSA's Meter<S>(n, PSA_MeterType_t.PACKETS)
+            "Meter" => {
+                let id = self.meters.len();
+                let n = size(self, 0)?;
+                let unit = if enum_member(1).as_deref() == Some("PACKETS") { "packets" } else { "bytes" };
+                self.meters.push(json!({"name": name, "id": id, "is_direct": false, "rate_count": 2, "type": unit, "size": n}));
+            }
+            // PSA's Hash<O>(algorithm): no state, a calculation at each get_hash
+            "Hash" => {
+                let (Some(t), Some(algo)) = (targs.first(), inst.args.first()) else {
+                    return fail(inst.loc, "Hash needs its output type and algorithm: Hash<bit<W>>(PSA_HashAlgorithm_t.CRC16)");
+                };
+                width = self.env.resolve(t)?.width().unwrap_or(0);
+                self.hash_algos.insert(name.clone(), algo.clone());
+            }
             "direct_meter" => {
                 let id = self.meters.len();
                 let unit = if enum_member(0).as_deref() == Some("packets") { "packets" } else { "bytes" };
