@@ -133,7 +133,8 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         .iter()
         .map(|f| json!([f.name, f.ty.width().unwrap_or(0), false]))
         .collect();
-    let std_type = json!({"name": "standard_metadata", "id": 1, "fields": padded(sf, bits, "_padding")});
+    let std_type =
+        json!({"name": "standard_metadata", "id": 1, "fields": padded(sf, bits, "_padding")});
     let aliases = json!([
         [
             "queueing_metadata.enq_timestamp",

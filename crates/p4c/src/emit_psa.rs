@@ -5,7 +5,7 @@
 //! The PSA metadata structs are fields of `scalars` named after the struct
 //! (`psa_ingress_output_metadata.drop`); the switch reads and writes them there. Ingress and
 //! egress share one layout, so they must use the same headers and metadata types (psa_switch
-//! shares the packet's fields between them too).
+//! shares the packet's fields between them too), or egress must declare none (an empty struct).
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
@@ -66,12 +66,18 @@ fn block_name(l: &Lowerer, a: &Expr) -> Res<String> {
     if let Expr::Call { func, args, .. } = a {
         if let (Expr::Name(n, nloc), true) = (&**func, args.is_empty()) {
             if !l.env.parsers.contains_key(n) && !l.env.controls.contains_key(n) {
-                return fail(*nloc, format!("'{n}' is not a parser or control declared in this program"));
+                return fail(
+                    *nloc,
+                    format!("'{n}' is not a parser or control declared in this program"),
+                );
             }
             return Ok(n.clone());
         }
     }
-    fail(a.loc(), "expected a parser or control instantiation, e.g. MyIngress()")
+    fail(
+        a.loc(),
+        "expected a parser or control instantiation, e.g. MyIngress()",
+    )
 }
 
 /// The three blocks of an `IngressPipeline(...)` / `EgressPipeline(...)`, given inline or as the
@@ -85,10 +91,21 @@ fn pipe(l: &Lowerer, a: &Expr, kind: &str) -> Res<Pipe> {
             Some(i) if matches!(&i.ty, Type::Named(t, _, _) if t == kind) => i.args.clone(),
             _ => return fail(*loc, format!("'{n}' is not an instance of {kind}")),
         },
-        _ => return fail(a.loc(), format!("expected {kind}(parser, control, deparser)")),
+        _ => {
+            return fail(
+                a.loc(),
+                format!("expected {kind}(parser, control, deparser)"),
+            )
+        }
     };
     if args.len() != 3 {
-        return fail(a.loc(), format!("{kind} takes 3 blocks (parser, control, deparser), {} given", args.len()));
+        return fail(
+            a.loc(),
+            format!(
+                "{kind} takes 3 blocks (parser, control, deparser), {} given",
+                args.len()
+            ),
+        );
     }
     Ok(Pipe {
         parser: block_name(l, &args[0])?,
@@ -141,7 +158,9 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
     let (ip, ep) = (parser(&ig.parser)?, parser(&eg.parser)?);
     let (h, m) = parser_types(env, ip)?;
     let (eh, em) = parser_types(env, ep)?;
-    if (&eh, &em) != (&h, &m) {
+    // an egress that declares no headers or no metadata (an empty struct) shares nothing
+    let empty = |s: &str| env.structs.get(s).is_some_and(Vec::is_empty);
+    if (eh != h && !empty(&eh)) || (em != m && !empty(&em)) {
         return fail(ep.loc, format!("PSA egress parser {} uses headers {eh} and metadata {em}, ingress uses {h} and {m}: lanes runs PSA programs whose ingress and egress share their headers and metadata types", ep.name));
     }
     l.layout(&h, &m, ip.loc)?;
@@ -172,7 +191,10 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
     rename(&mut ingress_deparser, "ingress_deparser", 0);
     rename(&mut egress_deparser, "egress_deparser", 1);
     let bits: u32 = SWITCH_FIELDS.iter().map(|f| f.1).sum();
-    let sf = SWITCH_FIELDS.iter().map(|(n, w)| json!([n, w, false])).collect();
+    let sf = SWITCH_FIELDS
+        .iter()
+        .map(|(n, w)| json!([n, w, false]))
+        .collect();
     let parts = Parts {
         std_type: json!({"name": "standard_metadata", "id": 1, "fields": padded(sf, bits, "_padding")}),
         parsers: vec![ingress_parser, egress_parser],

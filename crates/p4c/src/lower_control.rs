@@ -109,6 +109,10 @@ impl Lowerer<'_> {
             "action_profile" | "action_selector" => {
                 self.declare_profile(&name, ty, &inst.args, &inst.annotations, inst.loc)?
             }
+            // PSA's names for them (same arguments)
+            "ActionProfile" => {
+                self.declare_profile(&name, "action_profile", &inst.args, &inst.annotations, inst.loc)?
+            }
             other if self.env.parsers.contains_key(other) || self.env.controls.contains_key(other) => {
                 return fail(inst.loc, format!("instantiating {other} inside another block is not supported: write its states or tables inline"))
             }

@@ -157,36 +157,41 @@ impl Lowerer<'_> {
         e: &Expr,
         selector_input: &[Value],
     ) -> Res<(String, bool)> {
-        let name = match e {
-            Expr::Call { func, args, .. } => {
-                let ty = match &**func {
-                    Expr::Name(n, _) if n == "action_profile" || n == "action_selector" => n,
-                    _ => {
-                        return fail(
-                            e.loc(),
-                            "implementation must be an action_profile or action_selector",
-                        )
+        let name =
+            match e {
+                Expr::Call { func, args, .. } => {
+                    let ty = match &**func {
+                        Expr::Name(n, _) if n == "action_profile" || n == "action_selector" => n,
+                        _ => {
+                            return fail(
+                                e.loc(),
+                                "implementation must be an action_profile or action_selector",
+                            )
+                        }
+                    };
+                    let key = (sc.block.clone(), t.name.clone());
+                    let Some(name) = self.anonymous_profiles.get(&key).cloned() else {
+                        return fail(e.loc(), "internal: the profile was not named");
+                    };
+                    if !self.profiles.iter().any(|p| p.name == name) {
+                        self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
                     }
-                };
-                let key = (sc.block.clone(), t.name.clone());
-                let Some(name) = self.anonymous_profiles.get(&key).cloned() else {
-                    return fail(e.loc(), "internal: the profile was not named");
-                };
-                if !self.profiles.iter().any(|p| p.name == name) {
-                    self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
+                    name
                 }
-                name
-            }
-            _ => match self.resolve(sc, e) {
-                Ok(Ref::Extern(n, ty, _)) if ty == "action_profile" || ty == "action_selector" => n,
-                _ => {
-                    return fail(
+                _ => match self.resolve(sc, e) {
+                    Ok(Ref::Extern(n, ty, _))
+                        if ty == "action_profile"
+                            || ty == "action_selector"
+                            || ty == "ActionProfile" =>
+                    {
+                        n
+                    }
+                    _ => return fail(
                         e.loc(),
                         "implementation must name an action_profile or action_selector instance",
-                    )
-                }
-            },
-        };
+                    ),
+                },
+            };
         let pipeline = self.pipeline.clone();
         let next_id = self
             .profiles

@@ -13,8 +13,16 @@ use serde_json::{json, Value};
 impl Lowerer<'_> {
     /// `dst = reg.read(index)` (bmv2's `register_read`), `dst = meter.execute(index)` or
     /// `dst = hash.get_hash(...)`: the primitives; None if `r` is not such a call.
-    pub(crate) fn psa_value_call(&mut self, sc: &Scope, l: &Expr, r: &Expr) -> Res<Option<Vec<Value>>> {
-        let Expr::Call { func, args, loc, .. } = r else {
+    pub(crate) fn psa_value_call(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        r: &Expr,
+    ) -> Res<Option<Vec<Value>>> {
+        let Expr::Call {
+            func, args, loc, ..
+        } = r
+        else {
             return Ok(None);
         };
         let Expr::Member(b, m, _) = &**func else {
@@ -25,7 +33,9 @@ impl Lowerer<'_> {
         };
         match (ty.as_str(), m.as_str()) {
             ("Register", "read") => {}
-            ("Meter", "execute") => return self.psa_meter_execute(sc, l, &name, args, *loc).map(Some),
+            ("Meter", "execute") => {
+                return self.psa_meter_execute(sc, l, &name, args, *loc).map(Some)
+            }
             ("Hash", "get_hash") => return self.psa_get_hash(sc, l, &name, args, *loc).map(Some),
             _ => return Ok(None),
         }
@@ -34,7 +44,13 @@ impl Lowerer<'_> {
         };
         let (dst, dt) = self.lvalue(sc, l)?;
         if dt.width() != Some(w) {
-            return fail(l.loc(), format!("register {name} holds bit<{w}>, read into {}", dt.describe()));
+            return fail(
+                l.loc(),
+                format!(
+                    "register {name} holds bit<{w}>, read into {}",
+                    dt.describe()
+                ),
+            );
         }
         let idx = self.arg(sc, index, 32, "the index")?;
         Ok(Some(vec![json!({
@@ -47,7 +63,14 @@ impl Lowerer<'_> {
 impl Lowerer<'_> {
     /// `color = meter.execute(index)`: bmv2's `execute_meter` gives 0 green, 1 yellow, 2 red;
     /// PSA_MeterColor_t is RED, GREEN, YELLOW (0, 1, 2), so the colour is (bmv2's + 1) % 3.
-    fn psa_meter_execute(&mut self, sc: &Scope, l: &Expr, name: &str, args: &[Expr], loc: Loc) -> Res<Vec<Value>> {
+    fn psa_meter_execute(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        name: &str,
+        args: &[Expr],
+        loc: Loc,
+    ) -> Res<Vec<Value>> {
         let [index] = args else {
             return fail(loc, "Meter.execute with a colour (colour-aware metering) is not supported: call execute(index)");
         };
@@ -67,7 +90,14 @@ impl Lowerer<'_> {
     /// `x = hash.get_hash(data)` (the hash of `data`, cut to x's width) or
     /// `x = hash.get_hash(base, data, max)` (base + hash % max): bmv2's
     /// `modify_field_with_hash_based_offset` over a calculation of the instance's algorithm.
-    fn psa_get_hash(&mut self, sc: &Scope, l: &Expr, name: &str, args: &[Expr], loc: Loc) -> Res<Vec<Value>> {
+    fn psa_get_hash(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        name: &str,
+        args: &[Expr],
+        loc: Loc,
+    ) -> Res<Vec<Value>> {
         let Some(algo) = self.hash_algos.get(name).cloned() else {
             return fail(loc, format!("Hash {name}: its algorithm is not known"));
         };
@@ -75,7 +105,11 @@ impl Lowerer<'_> {
         let w = dt.width().unwrap_or(32);
         let mut pre = Vec::new();
         let (base, data, max) = match args {
-            [data] => (crate::lower::hexstr(0), data, crate::lower::hexstr(1u128 << w.min(64))),
+            [data] => (
+                crate::lower::hexstr(0),
+                data,
+                crate::lower::hexstr(1u128 << w.min(64)),
+            ),
             [base, data, max] => (
                 self.arg(sc, base, w, "the hash base")?,
                 data,

@@ -36,7 +36,10 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
                         add(&mut insts, i);
                     }
                 }
-                let h = Hoister { insts: &insts, n: &n };
+                let h = Hoister {
+                    insts: &insts,
+                    n: &n,
+                };
                 for l in &mut c.locals {
                     if let Local::Action(a) = l {
                         a.body = h.stmts(std::mem::take(&mut a.body));
@@ -90,10 +93,20 @@ impl Hoister<'_> {
                 Stmt::Assign(l, r, loc) if self.value_call(&r).is_some() => {
                     Stmt::Assign(l, self.args_hoisted(r, &pre), loc)
                 }
-                Stmt::Var { ty, name, init: Some(r), loc } if self.value_call(&r).is_some() => {
-                    Stmt::Var { ty, name, init: Some(self.args_hoisted(r, &pre)), loc }
+                Stmt::Var {
+                    ty,
+                    name,
+                    init: Some(r),
+                    loc,
+                } if self.value_call(&r).is_some() => Stmt::Var {
+                    ty,
+                    name,
+                    init: Some(self.args_hoisted(r, &pre)),
+                    loc,
+                },
+                Stmt::If(c, t, e, loc) => {
+                    Stmt::If(self.expr(c, &pre), self.stmts(t), self.stmts(e), loc)
                 }
-                Stmt::If(c, t, e, loc) => Stmt::If(self.expr(c, &pre), self.stmts(t), self.stmts(e), loc),
                 Stmt::Block(b) => Stmt::Block(self.stmts(b)),
                 Stmt::Switch(e, cases, loc) => Stmt::Switch(
                     self.expr(e, &pre),
@@ -107,7 +120,12 @@ impl Hoister<'_> {
                     loc,
                 ),
                 Stmt::Assign(l, r, loc) => Stmt::Assign(l, self.expr(r, &pre), loc),
-                Stmt::Var { ty, name, init, loc } => Stmt::Var {
+                Stmt::Var {
+                    ty,
+                    name,
+                    init,
+                    loc,
+                } => Stmt::Var {
                     ty,
                     name,
                     init: init.map(|e| self.expr(e, &pre)),
@@ -125,7 +143,12 @@ impl Hoister<'_> {
     /// A call with value-returning calls in its arguments hoisted.
     fn args_hoisted(&self, e: Expr, pre: &RefCell<Vec<Stmt>>) -> Expr {
         match e {
-            Expr::Call { func, type_args, args, loc } => Expr::Call {
+            Expr::Call {
+                func,
+                type_args,
+                args,
+                loc,
+            } => Expr::Call {
                 func,
                 type_args,
                 args: args.into_iter().map(|a| self.expr(a, pre)).collect(),
@@ -146,7 +169,12 @@ impl Hoister<'_> {
                     format!("psa_value_{}", *n)
                 };
                 let mut p = pre.borrow_mut();
-                p.push(Stmt::Var { ty, name: name.clone(), init: None, loc });
+                p.push(Stmt::Var {
+                    ty,
+                    name: name.clone(),
+                    init: None,
+                    loc,
+                });
                 p.push(Stmt::Assign(Expr::Name(name.clone(), loc), x, loc));
                 Expr::Name(name, loc)
             }

@@ -31,7 +31,12 @@ fn marked(f: &[u8], instance: u16, path: u8) -> Vec<u8> {
     o
 }
 
-fn egress(p: &mut Program, st: &mut PacketState, f: &[u8], port: u32) -> Result<Vec<u8>, DropReason> {
+fn egress(
+    p: &mut Program,
+    st: &mut PacketState,
+    f: &[u8],
+    port: u32,
+) -> Result<Vec<u8>, DropReason> {
     let mut out = Vec::new();
     let meta = EgressMeta {
         egress_port: port,
