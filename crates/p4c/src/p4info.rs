@@ -337,7 +337,8 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             .filter_map(|v| v["name"].as_str().map(str::to_string)),
     );
 
-    let mut out = String::from("pkg_info {\n  arch: \"v1model\"\n}\n");
+    let arch = if crate::emit_psa::is_psa(env) { "psa" } else { "v1model" };
+    let mut out = format!("pkg_info {{\n  arch: \"{arch}\"\n}}\n");
     let mut used_types: Vec<String> = Vec::new();
     let mut sorted_tables = tables.clone();
     sorted_tables.sort_by_key(|t| table_ids[&t.name]);
