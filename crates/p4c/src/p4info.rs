@@ -337,7 +337,11 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             .filter_map(|v| v["name"].as_str().map(str::to_string)),
     );
 
-    let arch = if crate::emit_psa::is_psa(env) { "psa" } else { "v1model" };
+    let arch = if crate::emit_psa::is_psa(env) {
+        "psa"
+    } else {
+        "v1model"
+    };
     let mut out = format!("pkg_info {{\n  arch: \"{arch}\"\n}}\n");
     let mut used_types: Vec<String> = Vec::new();
     let mut sorted_tables = tables.clone();
