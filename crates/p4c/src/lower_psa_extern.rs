@@ -118,6 +118,35 @@ impl Lowerer<'_> {
             _ => return fail(loc, "Hash.get_hash takes (data) or (base, data, max)"),
         };
         let calc = self.calculation(sc, &algo, data, Some(&mut pre))?;
+        // psa_switch's Hash pads its input on the left to whole bytes (v1model's on the right)
+        let items = match data {
+            Expr::List(items, _) => items.clone(),
+            e => vec![e.clone()],
+        };
+        let mut bits = 0;
+        for it in &items {
+            bits += match self.resolve(sc, it) {
+                Ok(Ref::Header { htype, .. }) => self
+                    .env
+                    .header_fields(&htype)
+                    .iter()
+                    .map(|f| f.ty.width().unwrap_or(0))
+                    .sum(),
+                _ => self.rvalue(sc, it)?.1.width().unwrap_or(0),
+            };
+        }
+        if bits % 8 != 0 {
+            if let Some(input) = self
+                .calculations
+                .last_mut()
+                .and_then(|c| c["input"].as_array_mut())
+            {
+                input.insert(
+                    0,
+                    json!({"type": "hexstr", "value": "0x0", "bitwidth": 8 - bits % 8}),
+                );
+            }
+        }
         pre.push(json!({"op": "modify_field_with_hash_based_offset",
             "parameters": [dst, base, {"type": "calculation", "value": calc}, max]}));
         Ok(pre)
