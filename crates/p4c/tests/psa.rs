@@ -171,3 +171,58 @@ fn other_architectures_are_still_refused_by_name() {
     assert_eq!(e, "prog.p4:2:1: error: the PNA architecture ('pna.p4') is not supported: lanes p4c compiles v1model and PSA programs (include <v1model.p4> or <psa.p4>)");
     assert!(compile_src("psa-empty", HEAD).is_err());
 }
+
+#[test]
+fn an_egress_with_other_headers_than_ingress_is_refused_in_one_line() {
+    let src = format!("{HEAD}header g_t {{ bit<16> b; }}\nstruct G {{ g_t g; }}\nparser IP(packet_in p, out H h, inout M m, in psa_ingress_parser_input_metadata_t i, in E r, in E e) {{ state start {{ transition accept; }} }}\ncontrol I(inout H h, inout M m, in psa_ingress_input_metadata_t i, inout psa_ingress_output_metadata_t o) {{ apply {{}} }}\ncontrol ID(packet_out p, out E c, out E r, out E n, inout H h, in M m, in psa_ingress_output_metadata_t o) {{ apply {{}} }}\nparser EP(packet_in p, out G h, inout M m, in psa_egress_parser_input_metadata_t i, in E n, in E c, in E c2) {{ state start {{ transition accept; }} }}\ncontrol EG(inout G h, inout M m, in psa_egress_input_metadata_t i, inout psa_egress_output_metadata_t o) {{ apply {{}} }}\ncontrol ED(packet_out p, out E c, out E r, inout G h, in M m, in psa_egress_output_metadata_t o, in psa_egress_deparser_input_metadata_t d) {{ apply {{}} }}\nPSA_Switch(IngressPipeline(IP(), I(), ID()), PacketReplicationEngine(), EgressPipeline(EP(), EG(), ED()), BufferingQueueingEngine()) main;\n");
+    let e = one_line_error("psa-egress-headers", &src);
+    assert!(e.contains("PSA egress parser EP uses headers G"), "{e}");
+}
+
+#[test]
+fn a_psa_program_has_psa_switchs_blocks_and_p4info_arch() {
+    let path = repo_path("crates/p4c/tests/data/psa_paths.p4");
+    let out = lanes_p4c::compile_file(&path, &lanes_p4c::Options::default()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.json).unwrap();
+    let names = |k: &str| -> Vec<String> {
+        doc[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("parsers"), ["ingress_parser", "egress_parser"]);
+    assert_eq!(names("deparsers"), ["ingress_deparser", "egress_deparser"]);
+    assert_eq!(names("pipelines"), ["ingress", "egress"]);
+    assert!(
+        out.p4info.starts_with("pkg_info {\n  arch: \"psa\"\n}\n"),
+        "{}",
+        out.p4info
+    );
+}
+
+#[test]
+fn register_counter_meter_and_hash_of_a_psa_program() {
+    let path = repo_path("crates/p4c/tests/data/psa_externs.p4");
+    let out = lanes_p4c::compile_file(&path, &lanes_p4c::Options::default())
+        .unwrap_or_else(|d| panic!("{d}"));
+    let mut p = Program::load(&out.json).unwrap_or_else(|e| panic!("{e}"));
+    let f = frame(5, 0x0800);
+    for n in 1..=2u8 {
+        let mut st = p.new_state();
+        let ig = p.ingress(&mut st, &f, 9, 0);
+        assert_eq!((ig.drop, ig.egress_spec), (None, 1));
+        let sent = egress(&mut p, &mut st, &f, 1).expect("sent");
+        let mut want = f.clone();
+        want[6] = 0x47; // the meter's colour with no rates: GREEN
+        want[10..12].copy_from_slice(&(0x100u16 + u16::from(n)).to_be_bytes());
+        want[12..14].copy_from_slice(&[0xfe, 0x82]); // CRC16 of 0x0456
+        assert_eq!(sent, want, "packet {n}");
+    }
+    assert_eq!(p.register_read("cIngress.seen", 1), Ok(2));
+    assert_eq!(
+        p.counter_read("cIngress.packets", 1).map(|c| c.packets),
+        Ok(2)
+    );
+}
