@@ -177,11 +177,11 @@ pub struct Program {
     psa: Option<Box<psa::Psa>>,
 }
 
-/// The headers deparser `i` emits, in order.
-fn deparse_order(layout: &Layout, deparsers: &[Value], i: usize) -> R<Vec<u32>> {
+/// The headers deparser `i` emits, in order (`computes`: its primitives are loaded apart).
+fn deparse_order(layout: &Layout, deparsers: &[Value], i: usize, computes: bool) -> R<Vec<u32>> {
     let d = &deparsers[i];
     let dctx = json::label("deparsers", i, d);
-    if !json::arr_or_empty(d, "primitives", &dctx)?.is_empty() {
+    if !computes && !json::arr_or_empty(d, "primitives", &dctx)?.is_empty() {
         return err(&dctx, "deparser primitives not supported");
     }
     let mut deparse = Vec::new();
@@ -347,9 +347,9 @@ impl Program {
                 format!("expected {want} deparser(s), found {}", deparsers.len()),
             );
         }
-        let deparse = deparse_order(&layout, deparsers, want - 1)?;
+        let deparse = deparse_order(&layout, deparsers, want - 1, is_psa)?;
         let psa = if is_psa {
-            let ingress_deparse = deparse_order(&layout, deparsers, 0)?;
+            let ingress_deparse = deparse_order(&layout, deparsers, 0, true)?;
             Some(Box::new(psa::Psa::load(
                 root,
                 &names,

@@ -126,6 +126,8 @@ pub struct Lowerer<'e> {
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
     /// PSA `Hash` instances: the algorithm each was constructed with.
     pub hash_algos: HashMap<String, Expr>,
+    /// PSA `InternetChecksum` instances: the scalar holding each one's running sum.
+    pub csum_states: HashMap<String, String>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions called directly (inlined where called), by qualified name: P4Info lists them.
@@ -208,6 +210,7 @@ impl<'e> Lowerer<'e> {
             action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
             hash_algos: HashMap::new(),
+            csum_states: HashMap::new(),
             action_annotations: HashMap::new(),
             called_actions: Vec::new(),
             action_depth: 0,

@@ -243,7 +243,7 @@ impl Lowerer<'_> {
         if let Expr::List(items, lloc) = r {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
-        if let Some(prims) = self.psa_value_call(sc, l, r)? {
+        if let Some(prims) = self.psa_assign(sc, l, r, parser)? {
             return Ok(prims);
         }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
@@ -449,12 +449,8 @@ impl Lowerer<'_> {
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "HashAlgorithm" => {
                 m.clone()
             }
-            // PSA's names for the same algorithms
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "PSA_HashAlgorithm_t" => {
-                match m.as_str() {
-                    "ONES_COMPLEMENT16" => "csum16".into(),
-                    other => other.to_lowercase(),
-                }
+                crate::lower_psa_extern::psa_algorithm(m)
             }
             _ => {
                 return fail(
@@ -621,6 +617,9 @@ impl Lowerer<'_> {
                 if let Some(mt) = self.meters.iter_mut().find(|x| x["name"] == name) {
                     mt["result_target"] = dst["value"].clone();
                 }
+            }
+            ("InternetChecksum", _) => {
+                out.extend(self.psa_checksum_method(sc, name, m, args, loc)?)
             }
             _ => return fail(loc, format!("{ty} has no method '{m}' the switch supports")),
         }

@@ -63,6 +63,12 @@ impl Lowerer<'_> {
                 let unit = if enum_member(1).as_deref() == Some("PACKETS") { "packets" } else { "bytes" };
                 self.meters.push(json!({"name": name, "id": id, "is_direct": false, "rate_count": 2, "type": unit, "size": n}));
             }
+            // PSA's InternetChecksum: its running one's complement sum is a 16-bit scalar
+            "InternetChecksum" => {
+                let state = self.add_scalar(&format!("{name}.state"), &Ty::Bit(16), inst.loc)?;
+                self.csum_states.insert(name.clone(), state);
+                width = 16;
+            }
             // PSA's Hash<O>(algorithm): no state, a calculation at each get_hash
             "Hash" => {
                 let (Some(t), Some(algo)) = (targs.first(), inst.args.first()) else {

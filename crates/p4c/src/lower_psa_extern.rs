@@ -10,7 +10,37 @@ use crate::lower::{Lowerer, Scope};
 use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
+/// bmv2's name of a PSA_HashAlgorithm_t member.
+pub(crate) fn psa_algorithm(member: &str) -> String {
+    match member {
+        "ONES_COMPLEMENT16" => "csum16".into(),
+        other => other.to_lowercase(),
+    }
+}
+
 impl Lowerer<'_> {
+    /// [`Lowerer::psa_value_call`] as an assignment's primitives (parser ops in a parser).
+    pub(crate) fn psa_assign(
+        &mut self,
+        sc: &Scope,
+        l: &Expr,
+        r: &Expr,
+        parser: bool,
+    ) -> Res<Option<Vec<Value>>> {
+        let Some(prims) = self.psa_value_call(sc, l, r)? else {
+            return Ok(None);
+        };
+        if !parser {
+            return Ok(Some(prims));
+        }
+        Ok(Some(
+            prims
+                .into_iter()
+                .map(|p| json!({"op": "primitive", "parameters": [p]}))
+                .collect(),
+        ))
+    }
+
     /// `dst = reg.read(index)` (bmv2's `register_read`), `dst = meter.execute(index)` or
     /// `dst = hash.get_hash(...)`: the primitives; None if `r` is not such a call.
     pub(crate) fn psa_value_call(
@@ -37,6 +67,12 @@ impl Lowerer<'_> {
                 return self.psa_meter_execute(sc, l, &name, args, *loc).map(Some)
             }
             ("Hash", "get_hash") => return self.psa_get_hash(sc, l, &name, args, *loc).map(Some),
+            ("InternetChecksum", "get" | "get_state") => {
+                let (dst, _) = self.lvalue(sc, l)?;
+                let state = self.csum_state(&name);
+                let v = if m == "get" { not16(state) } else { state };
+                return Ok(Some(vec![json!({"op": "assign", "parameters": [dst, v]})]));
+            }
             _ => return Ok(None),
         }
         let [index] = args.as_slice() else {
@@ -150,5 +186,60 @@ impl Lowerer<'_> {
         pre.push(json!({"op": "modify_field_with_hash_based_offset",
             "parameters": [dst, base, {"type": "calculation", "value": calc}, max]}));
         Ok(pre)
+    }
+}
+
+/// `~x` in 16 bits.
+fn not16(x: Value) -> Value {
+    json!({"type": "expression", "value": {"op": "^", "left": x, "right": {"type": "hexstr", "value": "0xffff"}}})
+}
+
+fn expr(op: &str, l: Value, r: Value) -> Value {
+    json!({"type": "expression", "value": {"op": op, "left": l, "right": r}})
+}
+
+impl Lowerer<'_> {
+    fn csum_state(&self, name: &str) -> Value {
+        let f = self.csum_states.get(name).cloned().unwrap_or_default();
+        json!({"type": "field", "value": ["scalars", f]})
+    }
+
+    /// `ck.clear()`, `ck.add({..})`, `ck.subtract({..})`, `ck.set_state(v)` of a PSA
+    /// InternetChecksum: its sum kept as a one's complement 16-bit value. bmv2's csum16 of the
+    /// data is the complement of the data's sum, so adding the data adds ~csum16 and subtracting
+    /// it adds csum16, each with the carry folded back in.
+    pub(crate) fn psa_checksum_method(
+        &mut self,
+        sc: &Scope,
+        name: &str,
+        m: &str,
+        args: &[Expr],
+        loc: Loc,
+    ) -> Res<Vec<Value>> {
+        let state = self.csum_state(name);
+        match (m, args) {
+            ("clear", []) => Ok(vec![json!({"op": "assign", "parameters": [state, {"type": "hexstr", "value": "0x0000"}]})]),
+            ("set_state", [v]) => {
+                let v = self.arg(sc, v, 16, "the checksum state")?;
+                Ok(vec![json!({"op": "assign", "parameters": [state, v]})])
+            }
+            ("add" | "subtract", [data]) => {
+                let mut out = Vec::new();
+                let algo = Expr::Member(Box::new(Expr::Name("PSA_HashAlgorithm_t".into(), loc)), "ONES_COMPLEMENT16".into(), loc);
+                let calc = self.calculation(sc, &algo, data, Some(&mut out))?;
+                let csum = self.add_scalar("checksum_data", &Ty::Bit(16), loc)?;
+                let csum = json!({"type": "field", "value": ["scalars", csum]});
+                let sum = self.add_scalar("checksum_sum", &Ty::Bit(32), loc)?;
+                let sum = json!({"type": "field", "value": ["scalars", sum]});
+                out.push(json!({"op": "modify_field_with_hash_based_offset",
+                    "parameters": [csum, {"type": "hexstr", "value": "0x0000"}, {"type": "calculation", "value": calc}, {"type": "hexstr", "value": "0x10000"}]}));
+                let term = if m == "add" { not16(csum) } else { csum };
+                out.push(json!({"op": "assign", "parameters": [sum, expr("+", state.clone(), term)]}));
+                let folded = expr("+", expr("&", sum.clone(), json!({"type": "hexstr", "value": "0xffff"})), expr(">>", sum, json!({"type": "hexstr", "value": "0x10"})));
+                out.push(json!({"op": "assign", "parameters": [state, folded]}));
+                Ok(out)
+            }
+            _ => fail(loc, format!("InternetChecksum.{m} with {} argument(s) is not supported (clear, add, subtract, get, get_state, set_state)", args.len())),
+        }
     }
 }

@@ -48,6 +48,22 @@ pub fn program(decls: Vec<Decl>) -> Vec<Decl> {
                 c.apply = h.stmts(std::mem::take(&mut c.apply));
                 Decl::Control(c)
             }
+            Decl::Parser(mut p) => {
+                let mut insts = globals.clone();
+                for l in &p.locals {
+                    if let Local::Instance(i) = l {
+                        add(&mut insts, i);
+                    }
+                }
+                let h = Hoister {
+                    insts: &insts,
+                    n: &n,
+                };
+                for st in &mut p.states {
+                    st.body = h.stmts(std::mem::take(&mut st.body));
+                }
+                Decl::Parser(p)
+            }
             other => other,
         })
         .collect()
@@ -80,6 +96,11 @@ impl Hoister<'_> {
         match (ty.as_str(), m.as_str()) {
             ("Register", "read") | ("Hash", "get_hash") => targs.first().cloned(),
             ("Meter", "execute") => Some(Type::Named("PSA_MeterColor_t".into(), vec![], *loc)),
+            ("InternetChecksum", "get" | "get_state") => Some(Type::Bit(Box::new(Expr::Int {
+                value: 16,
+                width: None,
+                loc: *loc,
+            }))),
             _ => None,
         }
     }

@@ -16,6 +16,7 @@
 //! PSA_PORT_RECIRCULATE recirculates.
 
 use super::*;
+use crate::action::{compile_primitive, Op};
 use crate::layout::FieldRef;
 
 /// psa_switch's PSA_PORT_RECIRCULATE.
@@ -104,6 +105,8 @@ pub(crate) struct Psa {
     egress_parser: Parser,
     /// The ingress deparser's headers, in emit order (the program's `deparse` is egress's).
     ingress_deparse: Vec<u32>,
+    /// What each deparser computes before it emits (an InternetChecksum): ingress, egress.
+    deparser_ops: [Vec<Op>; 2],
     f: Fields,
     /// The bytes the ingress deparser wrote, which the egress parser reads (reused).
     buf: Vec<u8>,
@@ -130,10 +133,35 @@ impl Psa {
         Ok(Psa {
             egress_parser: Parser::load_nth(root, names, 1)?,
             ingress_deparse,
+            deparser_ops: [deparser_ops(root, names, 0)?, deparser_ops(root, names, 1)?],
             f: Fields::resolve(layout),
             buf: Vec::new(),
         })
     }
+}
+
+/// The primitives of deparser `i`.
+fn deparser_ops(root: &Value, names: &Names, i: usize) -> R<Vec<Op>> {
+    let deparsers = json::arr(root, "deparsers", "top level")?;
+    let Some(d) = deparsers.get(i) else {
+        return err("deparsers", format!("no deparser at index {i}"));
+    };
+    let ctx = json::label("deparsers", i, d);
+    let prims = json::arr_or_empty(d, "primitives", &ctx)?;
+    let scope = crate::expr::Scope {
+        layout: names.layout,
+        params: &[],
+        lookahead: false,
+    };
+    let mut ops = Vec::with_capacity(prims.len());
+    for (k, p) in prims.iter().enumerate() {
+        let op = compile_primitive(p, k, prims.len(), &scope, names, &ctx)?;
+        if matches!(op, Op::Jump(_) | Op::JumpIfZero(..) | Op::Exit) {
+            return err(&ctx, "control flow in a deparser not supported");
+        }
+        ops.push(op);
+    }
+    Ok(ops)
 }
 
 /// Whether a `bool` field is set.
@@ -278,6 +306,9 @@ impl Program {
         // what the ingress deparser sent, as the egress parser sees it
         let mut buf = std::mem::take(&mut psa.buf);
         buf.clear();
+        if !psa.deparser_ops[0].is_empty() {
+            self.run_deparser_ops(&psa.deparser_ops[0], st, now);
+        }
         for h in &psa.ingress_deparse {
             if st.valid[*h as usize] {
                 self.codecs[*h as usize].emit_all(&st.w, &mut buf);
@@ -353,6 +384,9 @@ impl Program {
         st.exited = false;
         st.digests.clear();
         put(st, f.ed_port, u64::from(meta.egress_port));
+        if !psa.deparser_ops[1].is_empty() {
+            self.run_deparser_ops(&psa.deparser_ops[1], st, now);
+        }
         for h in &self.deparse {
             if st.valid[*h as usize] {
                 self.codecs[*h as usize].emit_all(&st.w, out);
@@ -388,5 +422,20 @@ impl Program {
             drop: None,
             len: out.len(),
         }
+    }
+}
+
+impl Program {
+    fn run_deparser_ops(&mut self, ops: &[Op], st: &mut PacketState, now: u64) {
+        let mut x = Exec {
+            ext: &mut self.ext,
+            calcs: &self.calcs,
+            scratch: &mut self.scratch,
+            std: &self.std,
+            now,
+            stats: &mut self.stats,
+            trace: self.trace.as_deref_mut(),
+        };
+        crate::action::run(ops, &[], &[], st, &mut x);
     }
 }
