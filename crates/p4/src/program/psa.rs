@@ -181,7 +181,9 @@ fn egress_path(instance: u64) -> u64 {
 
 impl Program {
     /// Ingress of a PSA program for a packet received (`instance` 0) or entering again
-    /// (resubmitted, recirculated), `keep` the metadata words it keeps.
+    /// (resubmitted, recirculated). Out of line: v1model's ingress stays as it was.
+    #[cold]
+    #[inline(never)]
     pub(super) fn psa_ingress(
         &mut self,
         st: &mut PacketState,
@@ -286,6 +288,9 @@ impl Program {
     }
 
     /// Egress of a PSA program: the ingress deparser, the egress parser, control and deparser.
+    /// Out of line: v1model's egress stays as it was.
+    #[cold]
+    #[inline(never)]
     pub(super) fn psa_egress(
         &mut self,
         st: &mut PacketState,
