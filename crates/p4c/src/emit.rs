@@ -253,6 +253,7 @@ pub fn document(l: &Lowerer, p: Parts) -> String {
         .map(|(i, e)| json!([e, i]))
         .collect();
     let counters: Vec<Value> = l.counters.iter().map(strip_unit).collect();
+    let registers: Vec<Value> = l.registers.iter().map(strip_unit).collect();
     let doc = json!({
         "header_types": header_types,
         "headers": headers,
@@ -268,7 +269,7 @@ pub fn document(l: &Lowerer, p: Parts) -> String {
         "deparsers": p.deparsers,
         "meter_arrays": l.meters,
         "counter_arrays": counters,
-        "register_arrays": l.registers,
+        "register_arrays": registers,
         "calculations": l.calculations,
         "learn_lists": l.learn_lists,
         "actions": l.actions,
@@ -311,11 +312,12 @@ fn header_type(name: &str, id: usize, fields: &[crate::env::FieldTy]) -> Value {
     t
 }
 
-/// The counter's unit is ours (for P4Info), not a bmv2 JSON key.
+/// A counter's unit and a register's index type are ours (for P4Info), not bmv2 JSON keys.
 fn strip_unit(c: &Value) -> Value {
     let mut c = c.clone();
     if let Some(o) = c.as_object_mut() {
         o.remove("unit");
+        o.remove("index_type");
     }
     c
 }

@@ -98,7 +98,12 @@ impl Lowerer<'_> {
                 };
                 let id = self.registers.len();
                 let n = size(self, 0)?;
-                self.registers.push(json!({"name": name, "id": id, "size": n, "bitwidth": width}));
+                let mut r = json!({"name": name, "id": id, "size": n, "bitwidth": width});
+                // PSA's Register<T, S>: a new type S is the P4Info's index_type_name
+                if let Some(s) = targs.get(1).filter(|_| ty == "Register").and_then(|t| self.env.new_type_name(t)) {
+                    r["index_type"] = json!(s);
+                }
+                self.registers.push(r);
             }
             "value_set" => {
                 let Some(t) = targs.first() else {

@@ -550,6 +550,10 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         out.push_str("registers {\n");
         preamble(&mut out, extern_ids[&x.name], &x.name, &all_names, &[]);
         let _ = writeln!(out, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n  size: {}", x.json["bitwidth"], x.json["size"]);
+        if let Some(n) = x.json["index_type"].as_str() {
+            let _ = writeln!(out, "  index_type_name {{\n    name: {}\n  }}", quote(n));
+            used_types.push(n.to_string());
+        }
         out.push_str("}\n");
     }
     let mut digests: Vec<_> = l.digests.iter().collect();
