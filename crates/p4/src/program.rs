@@ -174,7 +174,10 @@ pub struct Program {
     pub(crate) trace: Option<Box<crate::trace::Tracer>>,
     pub(crate) trace_names: crate::trace::TraceNames,
     /// A PSA program's second parser and deparser (None: v1model).
-    psa: Option<Box<psa::Psa>>,
+    pub(crate) psa: Option<Box<psa::Psa>>,
+    /// The log is on or the program is PSA: `ingress` and `egress` leave v1model's untraced
+    /// walk (one test for both).
+    pub(crate) off_path: bool,
 }
 
 /// The headers deparser `i` emits, in order (`computes`: its primitives are loaded apart).
@@ -408,6 +411,7 @@ impl Program {
             scratch: Vec::with_capacity(calc_max),
             policy: ParserErrorPolicy::Continue,
             trace: None,
+            off_path: psa.is_some(),
             trace_names: crate::trace::TraceNames::from_json(root),
             psa,
         })
