@@ -33,7 +33,7 @@ from conformance_report import Row, write_report
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = REPO / ".venv" / "bin"
-TOOLS = ("simple_switch", "simple_switch_CLI", "p4c-bm2-ss")
+TOOLS = ("simple_switch", "simple_switch_CLI", "p4c-bm2-ss", "psa_switch", "psa_switch_CLI", "p4c-bm2-psa")
 
 
 class Refusal(Exception):
@@ -71,7 +71,8 @@ def xfail_list(p4c: Path) -> set[str]:
 def arch_of(program: Path) -> str:
     text = program.read_text(errors="replace")
     for arch in ("v1model", "psa", "pna"):
-        if re.search(rf'#include\s*[<"]{arch}\.p4[>"]', text):
+        # p4c's bmv2 PSA programs include bmv2/psa.p4
+        if re.search(rf'#include\s*[<"](?:bmv2/)?{arch}\.p4[>"]', text):
             return arch
     return "other"
 
@@ -86,12 +87,15 @@ def programs(p4c: Path, only: str | None) -> list[Path]:
 
 
 def make_build_dir(work: Path, bin_dir: Path) -> Path:
-    """What the driver expects of a p4c build directory: config.h saying simple_switch exists, and
-    the compiler binary in it."""
+    """What the driver expects of a p4c build directory: config.h saying simple_switch and
+    psa_switch exist, and the compiler binaries in it."""
     build = work / "build"
     build.mkdir()
-    build.joinpath("config.h").write_text("/* lanes bench/conformance.py */\n#define HAVE_SIMPLE_SWITCH 1\n")
-    build.joinpath("p4c-bm2-ss").symlink_to(bin_dir / "p4c-bm2-ss")
+    build.joinpath("config.h").write_text(
+        "/* lanes bench/conformance.py */\n#define HAVE_SIMPLE_SWITCH 1\n#define HAVE_PSA_SWITCH 1\n"
+    )
+    for tool in ("p4c-bm2-ss", "p4c-bm2-psa"):
+        build.joinpath(tool).symlink_to(bin_dir / tool)
     return build
 
 
@@ -99,6 +103,8 @@ def run_one(p4c: Path, program: Path, build: Path, work: Path, env: dict, timeou
     test_dir = Path(tempfile.mkdtemp(prefix=program.stem + ".", dir=work))
     cmd = [sys.executable, str(p4c / "backends" / "bmv2" / "run-bmv2-test.py"), str(p4c), str(program),
            "-bd", str(build), "-td", str(test_dir), "-ll", "INFO"]  # fmt: skip
+    if arch_of(program) == "psa":
+        cmd.append("-p")  # p4c-bm2-psa, psa_switch, psa_switch_CLI
     # its own session, so a timeout ends the driver and the switch and CLI it started
     p = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, start_new_session=True)  # fmt: skip

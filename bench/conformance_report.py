@@ -79,16 +79,18 @@ def write_report(
         f"p4c commit {commit}: every `testdata/p4_16_samples/*-bmv2.p4` with an `.stf`"
         + (f" matching `{only}`" if only else "")
         + ", run by p4c's own `backends/bmv2/run-bmv2-test.py` (unmodified) with lanes's `p4c-bm2-ss`, "
-        f"`simple_switch` (`--use-files`, FIFOs) and bmv2's `simple_switch_CLI` first on PATH; "
+        f"`simple_switch` (`--use-files`, FIFOs) and bmv2's `simple_switch_CLI` first on PATH "
+        f"(PSA programs with the driver's `-p`: lanes's `p4c-bm2-psa`, `psa_switch`, `psa_switch_CLI`); "
         f"{timeout_s:g} s per program. Written by `make conformance P4C=DIR` (bench/conformance.py).",
         "",
         "Refused: lanes's compiler declined the program (its one-line reason). Failed: compiled, and "
-        "the driver's first complaint. PSA programs go to `p4c-bm2-ss` too: lanes runs v1model only.",
+        "the driver's first complaint.",
         "",
         "| programs | count | compiled | refused | passed | failed | timed out |",
         "|---|---|---|---|---|---|---|",
         f"| all | {totals(rows)} |",
         f"| v1model | {totals([r for r in rows if r.arch == 'v1model'])} |",
+        f"| PSA | {totals([r for r in rows if r.arch == 'psa'])} |",
         f"| all but p4c's XFAIL list | {totals(main)} |",
         "",
         "P4Info: for each compiled program p4c committed a P4Info for, ours (`lanes p4c "

@@ -1,4 +1,4 @@
-"""`lanes p4c PROG.p4`: compile a P4-16 v1model program to the bmv2 JSON the switch loads and its
+"""`lanes p4c PROG.p4`: compile a P4-16 v1model or PSA program to the bmv2 JSON the switch loads and its
 P4Info (options named as p4c-bm2-ss's). The compiler is Rust (crates/p4c), called in-process."""
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ from lanes.errors import LanesError
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "p4c",
-        help="compile a P4-16 v1model program to bmv2 JSON and P4Info",
+        help="compile a P4-16 v1model or PSA program to bmv2 JSON and P4Info",
         description="Compile PROG.p4 (P4-16, v1model with the lanes traffic-manager metadata) to the "
         "bmv2 JSON the switch loads and, with --p4runtime-files, its P4Info in protobuf text format "
-        "(ids as p4c assigns them). <core.p4> and <v1model.p4> are built in (p4/include). "
+        "(ids as p4c assigns them). <core.p4>, <v1model.p4> and <psa.p4> are built in (p4/include); "
+        "the architecture is the program's main package (V1Switch or PSA_Switch). "
         "Errors: one line 'file:line:col: error: ...', exit status 1.",
     )
     p.add_argument("program", help="the .p4 source")
     p.add_argument("-o", "--output", help="bmv2 JSON to write (default: PROG.json beside the source)")
     p.add_argument("--p4runtime-files", metavar="FILE", help="P4Info (.txtpb / .txt) to write")
+    p.add_argument("--arch", choices=("v1model", "psa"),
+                   help="the architecture the program must be (default: whichever it instantiates)")  # fmt: skip
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR", help="include directory")
     p.add_argument(
         "-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]", help="define a macro"
@@ -48,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(e, file=sys.stderr)  # the compiler's one-line file:line:col: error: ...
         return 1
+    from lanes.compat.p4c_tools import program_arch
+
+    found = program_arch(json_text)
+    if args.arch and args.arch != found:
+        raise LanesError(f"--arch {args.arch}: {src} is a {found} program")
     out = Path(args.output) if args.output else src.with_suffix(".json")
     try:
         out.write_text(json_text + "\n")

@@ -127,8 +127,16 @@ impl Parser {
                 format!("expected one parser, found {}", parsers.len()),
             );
         }
-        let p = &parsers[0];
-        let pctx = json::label("parsers", 0, p);
+        Parser::load_nth(root, names, 0)
+    }
+
+    /// The parser at index `i` of the JSON `parsers` (PSA has two: ingress and egress).
+    pub fn load_nth(root: &Value, names: &Names, i: usize) -> R<Parser> {
+        let parsers = json::arr(root, "parsers", "top level")?;
+        let Some(p) = parsers.get(i) else {
+            return err("parsers", format!("no parser at index {i}"));
+        };
+        let pctx = json::label("parsers", i, p);
         let states = json::arr(p, "parse_states", &pctx)?;
         let mut ids = HashMap::new();
         for (i, s) in states.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! `Program`: a loaded bmv2 JSON program, its runtime state, and the per-packet entry points.
 
 mod copies;
+mod psa;
 mod walk;
 
 use crate::action::{self, Action, Exec, Names};
@@ -172,6 +173,29 @@ pub struct Program {
     /// The per-packet log (bmv2's `-L debug`); None: off, and each event point is one branch.
     pub(crate) trace: Option<Box<crate::trace::Tracer>>,
     pub(crate) trace_names: crate::trace::TraceNames,
+    /// A PSA program's second parser and deparser (None: v1model).
+    pub(crate) psa: Option<Box<psa::Psa>>,
+    /// The log is on or the program is PSA: `ingress` and `egress` leave v1model's untraced
+    /// walk (one test for both).
+    pub(crate) off_path: bool,
+}
+
+/// The headers deparser `i` emits, in order (`computes`: its primitives are loaded apart).
+fn deparse_order(layout: &Layout, deparsers: &[Value], i: usize, computes: bool) -> R<Vec<u32>> {
+    let d = &deparsers[i];
+    let dctx = json::label("deparsers", i, d);
+    if !computes && !json::arr_or_empty(d, "primitives", &dctx)?.is_empty() {
+        return err(&dctx, "deparser primitives not supported");
+    }
+    let mut deparse = Vec::new();
+    for h in json::arr(d, "order", &dctx)? {
+        let h = layout.header(json::as_str(h, &dctx)?, &dctx)?;
+        if layout.headers[h as usize].metadata {
+            return err(&dctx, "deparser emits a metadata header");
+        }
+        deparse.push(h);
+    }
+    Ok(deparse)
 }
 
 /// The JSON `field_lists` (which fields a clone's copy keeps) or `learn_lists` (which fields a
@@ -268,7 +292,12 @@ impl Program {
                 );
             }
         }
-        let parser = Parser::load(root, &names)?;
+        let is_psa = psa::is_psa(root);
+        let parser = if is_psa {
+            Parser::load_nth(root, &names, 0)?
+        } else {
+            Parser::load(root, &names)?
+        };
         let ctx = Ctx {
             layout: &layout,
             actions: &actions,
@@ -314,24 +343,25 @@ impl Program {
             }
         }
         let deparsers = json::arr(root, "deparsers", "top level")?;
-        if deparsers.len() != 1 {
+        let want = if is_psa { 2 } else { 1 };
+        if deparsers.len() != want {
             return err(
                 "deparsers",
-                format!("expected one deparser, found {}", deparsers.len()),
+                format!("expected {want} deparser(s), found {}", deparsers.len()),
             );
         }
-        let dctx = json::label("deparsers", 0, &deparsers[0]);
-        if !json::arr_or_empty(&deparsers[0], "primitives", &dctx)?.is_empty() {
-            return err(&dctx, "deparser primitives not supported");
-        }
-        let mut deparse = Vec::new();
-        for h in json::arr(&deparsers[0], "order", &dctx)? {
-            let h = layout.header(json::as_str(h, &dctx)?, &dctx)?;
-            if layout.headers[h as usize].metadata {
-                return err(&dctx, "deparser emits a metadata header");
-            }
-            deparse.push(h);
-        }
+        let deparse = deparse_order(&layout, deparsers, want - 1, is_psa)?;
+        let psa = if is_psa {
+            let ingress_deparse = deparse_order(&layout, deparsers, 0, true)?;
+            Some(Box::new(psa::Psa::load(
+                root,
+                &names,
+                &layout,
+                ingress_deparse,
+            )?))
+        } else {
+            None
+        };
         let key_max = tables.iter().map(|t| t.key_len as usize).max().unwrap_or(0);
         let calc_max = calcs
             .iter()
@@ -381,7 +411,9 @@ impl Program {
             scratch: Vec::with_capacity(calc_max),
             policy: ParserErrorPolicy::Continue,
             trace: None,
+            off_path: psa.is_some(),
             trace_names: crate::trace::TraceNames::from_json(root),
+            psa,
         })
     }
 

@@ -11,6 +11,7 @@ impl Program {
     /// `log_msg` lines, and from debug up the per-packet lines (trace: the primitives too).
     pub fn set_trace(&mut self, sink: Option<Box<dyn Write + Send>>, level: LogLevel) {
         self.trace = sink.map(|s| Box::new(Tracer::new(self.trace_names.clone(), s, level)));
+        self.off_path = self.trace.is_some() || self.psa.is_some();
     }
 
     /// Flushes the log's sink (the switch does it after each batch with `--log-flush`).

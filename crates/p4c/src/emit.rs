@@ -69,7 +69,7 @@ fn main_blocks(l: &Lowerer) -> Res<Blocks> {
     })
 }
 
-fn padded(mut fields: Vec<Value>, bits: u32, pad_name: &str) -> Vec<Value> {
+pub fn padded(mut fields: Vec<Value>, bits: u32, pad_name: &str) -> Vec<Value> {
     if !bits.is_multiple_of(8) {
         fields.push(json!([pad_name, 8 - bits % 8, false]));
     }
@@ -77,6 +77,9 @@ fn padded(mut fields: Vec<Value>, bits: u32, pad_name: &str) -> Vec<Value> {
 }
 
 pub fn program(l: &mut Lowerer) -> Res<String> {
+    if crate::emit_psa::is_psa(l.env) {
+        return crate::emit_psa::program(l);
+    }
     let b = main_blocks(l)?;
     let env = l.env;
     let Some(parser) = env.parsers.get(&b.parser) else {
@@ -124,6 +127,76 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
     l.lower_checksums(ctl(&b.compute)?, &h, &m, false)?;
     let deparser = l.lower_deparser(ctl(&b.deparser)?, &h, &m)?;
 
+    let std = &env.structs["standard_metadata_t"];
+    let bits: u32 = std.iter().map(|f| f.ty.width().unwrap_or(0)).sum();
+    let sf = std
+        .iter()
+        .map(|f| json!([f.name, f.ty.width().unwrap_or(0), false]))
+        .collect();
+    let std_type =
+        json!({"name": "standard_metadata", "id": 1, "fields": padded(sf, bits, "_padding")});
+    let aliases = json!([
+        [
+            "queueing_metadata.enq_timestamp",
+            ["standard_metadata", "enq_timestamp"]
+        ],
+        [
+            "queueing_metadata.enq_qdepth",
+            ["standard_metadata", "enq_qdepth"]
+        ],
+        [
+            "queueing_metadata.deq_timedelta",
+            ["standard_metadata", "deq_timedelta"]
+        ],
+        [
+            "queueing_metadata.deq_qdepth",
+            ["standard_metadata", "deq_qdepth"]
+        ],
+        [
+            "intrinsic_metadata.ingress_global_timestamp",
+            ["standard_metadata", "ingress_global_timestamp"]
+        ],
+        [
+            "intrinsic_metadata.egress_global_timestamp",
+            ["standard_metadata", "egress_global_timestamp"]
+        ],
+        [
+            "intrinsic_metadata.mcast_grp",
+            ["standard_metadata", "mcast_grp"]
+        ],
+        [
+            "intrinsic_metadata.egress_rid",
+            ["standard_metadata", "egress_rid"]
+        ],
+        [
+            "intrinsic_metadata.priority",
+            ["standard_metadata", "priority"]
+        ]
+    ]);
+    let _ = Binding::Std;
+    let parts = Parts {
+        std_type,
+        parsers: vec![parser_json],
+        deparsers: vec![deparser],
+        pipelines: vec![ingress, egress],
+        aliases,
+    };
+    Ok(document(l, parts))
+}
+
+/// What differs between the architectures' documents.
+pub struct Parts {
+    /// The header type of the `standard_metadata` instance.
+    pub std_type: Value,
+    pub parsers: Vec<Value>,
+    pub deparsers: Vec<Value>,
+    pub pipelines: Vec<Value>,
+    pub aliases: Value,
+}
+
+/// The bmv2 JSON document of a lowered program.
+pub fn document(l: &Lowerer, p: Parts) -> String {
+    let env = l.env;
     // header types: scalars, standard_metadata, then the headers used, in declaration order
     let mut header_types = Vec::new();
     let bits: u32 = l.scalars.iter().map(|s| s.1).sum();
@@ -134,15 +207,7 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         .collect();
     header_types
         .push(json!({"name": "scalars_0", "id": 0, "fields": padded(sf, bits, "_padding_0")}));
-    let std = &env.structs["standard_metadata_t"];
-    let bits: u32 = std.iter().map(|f| f.ty.width().unwrap_or(0)).sum();
-    let sf = std
-        .iter()
-        .map(|f| json!([f.name, f.ty.width().unwrap_or(0), false]))
-        .collect();
-    header_types.push(
-        json!({"name": "standard_metadata", "id": 1, "fields": padded(sf, bits, "_padding")}),
-    );
+    header_types.push(p.std_type);
     for ht in &env.header_order {
         if !l.header_insts.iter().any(|i| &i.htype == ht) {
             continue;
@@ -187,45 +252,8 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         .enumerate()
         .map(|(i, e)| json!([e, i]))
         .collect();
-    let aliases = json!([
-        [
-            "queueing_metadata.enq_timestamp",
-            ["standard_metadata", "enq_timestamp"]
-        ],
-        [
-            "queueing_metadata.enq_qdepth",
-            ["standard_metadata", "enq_qdepth"]
-        ],
-        [
-            "queueing_metadata.deq_timedelta",
-            ["standard_metadata", "deq_timedelta"]
-        ],
-        [
-            "queueing_metadata.deq_qdepth",
-            ["standard_metadata", "deq_qdepth"]
-        ],
-        [
-            "intrinsic_metadata.ingress_global_timestamp",
-            ["standard_metadata", "ingress_global_timestamp"]
-        ],
-        [
-            "intrinsic_metadata.egress_global_timestamp",
-            ["standard_metadata", "egress_global_timestamp"]
-        ],
-        [
-            "intrinsic_metadata.mcast_grp",
-            ["standard_metadata", "mcast_grp"]
-        ],
-        [
-            "intrinsic_metadata.egress_rid",
-            ["standard_metadata", "egress_rid"]
-        ],
-        [
-            "intrinsic_metadata.priority",
-            ["standard_metadata", "priority"]
-        ]
-    ]);
     let counters: Vec<Value> = l.counters.iter().map(strip_unit).collect();
+    let registers: Vec<Value> = l.registers.iter().map(strip_unit).collect();
     let doc = json!({
         "header_types": header_types,
         "headers": headers,
@@ -236,25 +264,24 @@ pub fn program(l: &mut Lowerer) -> Res<String> {
         "field_lists": l.field_lists,
         "errors": errors,
         "enums": [],
-        "parsers": [parser_json],
+        "parsers": p.parsers,
         "parse_vsets": l.value_sets,
-        "deparsers": [deparser],
+        "deparsers": p.deparsers,
         "meter_arrays": l.meters,
         "counter_arrays": counters,
-        "register_arrays": l.registers,
+        "register_arrays": registers,
         "calculations": l.calculations,
         "learn_lists": l.learn_lists,
         "actions": l.actions,
-        "pipelines": [ingress, egress],
+        "pipelines": p.pipelines,
         "checksums": l.checksums,
         "force_arith": [],
         "extern_instances": [],
-        "field_aliases": aliases,
+        "field_aliases": p.aliases,
         "program": l.file_name,
         "__meta__": {"version": [2, 23], "compiler": "lanes p4c"},
     });
-    let _ = Binding::Std;
-    Ok(serde_json::to_string_pretty(&doc).unwrap_or_default())
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
 /// A header type's JSON: its fields as `[name, width, signed]`; a varbit field as
@@ -285,11 +312,12 @@ fn header_type(name: &str, id: usize, fields: &[crate::env::FieldTy]) -> Value {
     t
 }
 
-/// The counter's unit is ours (for P4Info), not a bmv2 JSON key.
+/// A counter's unit and a register's index type are ours (for P4Info), not bmv2 JSON keys.
 fn strip_unit(c: &Value) -> Value {
     let mut c = c.clone();
     if let Some(o) = c.as_object_mut() {
         o.remove("unit");
+        o.remove("index_type");
     }
     c
 }

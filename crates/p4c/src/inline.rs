@@ -196,6 +196,8 @@ fn instantiate(
     // a parameter stands for the argument when every call passes the same field; an `in`
     // parameter given anything else is copied into a variable at each call
     let mut copied: Vec<(usize, String)> = Vec::new();
+    // out / inout parameters copied back to their argument: (position, variable, copied in too)
+    let mut copied_back: Vec<(usize, String, bool)> = Vec::new();
     let mut copy_vars = Vec::new();
     for (k, (p, a)) in callee.params.iter().zip(&args).enumerate() {
         let same = sites
@@ -221,6 +223,20 @@ fn instantiate(
         }
         if same && !shared {
             sub.add(&p.name, a.clone());
+            continue;
+        }
+        if matches!(p.dir, Dir::Out | Dir::InOut) && sites.len() == 1 && a.path().is_none() {
+            // applied once with a place that is not a plain path (a slice): the parameter is a
+            // variable, copied in (inout) before the body and back out after it
+            let v = internal(&p.name);
+            sub.add(&p.name, Expr::Name(v.clone(), p.loc));
+            copy_vars.push(Local::Var {
+                ty: p.ty.clone(),
+                name: v.clone(),
+                init: None,
+                loc: p.loc,
+            });
+            copied_back.push((k, v, p.dir == Dir::InOut));
             continue;
         }
         if matches!(p.dir, Dir::Out | Dir::InOut) {
@@ -333,9 +349,16 @@ fn instantiate(
     let site_body = |args: &[Expr]| -> Vec<Stmt> {
         let mut b: Vec<Stmt> = copied
             .iter()
+            .map(|(k, v)| (k, v))
+            .chain(copied_back.iter().filter(|c| c.2).map(|(k, v, _)| (k, v)))
             .map(|(k, v)| Stmt::Assign(Expr::Name(v.clone(), loc), args[*k].clone(), loc))
             .collect();
         b.extend(body.iter().cloned());
+        b.extend(
+            copied_back
+                .iter()
+                .map(|(k, v, _)| Stmt::Assign(args[*k].clone(), Expr::Name(v.clone(), loc), loc)),
+        );
         b
     };
     replace_applies(apply, &inst.name, &site_body);

@@ -44,6 +44,7 @@ mod ctor_args;
 mod desugar;
 mod diag;
 mod emit;
+mod emit_psa;
 mod emit_union;
 mod env;
 mod fn_return_flag;
@@ -66,6 +67,7 @@ mod lower_extern;
 mod lower_for;
 mod lower_parser;
 mod lower_profile;
+mod lower_psa_extern;
 mod lower_table;
 mod p4info;
 mod parse;
@@ -74,6 +76,7 @@ mod parse_for;
 mod parse_stmt;
 mod parser_ifs;
 mod preproc;
+mod psa_hoist;
 mod stack_copy;
 mod stack_index;
 mod subst;
@@ -85,6 +88,8 @@ use std::path::{Path, PathBuf};
 /// Where `#include <core.p4>` and `<v1model.p4>` come from when no -I directory has them.
 pub const CORE_P4: &str = include_str!("../../../p4/include/core.p4");
 pub const V1MODEL_P4: &str = include_str!("../../../p4/include/v1model.p4");
+/// The built-in `<psa.p4>` (also `<bmv2/psa.p4>`).
+pub const PSA_P4: &str = include_str!("../../../p4/include/psa.p4");
 
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -119,7 +124,7 @@ pub fn compile_file(path: &Path, opts: &Options) -> Result<Output, Diag> {
         .unwrap_or_default();
     let run = || -> diag::Res<Output> {
         let decls = ctor_args::program(desugar::program(parse::parse_program(tokens)?))?;
-        let decls = key_temps::program(inline::program(decls)?);
+        let decls = key_temps::program(inline::program(psa_hoist::program(decls))?);
         let env = env::Env::build(decls)?;
         let mut l = lower::Lowerer::new(&env, file_name);
         l.sources = files.iter().map(|f| source_lines(f)).collect();

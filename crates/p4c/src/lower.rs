@@ -124,6 +124,10 @@ pub struct Lowerer<'e> {
     pub action_param_types: HashMap<String, Vec<Option<String>>>,
     /// Annotations of extern instances by JSON name (for @id).
     pub extern_annotations: HashMap<String, Vec<Annotation>>,
+    /// PSA `Hash` instances: the algorithm each was constructed with.
+    pub hash_algos: HashMap<String, Expr>,
+    /// PSA `InternetChecksum` instances: the scalar holding each one's running sum.
+    pub csum_states: HashMap<String, String>,
     /// Actions declared by the program with their annotations (qualified name -> annotations).
     pub action_annotations: HashMap<String, Vec<Annotation>>,
     /// Actions called directly (inlined where called), by qualified name: P4Info lists them.
@@ -205,6 +209,8 @@ impl<'e> Lowerer<'e> {
             scalar_types: HashMap::new(),
             action_param_types: HashMap::new(),
             extern_annotations: HashMap::new(),
+            hash_algos: HashMap::new(),
+            csum_states: HashMap::new(),
             action_annotations: HashMap::new(),
             called_actions: Vec::new(),
             action_depth: 0,
@@ -465,6 +471,17 @@ pub fn bind_params(
             t => match env.resolve(t)? {
                 Ty::Struct(s) if s == hdr_struct => Binding::Headers(s),
                 Ty::Struct(s) if s == meta_struct => Binding::Meta(s),
+                Ty::Struct(s) if crate::emit_psa::psa_prefix(&s).is_some() => {
+                    let prefix = crate::emit_psa::psa_prefix(&s).unwrap_or_default();
+                    Binding::StructVar(prefix, s)
+                }
+                // PSA's resubmit, recirculate, clone and normal metadata: lanes carries none
+                Ty::Struct(s) if env.structs.contains_key("psa_ingress_output_metadata_t") => {
+                    if env.structs.get(&s).is_some_and(|f| !f.is_empty()) {
+                        return fail(p.loc, format!("parameter '{}': PSA {s} with fields is not supported (lanes carries no resubmit, recirculate, clone or normal metadata between blocks: declare it as an empty struct)", p.name));
+                    }
+                    Binding::StructVar(format!("{}.", p.name), s)
+                }
                 other => {
                     return fail(p.loc, format!("parameter '{}' of type {} is not one of v1model's (headers, metadata, standard_metadata_t)", p.name, other.describe()))
                 }

@@ -243,6 +243,9 @@ impl Lowerer<'_> {
         if let Expr::List(items, lloc) = r {
             return self.assign_list(sc, l, items, *lloc, parser);
         }
+        if let Some(prims) = self.psa_assign(sc, l, r, parser)? {
+            return Ok(prims);
+        }
         if matches!(l, Expr::Name(..) | Expr::Member(..) | Expr::Index(..)) {
             if let Some(copy) = self.stack_assign(sc, l, r, loc)? {
                 return Ok(vec![copy]);
@@ -446,6 +449,9 @@ impl Lowerer<'_> {
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "HashAlgorithm" => {
                 m.clone()
             }
+            (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "PSA_HashAlgorithm_t" => {
+                crate::lower_psa_extern::psa_algorithm(m)
+            }
             _ => {
                 return fail(
                     algo.loc(),
@@ -553,7 +559,7 @@ impl Lowerer<'_> {
         out: &mut Vec<Value>,
     ) -> Res<()> {
         match (ty, m) {
-            ("counter", "count") => {
+            ("counter" | "Counter", "count") => {
                 self.arity(loc, "count", args, 1)?;
                 let idx = self.arg(sc, &args[0], 32, "the index")?;
                 out.push(prim(
@@ -580,7 +586,7 @@ impl Lowerer<'_> {
                     vec![dst, json!({"type": "register_array", "value": name}), idx],
                 ));
             }
-            ("register", "write") => {
+            ("register" | "Register", "write") => {
                 self.arity(loc, "write", args, 2)?;
                 let idx = self.arg(sc, &args[0], 32, "the index")?;
                 let (v, vt) = self.rvalue(sc, &args[1])?;
@@ -611,6 +617,9 @@ impl Lowerer<'_> {
                 if let Some(mt) = self.meters.iter_mut().find(|x| x["name"] == name) {
                     mt["result_target"] = dst["value"].clone();
                 }
+            }
+            ("InternetChecksum", _) => {
+                out.extend(self.psa_checksum_method(sc, name, m, args, loc)?)
             }
             _ => return fail(loc, format!("{ty} has no method '{m}' the switch supports")),
         }

@@ -39,6 +39,13 @@ impl Lowerer<'_> {
                 let n = size(self, 0)?;
                 self.counters.push(json!({"name": name, "id": id, "is_direct": false, "size": n, "unit": enum_member(1)}));
             }
+            // PSA's Counter<W, S>(n, PSA_CounterType_t.PACKETS): v1model's counter with S indices
+            "Counter" => {
+                let id = self.counters.len();
+                let n = size(self, 0)?;
+                let unit = enum_member(1).map(|u| u.to_lowercase());
+                self.counters.push(json!({"name": name, "id": id, "is_direct": false, "size": n, "unit": unit}));
+            }
             "direct_counter" => {
                 let id = self.counters.len();
                 self.counters.push(json!({"name": name, "id": id, "is_direct": true, "binding": null, "unit": enum_member(0)}));
@@ -49,6 +56,27 @@ impl Lowerer<'_> {
                 let unit = if enum_member(1).as_deref() == Some("packets") { "packets" } else { "bytes" };
                 self.meters.push(json!({"name": name, "id": id, "is_direct": false, "rate_count": 2, "type": unit, "size": n}));
             }
+            // PSA's Meter<S>(n, PSA_MeterType_t.PACKETS)
+            "Meter" => {
+                let id = self.meters.len();
+                let n = size(self, 0)?;
+                let unit = if enum_member(1).as_deref() == Some("PACKETS") { "packets" } else { "bytes" };
+                self.meters.push(json!({"name": name, "id": id, "is_direct": false, "rate_count": 2, "type": unit, "size": n}));
+            }
+            // PSA's InternetChecksum: its running one's complement sum is a 16-bit scalar
+            "InternetChecksum" => {
+                let state = self.add_scalar(&format!("{name}.state"), &Ty::Bit(16), inst.loc)?;
+                self.csum_states.insert(name.clone(), state);
+                width = 16;
+            }
+            // PSA's Hash<O>(algorithm): no state, a calculation at each get_hash
+            "Hash" => {
+                let (Some(t), Some(algo)) = (targs.first(), inst.args.first()) else {
+                    return fail(inst.loc, "Hash needs its output type and algorithm: Hash<bit<W>>(PSA_HashAlgorithm_t.CRC16)");
+                };
+                width = self.env.resolve(t)?.width().unwrap_or(0);
+                self.hash_algos.insert(name.clone(), algo.clone());
+            }
             "direct_meter" => {
                 let id = self.meters.len();
                 let unit = if enum_member(0).as_deref() == Some("packets") { "packets" } else { "bytes" };
@@ -57,7 +85,10 @@ impl Lowerer<'_> {
                 let color = self.add_scalar(&format!("{name}.color"), &Ty::Bit(32), inst.loc)?;
                 self.meters.push(json!({"name": name, "id": id, "is_direct": true, "rate_count": 2, "type": unit, "size": 1024, "binding": null, "result_target": ["scalars", color]}));
             }
-            "register" => {
+            "register" | "Register" => {
+                if ty == "Register" && inst.args.len() > 1 {
+                    return fail(inst.loc, "Register with an initial value is not supported: the switch starts registers at 0");
+                }
                 let Some(t) = targs.first() else {
                     return fail(*tloc, "register needs its cell type: register<bit<W>>(size)");
                 };
@@ -67,7 +98,12 @@ impl Lowerer<'_> {
                 };
                 let id = self.registers.len();
                 let n = size(self, 0)?;
-                self.registers.push(json!({"name": name, "id": id, "size": n, "bitwidth": width}));
+                let mut r = json!({"name": name, "id": id, "size": n, "bitwidth": width});
+                // PSA's Register<T, S>: a new type S is the P4Info's index_type_name
+                if let Some(s) = targs.get(1).filter(|_| ty == "Register").and_then(|t| self.env.new_type_name(t)) {
+                    r["index_type"] = json!(s);
+                }
+                self.registers.push(r);
             }
             "value_set" => {
                 let Some(t) = targs.first() else {
@@ -83,6 +119,10 @@ impl Lowerer<'_> {
             }
             "action_profile" | "action_selector" => {
                 self.declare_profile(&name, ty, &inst.args, &inst.annotations, inst.loc)?
+            }
+            // PSA's names for them (same arguments)
+            "ActionProfile" => {
+                self.declare_profile(&name, "action_profile", &inst.args, &inst.annotations, inst.loc)?
             }
             other if self.env.parsers.contains_key(other) || self.env.controls.contains_key(other) => {
                 return fail(inst.loc, format!("instantiating {other} inside another block is not supported: write its states or tables inline"))

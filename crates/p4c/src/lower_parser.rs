@@ -394,34 +394,62 @@ impl Lowerer<'_> {
     }
 
     pub fn lower_deparser(&mut self, c: &ControlDecl, hdr: &str, meta: &str) -> Res<Value> {
-        let (sc, _) = self.control_scope(c, hdr, meta)?;
+        let (mut sc, init) = self.control_scope(c, hdr, meta)?;
         let mut order = Vec::new();
-        for s in &c.apply {
-            let Stmt::Call(
-                Expr::Call {
-                    func, args, loc, ..
-                },
-                _,
-            ) = s
-            else {
-                return fail(
-                    deparser_loc(s, c.loc),
-                    "the deparser may only call packet.emit(...)",
-                );
-            };
-            let Expr::Member(b, m, _) = &**func else {
-                return fail(*loc, "the deparser may only call packet.emit(...)");
-            };
-            if m != "emit" || !matches!(self.resolve(&sc, b)?, Ref::Packet) {
-                return fail(*loc, "the deparser may only call packet.emit(...)");
+        // an inlined control (`CommonDeparser() cp; cp.apply(packet, hdr);`) leaves a block
+        fn flat<'s>(stmts: &'s [Stmt], out: &mut Vec<&'s Stmt>) {
+            for s in stmts {
+                match s {
+                    Stmt::Block(b) => flat(b, out),
+                    Stmt::Empty => {}
+                    s => out.push(s),
+                }
             }
+        }
+        let mut stmts = Vec::new();
+        flat(&c.apply, &mut stmts);
+        // PSA deparsers may compute (an InternetChecksum) before they emit: bmv2's deparser
+        // primitives, run before the headers are emitted
+        let computes = crate::emit_psa::is_psa(self.env);
+        let mut pre: Vec<Stmt> = init;
+        for s in stmts {
+            let emit = match s {
+                Stmt::Call(
+                    Expr::Call {
+                        func, args, loc, ..
+                    },
+                    _,
+                ) => match &**func {
+                    Expr::Member(b, m, _)
+                        if m == "emit" && matches!(self.resolve(&sc, b)?, Ref::Packet) =>
+                    {
+                        Some((args, *loc))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some((args, loc)) = emit else {
+                if computes && order.is_empty() {
+                    pre.push(s.clone());
+                    continue;
+                }
+                let what = if computes {
+                    "the deparser may only call packet.emit(...) after its first emit"
+                } else {
+                    "the deparser may only call packet.emit(...)"
+                };
+                return fail(deparser_loc(s, c.loc), what);
+            };
             let [a] = args.as_slice() else {
-                return fail(*loc, "emit takes 1 argument");
+                return fail(loc, "emit takes 1 argument");
             };
             self.emit_order(&sc, a, &mut order)?;
         }
+        let mut prims = Vec::new();
+        self.stmts_to_prims(&mut sc, &pre, &mut prims, false)?;
         Ok(
-            json!({"name": "deparser", "id": 0, "source_info": self.source_info(c.loc, &c.name), "order": order, "primitives": []}),
+            json!({"name": "deparser", "id": 0, "source_info": self.source_info(c.loc, &c.name), "order": order, "primitives": prims}),
         )
     }
 

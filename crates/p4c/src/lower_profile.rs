@@ -17,8 +17,10 @@ pub struct ProfileInfo {
     pub name: String,
     pub with_selector: bool,
     pub size: u64,
-    /// Tables using it (qualified names), in order of lowering.
+    /// Tables using it (qualified names), in declaration order (p4c's P4Info order).
     pub tables: Vec<String>,
+    /// Where each of `tables` is declared (file, line, column).
+    table_locs: Vec<(u32, u32, u32)>,
     pub annotations: Vec<Annotation>,
     /// Hash algorithm (selectors).
     pub algo: Option<String>,
@@ -139,6 +141,7 @@ impl Lowerer<'_> {
             with_selector,
             size,
             tables: Vec::new(),
+            table_locs: Vec::new(),
             annotations: annotations.to_vec(),
             algo,
             emitted_in: None,
@@ -157,36 +160,41 @@ impl Lowerer<'_> {
         e: &Expr,
         selector_input: &[Value],
     ) -> Res<(String, bool)> {
-        let name = match e {
-            Expr::Call { func, args, .. } => {
-                let ty = match &**func {
-                    Expr::Name(n, _) if n == "action_profile" || n == "action_selector" => n,
-                    _ => {
-                        return fail(
-                            e.loc(),
-                            "implementation must be an action_profile or action_selector",
-                        )
+        let name =
+            match e {
+                Expr::Call { func, args, .. } => {
+                    let ty = match &**func {
+                        Expr::Name(n, _) if n == "action_profile" || n == "action_selector" => n,
+                        _ => {
+                            return fail(
+                                e.loc(),
+                                "implementation must be an action_profile or action_selector",
+                            )
+                        }
+                    };
+                    let key = (sc.block.clone(), t.name.clone());
+                    let Some(name) = self.anonymous_profiles.get(&key).cloned() else {
+                        return fail(e.loc(), "internal: the profile was not named");
+                    };
+                    if !self.profiles.iter().any(|p| p.name == name) {
+                        self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
                     }
-                };
-                let key = (sc.block.clone(), t.name.clone());
-                let Some(name) = self.anonymous_profiles.get(&key).cloned() else {
-                    return fail(e.loc(), "internal: the profile was not named");
-                };
-                if !self.profiles.iter().any(|p| p.name == name) {
-                    self.declare_profile(&name, ty, args, &t.impl_annotations, e.loc())?;
+                    name
                 }
-                name
-            }
-            _ => match self.resolve(sc, e) {
-                Ok(Ref::Extern(n, ty, _)) if ty == "action_profile" || ty == "action_selector" => n,
-                _ => {
-                    return fail(
+                _ => match self.resolve(sc, e) {
+                    Ok(Ref::Extern(n, ty, _))
+                        if ty == "action_profile"
+                            || ty == "action_selector"
+                            || ty == "ActionProfile" =>
+                    {
+                        n
+                    }
+                    _ => return fail(
                         e.loc(),
                         "implementation must name an action_profile or action_selector instance",
-                    )
-                }
-            },
-        };
+                    ),
+                },
+            };
         let pipeline = self.pipeline.clone();
         let next_id = self
             .profiles
@@ -212,7 +220,11 @@ impl Lowerer<'_> {
             _ => {}
         }
         if !p.tables.iter().any(|x| x == table) {
-            p.tables.push(table.to_string());
+            // tables are lowered back to front: keep them in declaration order
+            let at = (t.loc.file, t.loc.line, t.loc.col);
+            let i = p.table_locs.partition_point(|l| *l < at);
+            p.tables.insert(i, table.to_string());
+            p.table_locs.insert(i, at);
         }
         match &p.emitted_in {
             Some(pl) if *pl != pipeline => {

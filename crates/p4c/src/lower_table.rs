@@ -479,6 +479,10 @@ impl Lowerer<'_> {
                 Ok(x) => x,
                 Err(_) => return fail(e.loc(), "entry keys must be compile-time constants"),
             };
+            // an isValid() key is bool in P4 and one bit in bmv2 JSON
+            if t == Ty::Bool && *to == Ty::Bit(1) {
+                return Ok(x);
+            }
             self.env.coerce_const(x, &t, to, e.loc())
         };
         let c = |e: &Expr| konst(e, &if signed { Ty::Int(w) } else { Ty::Bit(w) });

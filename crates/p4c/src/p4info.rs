@@ -337,7 +337,12 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             .filter_map(|v| v["name"].as_str().map(str::to_string)),
     );
 
-    let mut out = String::from("pkg_info {\n  arch: \"v1model\"\n}\n");
+    let arch = if crate::emit_psa::is_psa(env) {
+        "psa"
+    } else {
+        "v1model"
+    };
+    let mut out = format!("pkg_info {{\n  arch: \"{arch}\"\n}}\n");
     let mut used_types: Vec<String> = Vec::new();
     let mut sorted_tables = tables.clone();
     sorted_tables.sort_by_key(|t| table_ids[&t.name]);
@@ -545,6 +550,10 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
         out.push_str("registers {\n");
         preamble(&mut out, extern_ids[&x.name], &x.name, &all_names, &[]);
         let _ = writeln!(out, "  type_spec {{\n    bitstring {{\n      bit {{\n        bitwidth: {}\n      }}\n    }}\n  }}\n  size: {}", x.json["bitwidth"], x.json["size"]);
+        if let Some(n) = x.json["index_type"].as_str() {
+            let _ = writeln!(out, "  index_type_name {{\n    name: {}\n  }}", quote(n));
+            used_types.push(n.to_string());
+        }
         out.push_str("}\n");
     }
     let mut digests: Vec<_> = l.digests.iter().collect();

@@ -475,6 +475,13 @@ impl Parser {
                 _ => {
                     let e = self.expr()?;
                     self.expect(";")?;
+                    // PSA's names for v1model's table properties
+                    let prop = match prop.as_str() {
+                        "psa_implementation" => "implementation".to_string(),
+                        "psa_direct_counter" => "counters".to_string(),
+                        "psa_direct_meter" => "meters".to_string(),
+                        _ => prop,
+                    };
                     if prop == "implementation" {
                         t.impl_annotations = prop_annotations;
                     }

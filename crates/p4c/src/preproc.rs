@@ -279,7 +279,7 @@ impl Pre<'_> {
                 );
             };
         if let Some(arch) = other_architecture(name) {
-            return fail(loc, format!("the {arch} architecture ('{name}') is not supported: lanes p4c compiles v1model programs (include <v1model.p4>)"));
+            return fail(loc, format!("the {arch} architecture ('{name}') is not supported: lanes p4c compiles v1model and PSA programs (include <v1model.p4> or <psa.p4>)"));
         }
         let mut dirs: Vec<PathBuf> = Vec::new();
         if quoted {
@@ -295,10 +295,13 @@ impl Pre<'_> {
         let builtin = match name {
             "core.p4" => Some(crate::CORE_P4),
             "v1model.p4" => Some(crate::V1MODEL_P4),
+            // p4c names its bmv2 PSA include bmv2/psa.p4; lanes has one PSA
+            "psa.p4" | "bmv2/psa.p4" => Some(crate::PSA_P4),
             _ => None,
         };
         if let Some(text) = builtin {
-            return self.source(&Path::new("p4/include").join(name), text, loc);
+            let file = name.rsplit('/').next().unwrap_or(name);
+            return self.source(&Path::new("p4/include").join(file), text, loc);
         }
         fail(
             loc,
@@ -526,7 +529,6 @@ fn call_args(toks: &[Token], start: usize, name: &str, loc: Loc) -> Res<(Vec<Vec
 /// rather than as a missing file.
 fn other_architecture(include: &str) -> Option<&'static str> {
     match include.rsplit('/').next().unwrap_or(include) {
-        "psa.p4" => Some("PSA"),
         "pna.p4" => Some("PNA"),
         "tna.p4" | "t2na.p4" => Some("TNA"),
         "ebpf_model.p4" => Some("eBPF"),

@@ -55,10 +55,10 @@ fn missing_include() {
 
 #[test]
 fn another_architecture_is_named() {
-    let src = "#include <core.p4>\n#include <bmv2/psa.p4>\n";
+    let src = "#include <core.p4>\n#include <tna.p4>\n";
     assert_eq!(
-        one_line_error("psa", src),
-        "prog.p4:2:1: error: the PSA architecture ('bmv2/psa.p4') is not supported: lanes p4c compiles v1model programs (include <v1model.p4>)"
+        one_line_error("tna", src),
+        "prog.p4:2:1: error: the TNA architecture ('tna.p4') is not supported: lanes p4c compiles v1model and PSA programs (include <v1model.p4> or <psa.p4>)"
     );
 }
 

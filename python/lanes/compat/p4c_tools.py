@@ -1,11 +1,11 @@
 """`p4c-bm2-ss` and `p4c`: lanes's P4-16 compiler under p4c's names and options.
 
-`p4c-bm2-ss -o FILE.json PROG.p4` writes the JSON to FILE; `p4c --target bmv2 --arch v1model
+`p4c-bm2-ss -o FILE.json PROG.p4` writes the JSON to FILE (`p4c-bm2-psa` the same for PSA programs); `p4c --target bmv2 --arch v1model
 -o DIR PROG.p4` writes DIR/PROG.json, as the real tools do. P4Info goes where `--p4runtime-files`
 says, in the format its extension asks for (.json, .bin, else text); `--p4runtime-file` with
 `--p4runtime-format` is the older spelling. Options that do not change lanes's output (`--p4v 16`,
 `--std p4-16`, `--emit-externs`, warning switches) are accepted; P4-14 and other architectures are
-refused. A program the compiler refuses gives its one-line `file:line:col: error: ...` and exit 1.
+refused (PSA programs: `--arch psa`, or `p4c-bm2-psa`). A program the compiler refuses gives its one-line `file:line:col: error: ...` and exit 1.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from lanes.errors import LanesError
 P4INFO_FORMATS = ("text", "json", "binary")
 
 
-def build_parser(prog: str, output_is_dir: bool) -> argparse.ArgumentParser:
+def build_parser(prog: str, output_is_dir: bool, arch: str = "v1model") -> argparse.ArgumentParser:
     p = OneLineParser(prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("program", help="the .p4 source")
     p.add_argument("-o", "--output", metavar="DIR" if output_is_dir else "FILE",
                    help="output directory (PROG.json is written there)" if output_is_dir
                    else "bmv2 JSON to write (default: PROG.json in the working directory)")  # fmt: skip
     p.add_argument("-b", "--target", default="bmv2")
-    p.add_argument("-a", "--arch", default="v1model")
+    p.add_argument("-a", "--arch", default=arch)
     p.add_argument("--p4v", default="16")
     p.add_argument("--std", default="p4-16")
     p.add_argument("--p4runtime-files", metavar="FILES", help="comma-separated P4Info files to write")
@@ -47,8 +47,8 @@ def check_dialect(a: argparse.Namespace) -> None:
         raise LanesError("only P4-16 is supported (--p4v 16, --std p4-16)")
     if a.target not in ("bmv2", "bmv2-ss-p4org"):
         raise LanesError(f"--target {a.target}: only bmv2 is supported")
-    if a.arch != "v1model":
-        raise LanesError(f"--arch {a.arch}: only v1model is supported")
+    if a.arch not in ("v1model", "psa"):
+        raise LanesError(f"--arch {a.arch}: only v1model and psa are supported")
 
 
 def p4info_outputs(a: argparse.Namespace) -> list[tuple[Path, str]]:
@@ -74,6 +74,11 @@ def encode_p4info(text: str, fmt: str) -> str | bytes:
     return json_format.MessageToJson(msg) + "\n" if fmt == "json" else msg.SerializeToString()
 
 
+def program_arch(json_text: str) -> str:
+    """The architecture of a compiled program: PSA's JSON has psa_switch's two parsers."""
+    return "psa" if '"name": "egress_parser"' in json_text else "v1model"
+
+
 def compile_program(a: argparse.Namespace, json_out: Path) -> int:
     from lanes.p4c import compile_source
 
@@ -82,6 +87,9 @@ def compile_program(a: argparse.Namespace, json_out: Path) -> int:
     except ValueError as e:
         print(str(e).splitlines()[0] if str(e) else "compilation failed", file=sys.stderr)
         return 1
+    found = program_arch(json_text)
+    if found != a.arch:
+        raise LanesError(f"--arch {a.arch}: {a.program} is a {found} program")
     try:
         json_out.write_text(json_text + "\n")
         for path, fmt in p4info_outputs(a):
@@ -92,8 +100,8 @@ def compile_program(a: argparse.Namespace, json_out: Path) -> int:
     return 0
 
 
-def run_tool(prog: str, argv: list[str], output_is_dir: bool) -> int:
-    a = build_parser(prog, output_is_dir).parse_args(argv)
+def run_tool(prog: str, argv: list[str], output_is_dir: bool, arch: str = "v1model") -> int:
+    a = build_parser(prog, output_is_dir, arch).parse_args(argv)
     try:
         check_dialect(a)
         stem = Path(a.program).stem
@@ -114,6 +122,10 @@ def run_tool(prog: str, argv: list[str], output_is_dir: bool) -> int:
 
 def p4c_bm2_ss() -> int:
     return run_tool("p4c-bm2-ss", sys.argv[1:], output_is_dir=False)
+
+
+def p4c_bm2_psa() -> int:
+    return run_tool("p4c-bm2-psa", sys.argv[1:], output_is_dir=False, arch="psa")
 
 
 def p4c() -> int:

@@ -1,5 +1,6 @@
 """`simple_switch` and `simple_switch_grpc`: lanes's switch under bmv2's names and command line.
 
+`psa_switch` is the same switch for PSA programs (the architecture is read from the JSON).
 `simple_switch` has no P4Runtime server, as bmv2's has none; `simple_switch_grpc` serves it on
 `--grpc-server-addr` (after '--'). Everything else is `lanes switch`'s (python/lanes/switch/args.py).
 """
@@ -45,3 +46,7 @@ def simple_switch() -> int:
 
 def simple_switch_grpc() -> int:
     return run_switch("simple_switch_grpc", sys.argv[1:], grpc=True)
+
+
+def psa_switch() -> int:
+    return run_switch("psa_switch", sys.argv[1:], grpc=False)

@@ -48,6 +48,11 @@ impl Program {
             Reentry::Resubmit(l) => (l, INSTANCE_RESUBMIT),
             Reentry::Recirculate(l) => (l, INSTANCE_RECIRCULATE),
         };
+        if self.psa.is_some() {
+            // PSA keeps no metadata across passes
+            let passes = st.passes.saturating_add(1);
+            return self.psa_ingress(st, pkt, port, now, instance, passes);
+        }
         let keep: Vec<(u32, u64)> = (list as usize)
             .checked_sub(1)
             .and_then(|i| self.field_lists.get(i))

@@ -99,11 +99,28 @@ impl Program {
         now: u64,
     ) -> IngressResult {
         self.stats.packets += 1;
-        if self.trace.is_some() {
-            return self.ingress_traced(st, pkt, port, now);
+        // one test for the log and PSA both: v1model's untraced walk pays nothing for PSA
+        if self.off_path {
+            return self.ingress_off_path(st, pkt, port, now);
         }
         let parsed = self.parse_arrival_with::<false>(st, pkt, port, now, &Arrival::FRESH);
         self.run_ingress_with::<false>(st, pkt, parsed, now)
+    }
+
+    /// A PSA program's ingress, or the traced walk.
+    #[cold]
+    #[inline(never)]
+    fn ingress_off_path(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        port: u32,
+        now: u64,
+    ) -> IngressResult {
+        if self.psa.is_some() {
+            return self.psa_ingress(st, pkt, port, now, 0, 0);
+        }
+        self.ingress_traced(st, pkt, port, now)
     }
 
     #[cold]
@@ -227,10 +244,27 @@ impl Program {
         now: u64,
         out: &mut Vec<u8>,
     ) -> EgressResult {
-        if self.trace.is_some() {
-            return self.egress_traced(st, pkt, meta, now, out);
+        if self.off_path {
+            return self.egress_off_path(st, pkt, meta, now, out);
         }
         self.egress_with::<false>(st, pkt, meta, now, out)
+    }
+
+    /// A PSA program's egress, or the traced walk.
+    #[cold]
+    #[inline(never)]
+    fn egress_off_path(
+        &mut self,
+        st: &mut PacketState,
+        pkt: &[u8],
+        meta: &EgressMeta,
+        now: u64,
+        out: &mut Vec<u8>,
+    ) -> EgressResult {
+        if self.psa.is_some() {
+            return self.psa_egress(st, pkt, meta, now, out);
+        }
+        self.egress_traced(st, pkt, meta, now, out)
     }
 
     #[cold]
