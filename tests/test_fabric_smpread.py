@@ -25,15 +25,16 @@ Unicast lids [0x0-0x6] of switch DR path slid 0; dlid 0; 0 guid 0x100 (s0):
 
 
 def test_dump_fts_output_becomes_an_opensm_lfts_dump() -> None:
+    # Switches in GUID order, as OpenSM writes them.
     assert to_lfts_dump(DUMP_FTS).splitlines() == [
+        "Unicast lids [0-6] of switch Lid 1 guid 0x0000000000000100 ('s0'):",
+        "0x0001 000 # Switch portguid 0x0000000000000100: 's0'",
+        "0x0006 003 # Channel Adapter portguid 0x0000000000000205: 'h2'",
+        "6 lids dumped",
         "Unicast lids [0-6] of switch Lid 4 guid 0x0000000000000102 ('s2'):",
         "0x0001 002 # Switch portguid 0x0000000000000100: 's0'",
         "0x0004 000 # Switch portguid 0x0000000000000102: 's2'",
         "0x0006 001 # Channel Adapter portguid 0x0000000000000205: 'h2'",
-        "6 lids dumped",
-        "Unicast lids [0-6] of switch Lid 1 guid 0x0000000000000100 ('s0'):",
-        "0x0001 000 # Switch portguid 0x0000000000000100: 's0'",
-        "0x0006 003 # Channel Adapter portguid 0x0000000000000205: 'h2'",
         "6 lids dumped",
     ]
 

@@ -206,14 +206,17 @@ class LiveSubnet:
             time.sleep(0.05)
 
     def startup(self) -> dict[str, Any]:
-        """The first sweep: times from OpenSM's log (entering MASTER, tables configured, SUBNET UP)
-        and the SMPs it sent up to now."""
+        """The first sweep: times from OpenSM's log (entering MASTER, routing started, tables
+        configured, SUBNET UP) and the SMPs it sent up to now."""
         log = self.log_text()
         master = _first_stamp(log, "Entering MASTER state")
         configured = _first_stamp(log, "tables configured on all switches")
         up = _first_stamp(log, "SUBNET UP")
+        # The first sweep alone: later sweeps' lines would stretch routing_times's spans.
+        first = log[: log.find("SUBNET UP")] if "SUBNET UP" in log else log
         return {
             "event": "start",
+            **opensm.routing_times(first),
             "master_to_subnet_up_seconds": _span(master, up),
             "configured_to_subnet_up_seconds": _span(configured, up),
             "smps_sent": self.mads_sent(),

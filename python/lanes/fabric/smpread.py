@@ -39,8 +39,9 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float) -> str
 
 def to_lfts_dump(text: str) -> str:
     """dump_fts's output in opensm-lfts.dump's format: a header naming the switch's LID (from its own
-    port-0 entry) and guid, then 'LID PORT # TYPE portguid GUID: 'NAME'' lines."""
-    out: list[str] = []
+    port-0 entry) and guid, then 'LID PORT # TYPE portguid GUID: 'NAME'' lines; switches in GUID
+    order, as OpenSM dumps them (dump_fts lists them in discovery order)."""
+    tables: dict[int, list[str]] = {}
     guid = name = None
     rows: list[tuple[int, int, str]] = []
 
@@ -49,9 +50,10 @@ def to_lfts_dump(text: str) -> str:
             return
         own = next((lid for lid, port, _ in rows if port == 0), 0)  # only its own LID leaves by port 0
         top = max((lid for lid, _, _ in rows), default=0)
-        out.append(f"Unicast lids [0-{top}] of switch Lid {own} guid 0x{int(guid, 16):016x} ('{name}'):")
+        out = [f"Unicast lids [0-{top}] of switch Lid {own} guid 0x{int(guid, 16):016x} ('{name}'):"]
         out.extend(f"0x{lid:04x} {port:03d} # {dest}" for lid, port, dest in rows)
         out.append(f"{top} lids dumped")
+        tables[int(guid, 16)] = out
 
     for line in text.splitlines():
         m = _HEADER.match(line)
@@ -63,9 +65,9 @@ def to_lfts_dump(text: str) -> str:
         if m and guid is not None:
             rows.append((int(m.group(1), 16), int(m.group(2)), m.group(3)))
     flush()
-    if not out:
+    if not tables:
         raise LanesError("dump_fts found no switch tables")
-    return "\n".join(out) + "\n"
+    return "".join(line + "\n" for guid in sorted(tables) for line in tables[guid])
 
 
 def read_tables(env: dict[str, str], cwd: Path, out: Path, timeout: float = 900) -> Path:
