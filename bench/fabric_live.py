@@ -122,8 +122,15 @@ def run_cell(net: str, engine: str, work: Path, check: bool, timeout: float) -> 
 
 def _git_commit(path: Path, msg: str) -> None:
     repo = Path(__file__).resolve().parents[1]
-    subprocess.run(["git", "-C", str(repo), "add", str(path)], check=True)
-    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", msg, "--", str(path)], check=False)
+    for _ in range(5):  # another git command may hold the index lock for a moment
+        add = subprocess.run(["git", "-C", str(repo), "add", str(path)], check=False)
+        done = subprocess.run(
+            ["git", "-C", str(repo), "commit", "-q", "-m", msg, "--", str(path)], check=False
+        )
+        if add.returncode == 0 and done.returncode == 0:
+            return
+        time.sleep(2)
+    print(f"bench: could not commit {path} (it is written; commit it by hand)", file=sys.stderr)
 
 
 def measure(args: argparse.Namespace) -> None:
@@ -148,19 +155,24 @@ def measure(args: argparse.Namespace) -> None:
         if not net.exists():
             native.gen({"kind": "named", "name": TREES[size]}, str(net))
         print(f"bench: [{i}/{len(todo)}] {key} ({TREES[size]}) ...", file=sys.stderr, flush=True)
+        check = args.check and run <= args.check_runs
         lock = _lock(args.lock)
         try:
-            cell = run_cell(str(net), engine, work / key.replace("/", "-"), args.check, args.timeout)
-        except LanesError as e:
-            cell = {"engine": engine, "error": str(e), "load_after": loadavg()}
-            print(f"bench: {key}: {e}", file=sys.stderr)
+            try:
+                cell = run_cell(str(net), engine, work / key.replace("/", "-"), check, args.timeout)
+            except LanesError as e:
+                cell = {"engine": engine, "error": str(e), "load_after": loadavg()}
+                print(f"bench: {key}: {e}", file=sys.stderr)
+            cell.update(
+                size=size, tree=TREES[size], run=run, when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            )
+            # Re-read before writing (under the lock): another bench process may have added cells.
+            if path.exists():
+                data["cells"] = {**json.loads(path.read_text()).get("cells", {}), **data["cells"]}
+            data["cells"][key] = cell
+            path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         finally:
             lock.close()
-        cell.update(
-            size=size, tree=TREES[size], run=run, when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        )
-        data["cells"][key] = cell
-        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         if args.commit:
             _git_commit(path, f"fabric live bench: {key} measured")
         if args.stop_at and time.strftime("%H:%M", time.gmtime()) >= args.stop_at:
@@ -229,6 +241,7 @@ def main() -> int:
     ap.add_argument(
         "--check", action="store_true", help="read the tables by SMP after each event and check them"
     )
+    ap.add_argument("--check-runs", type=int, default=99, help="with --check: check only runs up to this one")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for one event's SUBNET UP")
     ap.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "fabric_live.json"))
     ap.add_argument("--work", help="directory for the runs (default: a new temporary one)")
