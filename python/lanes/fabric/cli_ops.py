@@ -182,7 +182,7 @@ def cmd_live(args: argparse.Namespace) -> int:
             f"{s['lids']} compute nodes, ibtracert {good}/{len(s['traces'])} follow the tables"
             + (
                 f"; {lanes.get('engine')} {lanes.get('links')} links, routed in "
-                f"{rep.get('routing_seconds', 0) * 1000:.1f} ms, {rep.get('lft_blocks_changed')} SMPs, "
+                f"{rep.get('routing_seconds', 0) * 1000:.1f} ms, {rep.get('lft_blocks_changed')} LFT blocks changed, "
                 f"deadlock free {chk.get('deadlock_free')}, unreachable {chk.get('unreachable')}"
                 if lanes
                 else ""
