@@ -204,39 +204,111 @@ def _either(event: dict[str, Any], key: str) -> Any:
     return None
 
 
+def _events(rows: list[dict[str, Any]], engine: str, label: str) -> list[dict[str, Any]]:
+    return [e for c in rows if c["engine"] == engine for e in c.get("events", []) if e.get("label") == label]
+
+
+def _median(xs: list[Any]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+def _start_table(rows: list[dict[str, Any]]) -> None:
+    print(
+        "| engine | runs | routing s | tables configured -> SUBNET UP s | MASTER -> SUBNET UP s | SMPs sent |"
+    )
+    print("|---|---|---|---|---|---|")
+    for engine in ENGINES:
+        starts = [c["start"] for c in rows if c["engine"] == engine and "start" in c]
+        if not starts:
+            print(f"| {engine} | 0 | missing | - | - | - |")
+            continue
+
+        def col(key: str, starts: list[dict[str, Any]] = starts) -> str:
+            return _mmm([x for s in starts if (x := s.get(key)) is not None])
+
+        print(
+            f"| {engine} | {len(starts)} | {col('routing_seconds')} | {col('configured_to_subnet_up_seconds')} | "
+            f"{col('master_to_subnet_up_seconds')} | {col('smps_sent')} |"
+        )
+
+
+def _event_table(rows: list[dict[str, Any]]) -> None:
+    print(
+        "| event | engine | runs | event -> SUBNET UP s | SMPs sent | LFT blocks | engine used | deadlock free |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for label in SHOWN:
+        for engine in ENGINES:
+            evs = _events(rows, engine, label)
+            if not evs:
+                print(f"| {label} | {engine} | 0 | missing | - | - | - | - |")
+                continue
+            up = [x for e in evs if (x := e.get("event_to_subnet_up_seconds")) is not None]
+            smps = [e["smps_sent"] for e in evs]
+            blocks = [x for e in evs if (x := _either(e, "lft_blocks_changed")) is not None]
+            used = sorted({str(e.get("engine_used")) for e in evs})
+            free = [f for e in evs if (f := _either(e, "deadlock_free")) is not None]
+            free_s = f"{sum(1 for f in free if f)}/{len(free)}" if free else "-"
+            print(
+                f"| {label} | {engine} | {len(evs)} | {_mmm(up)} | {_mmm(smps)} | {_mmm(blocks)} | "
+                f"{', '.join(used)} | {free_s} |"
+            )
+
+
+def _headline(cells: dict[str, Any]) -> None:
+    """Per size and event, medians: lanes's best engine against OpenSM's best, for each measure."""
+    print(
+        "| nodes | event | fastest to SUBNET UP, lanes / OpenSM | fewest SMPs sent, lanes / OpenSM | "
+        "fewest LFT blocks, lanes / OpenSM | sooner | fewer SMPs | fewer blocks |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for size in TREES:
+        rows = [c for c in cells.values() if c.get("size") == size]
+        for label in SHOWN:
+            med: dict[str, list[float | None]] = {}
+            for engine in ENGINES:
+                evs = _events(rows, engine, label)
+                if evs:
+                    med[engine] = [
+                        _median([x for e in evs if (x := e.get("event_to_subnet_up_seconds")) is not None]),
+                        _median([e["smps_sent"] for e in evs]),
+                        _median([x for e in evs if (x := _either(e, "lft_blocks_changed")) is not None]),
+                    ]
+            cols, verdicts = [], []
+            for m, fmt in ((0, "{:.2f} s"), (1, "{:.0f}"), (2, "{:.0f}")):
+
+                def best(
+                    lanes: bool, m: int = m, med: dict[str, list[float | None]] = med
+                ) -> tuple[str, float] | None:
+                    got = {
+                        e: v[m]
+                        for e, v in med.items()
+                        if e.startswith("lanes-") == lanes and v[m] is not None
+                    }
+                    return min(got.items(), key=lambda kv: kv[1]) if got else None
+
+                ours, theirs = best(True), best(False)
+                show = [f"{b[0]} {fmt.format(b[1])}" if b else "missing" for b in (ours, theirs)]
+                cols.append(" / ".join(show))
+                verdicts.append("-" if not ours or not theirs else ("yes" if ours[1] < theirs[1] else "no"))
+            missing = [e for e in ENGINES if e not in med]
+            note = f" (missing: {', '.join(missing)})" if missing else ""
+            print(f"| {size} | {label} | {' | '.join(cols)} | {' | '.join(verdicts)}{note} |")
+
+
 def table(args: argparse.Namespace) -> None:
-    data = json.loads(Path(args.json).read_text())
-    cells = data["cells"]
+    cells = json.loads(Path(args.json).read_text())["cells"]
     for size, tree in TREES.items():
         rows = [c for c in cells.values() if c.get("size") == size]
         if not rows:
             print(f"\n{tree} ({size} nodes): not measured\n")
             continue
-        print(f"\n{tree} ({size} nodes); min / median / max of the runs\n")
-        print(
-            "| event | engine | runs | event -> SUBNET UP s | SMPs sent | LFT blocks | engine used | deadlock free |"
-        )
-        print("|---|---|---|---|---|---|---|---|")
-        for label in SHOWN:
-            for engine in ENGINES:
-                evs = []
-                for c in rows:
-                    if c["engine"] != engine:
-                        continue
-                    evs += [e for e in c.get("events", []) if e.get("label") == label]
-                if not evs:
-                    print(f"| {label} | {engine} | 0 | missing | - | - | - | - |")
-                    continue
-                up = [x for e in evs if (x := e.get("event_to_subnet_up_seconds")) is not None]
-                smps = [e["smps_sent"] for e in evs]
-                blocks = [x for e in evs if (x := _either(e, "lft_blocks_changed")) is not None]
-                used = sorted({str(e.get("engine_used")) for e in evs})
-                free = [_either(e, "deadlock_free") for e in evs]
-                free_s = "-" if all(f is None for f in free) else f"{sum(1 for f in free if f)}/{len(free)}"
-                print(
-                    f"| {label} | {engine} | {len(evs)} | {_mmm(up)} | {_mmm(smps)} | {_mmm(blocks)} | "
-                    f"{', '.join(used)} | {free_s} |"
-                )
+        print(f"\n{tree} ({size} nodes), first sweep; min / median / max of the runs\n")
+        _start_table(rows)
+        print(f"\n{tree} ({size} nodes), events; min / median / max of the runs\n")
+        _event_table(rows)
+    print("\nMedians per engine; lanes's best engine against OpenSM's best, measure by measure\n")
+    _headline(cells)
 
 
 def main() -> int:
