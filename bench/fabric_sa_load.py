@@ -104,7 +104,7 @@ def main() -> int:
     s = native.gen(spec_of(args.tree), net)
     print(f"bench: {s['topology']}: {s['nodes']} nodes", file=sys.stderr)
     result: dict[str, Any] = {"tree": s["topology"], "nodes": s["nodes"], "engine": args.engine, "load": []}
-    with LiveSubnet(net, args.engine, str(work / "live"), sweep=10) as sub:
+    with LiveSubnet(net, args.engine, str(work / "live"), sweep=10, dumps=True) as sub:
         by_name = opensm.parse_dump_lids(sub.outdir / "opensm-lfts.dump")
         lids = sorted(by_name.values())
         names = sorted(by_name, key=by_name.get)

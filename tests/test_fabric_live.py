@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from lanes.cli import main
-from lanes.fabric import opensm, plugin
+from lanes.fabric import opensm, plugin, smpread
 from lanes.fabric.live import LiveSubnet, console_command
 
 pytestmark = pytest.mark.skipif(
@@ -147,3 +147,39 @@ def test_a_fabric_lanes_cannot_route_falls_back_to_opensm(tmp_path: Path, capsys
     assert "not a fat tree" in r["lanes_routings"][0]["error"]
     assert "not a fat tree" in r["check_error"] and len(r["traces"]) >= 4
     assert all(t["ok"] for t in r["traces"])
+
+
+_DUMPS = ("opensm-lid-matrix.dump", "opensm-lfts.dump", "opensm.fdbs")
+
+
+@pytest.mark.parametrize("engine", ["lanes-slimupdate", "updn"])
+def test_the_live_subnet_writes_no_routing_dumps_unless_asked(tmp_path: Path, capsys, engine) -> None:
+    """By default OpenSM logs lightly: no routing dumps, yet the engine, SUBNET UP, the SMPs it sent
+    and the tables (read from the switches by SMP) are all there; asked for, the dumps are written
+    and hold what the switches hold."""
+    net = str(tmp_path / "f.net")
+    assert main(["fabric", "gen", "kary", "--k", "4", "--n", "2", "--out", net]) == 0
+    capsys.readouterr()
+    out = tmp_path / "light"
+    with LiveSubnet(net, engine, str(out)) as sub:
+        assert sub.log_flags == "0x03" and not sub.dumps
+        start = sub.startup()
+        assert start["engine_used"] == engine and sub.subnet_ups() >= 1
+        assert start["master_to_subnet_up_seconds"] is not None and start["smps_sent"] > 0
+        s = sub.event("unlink s1-0[8]")
+        assert s["engine_used"] == engine and "fallback" not in s
+        assert s["event_to_subnet_up_seconds"] is not None and s["subnet_ups"] > 1
+        assert s["lids"] == 16 and all(t["ok"] for t in s["traces"])
+        if engine.startswith("lanes-"):
+            blocks = s["lanes"]["lanes"]["lft_blocks_changed"]
+            # OpenSM sent at least the blocks lanes changed (plus its sweep's Gets).
+            assert 0 < blocks <= s["smps_sent"]
+    assert not [name for name in _DUMPS if (out / name).exists()]
+
+    asked = tmp_path / "dumps"
+    with LiveSubnet(net, engine, str(asked), dumps=True) as sub:
+        assert sub.log_flags == "0x43"
+        s = sub.state("start")
+        by_smp = str(smpread.read_tables(sub.sim_env, sub.outdir, asked / "by-smp.dump"))
+    assert all((asked / name).exists() for name in _DUMPS)
+    assert _entries(capsys, s["lfts_dump"], by_smp) == 0

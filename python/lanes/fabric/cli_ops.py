@@ -162,8 +162,8 @@ def cmd_live(args: argparse.Namespace) -> int:
         raise LanesError("--rebalance picks lanes-ftree: give it or --engine, not both")
     engine = args.engine or ("lanes-ftree" if args.rebalance else "lanes-slimupdate")
     steps = []
-    with LiveSubnet(args.net, engine, args.out, sweep=args.sweep) as sub:
-        steps.append(sub.state("start", args.traces))
+    with LiveSubnet(args.net, engine, args.out, sweep=args.sweep, dumps=args.dumps) as sub:
+        steps.append({**sub.startup(), **sub.state("start", args.traces)})
         for ev in args.event or []:
             print(f"fabric: {ev}", file=sys.stderr)
             steps.append(sub.event(ev, traces=args.traces))
@@ -176,11 +176,13 @@ def cmd_live(args: argparse.Namespace) -> int:
         rep = lanes.get("lanes", {})
         chk = rep.get("check", {})
         ok &= not chk or (chk["deadlock_free"] and chk["unreachable"] == 0)
+        up = s.get("event_to_subnet_up_seconds", s.get("master_to_subnet_up_seconds"))
         lines.append(
-            f"{s['event']}: {s['lids']} compute nodes, ibtracert {good}/{len(s['traces'])} follow the tables"
+            f"{s['event']}: SUBNET UP after {up} s, OpenSM sent {s['smps_sent']} SMPs; "
+            f"{s['lids']} compute nodes, ibtracert {good}/{len(s['traces'])} follow the tables"
             + (
                 f"; {lanes.get('engine')} {lanes.get('links')} links, routed in "
-                f"{rep.get('routing_seconds', 0) * 1000:.1f} ms, {rep.get('lft_blocks_changed')} SMPs, "
+                f"{rep.get('routing_seconds', 0) * 1000:.1f} ms, {rep.get('lft_blocks_changed')} LFT blocks changed, "
                 f"deadlock free {chk.get('deadlock_free')}, unreachable {chk.get('unreachable')}"
                 if lanes
                 else ""
@@ -288,6 +290,12 @@ def register(sub: Any) -> None:
     lv.add_argument("--event", action="append", help="'unlink NODE[PORT]', 'unlink NODE', 'relink ...'")
     lv.add_argument("--out", required=True, help="directory for logs and dumps")
     lv.add_argument("--sweep", type=int, default=1, help="OpenSM's sweep interval, seconds")
+    lv.add_argument(
+        "--dumps",
+        action="store_true",
+        help="have OpenSM write its routing dumps every sweep (-D 0x43; slow on large fabrics: they are "
+        "written before SUBNET UP); by default the tables are read from the switches by SMP",
+    )
     lv.add_argument("--traces", type=int, default=8)
     lv.add_argument("--json", action="store_true")
     lv.set_defaults(func=cmd_live)

@@ -72,7 +72,7 @@ def run(net: str, engine: str, out: str, timeout: float = 120) -> dict[str, Any]
     if shutil.which("saquery") is None and not Path("/usr/sbin/saquery").exists():
         raise LanesError("not installed: saquery (infiniband-diags, run make setup)")
     outdir = Path(out).resolve()
-    with LiveSubnet(net, engine, out, extra_args=["-Q"]) as sub:
+    with LiveSubnet(net, engine, out, extra_args=["-Q"], dumps=True) as sub:
         log = (sub.outdir / "opensm.log").read_text(errors="replace")
         used = opensm.engine_used(log)
         if used != engine:
