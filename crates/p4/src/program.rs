@@ -116,6 +116,23 @@ pub struct IngressResult {
     pub packet_length: u32,
 }
 
+impl IngressResult {
+    /// What ingress hands on before the control has run: nothing dropped, every setting unset.
+    #[inline]
+    pub(crate) fn fresh(packet_length: usize) -> Self {
+        IngressResult {
+            drop: None,
+            egress_spec: 0,
+            priority: 0,
+            queue_rate: None,
+            queue_quantum: None,
+            queue_burst: None,
+            mcast_grp: 0,
+            packet_length: packet_length as u32,
+        }
+    }
+}
+
 /// Queueing metadata the switch fills in when it hands a packet to egress (bmv2 units:
 /// timestamps and deltas in microseconds, depths in packets).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -227,22 +227,10 @@ impl Program {
             put(st, z, 0);
         }
         put(st, f.io_drop, 1);
-        let mut result = IngressResult {
-            drop: None,
-            egress_spec: 0,
-            priority: 0,
-            queue_rate: None,
-            queue_quantum: None,
-            queue_burst: None,
-            mcast_grp: 0,
-            packet_length: pkt.len() as u32,
-        };
-        if let Err(code) = parsed {
-            if self.policy == ParserErrorPolicy::Drop {
-                self.stats.ingress_drops += 1;
-                result.drop = Some(DropReason::ParserError(code));
-                return result;
-            }
+        let mut result = IngressResult::fresh(pkt.len());
+        if let Some(drop) = self.parser_error_drop(parsed) {
+            result.drop = Some(drop);
+            return result;
         }
         let mut x = Exec {
             ext: &mut self.ext,

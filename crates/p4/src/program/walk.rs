@@ -170,22 +170,10 @@ impl Program {
         parsed: Result<(), u32>,
         now: u64,
     ) -> IngressResult {
-        let mut result = IngressResult {
-            drop: None,
-            egress_spec: 0,
-            priority: 0,
-            queue_rate: None,
-            queue_quantum: None,
-            queue_burst: None,
-            mcast_grp: 0,
-            packet_length: pkt.len() as u32,
-        };
-        if let Err(code) = parsed {
-            if self.policy == ParserErrorPolicy::Drop {
-                self.stats.ingress_drops += 1;
-                result.drop = Some(DropReason::ParserError(code));
-                return result;
-            }
+        let mut result = IngressResult::fresh(pkt.len());
+        if let Some(drop) = self.parser_error_drop(parsed) {
+            result.drop = Some(drop);
+            return result;
         }
         let mut x = Exec {
             ext: &mut self.ext,
@@ -367,5 +355,16 @@ impl Program {
             self.trace_deparse_transmit(st, &result, meta.egress_port);
         }
         result
+    }
+
+    /// The drop a parser error makes under the drop policy (counted), None otherwise.
+    #[inline]
+    pub(super) fn parser_error_drop(&mut self, parsed: Result<(), u32>) -> Option<DropReason> {
+        let code = parsed.err()?;
+        if self.policy != ParserErrorPolicy::Drop {
+            return None;
+        }
+        self.stats.ingress_drops += 1;
+        Some(DropReason::ParserError(code))
     }
 }
