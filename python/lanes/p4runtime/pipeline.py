@@ -172,7 +172,7 @@ def _check_ids(info: Any) -> None:
         for x in getattr(info, kind):
             i = x.preamble.id
             if i >> 24 != prefix:
-                raise invalid(f"p4info: {kind[:-1].replace('_', ' ')} {x.preamble.name} has id {i:#x}, "
+                raise invalid(f"p4info: {kind.rstrip('s').replace('_', ' ')} {x.preamble.name} has id {i:#x}, "
                               f"not one with the prefix {prefix:#04x}")  # fmt: skip
 
 
