@@ -59,6 +59,7 @@ mod key_temps;
 mod lexer;
 mod lower;
 mod lower_action;
+mod lower_calc;
 mod lower_coerce;
 mod lower_control;
 mod lower_equality;

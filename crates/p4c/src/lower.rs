@@ -436,6 +436,19 @@ impl<'e> Lowerer<'e> {
         json!({"filename": self.file_name, "line": loc.line, "column": loc.col, "source_fragment": fragment})
     }
 
+    /// Gives the primitives one statement became its `source_info` (bmv2's trace prints it
+    /// before each primitive); a primitive that has one already keeps it.
+    pub(crate) fn tag_source(&self, prims: &mut [Value], loc: Loc) {
+        let Some(si) = self.statement_source(loc) else {
+            return;
+        };
+        for p in prims.iter_mut() {
+            if let Some(o) = p.as_object_mut() {
+                o.entry("source_info").or_insert_with(|| si.clone());
+            }
+        }
+    }
+
     /// A statement's `source_info` as p4c writes it on a primitive: its file, line and column,
     /// and its text up to the `;` on that line. None when the source is not known.
     pub fn statement_source(&self, loc: Loc) -> Option<Value> {
