@@ -17,7 +17,7 @@ from pathlib import Path
 from lanes import atomic
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
-from lanes.lab import mpi
+from lanes.lab import machine, mpi
 from lanes.lab.thesis import THESIS_LINK_MBPS
 
 TOPOS = ["star", "tree1", "tree2"]
@@ -233,12 +233,16 @@ def _run_one(cell: Cell, run_dir: Path, log: Path, timeout_s: float) -> int:
             raise
 
 
-def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[dict]:
-    """Run the cells that are not complete yet; record each cell's wall time and load in
-    cell.json beside its summary; return one record per cell."""
+def write_plan(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "sweep.json").write_text(json.dumps({"preset": asdict(preset), "repeats": repeats,
                                                 "cells": [asdict(c) for c in cells]}, indent=1))  # fmt: skip
+
+
+def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[dict]:
+    """Run the cells that are not complete yet; record each cell's wall time and load in
+    cell.json beside its summary; return one record per cell."""
+    write_plan(cells, out, repeats, preset)
     eta = Eta()
     records = []
     todo = [c for c in cells if not is_complete(c, c.run_dir(out, repeats))]
@@ -256,25 +260,40 @@ def sweep(cells: list[Cell], out: Path, repeats: int, preset: Preset) -> list[di
 def _run_cells(todo: list[Cell], out: Path, repeats: int, skipped: int, total: int, eta: Eta) -> list[dict]:
     records = []
     for i, cell in enumerate(todo):
-        rd = cell.run_dir(out, repeats)
-        done = skipped + i
-        say(f"[{done}/{total} done, {eta.text(todo[i:])}, load {loadavg():.1f}] "
+        say(f"[{skipped + i}/{total} done, {eta.text(todo[i:])}, load {loadavg():.1f}] "
             f"{cell.name} r{cell.repeat} at {cell.link_mbps:g} Mb/s, {cell.duration_s:g} s")  # fmt: skip
-        rd.mkdir(parents=True, exist_ok=True)
-        # the record of an earlier failed attempt goes first: `lanes lab run` refuses a directory
-        # holding files that are not a run's
-        (rd / "cell.json").unlink(missing_ok=True)
-        t0, load0, started = time.monotonic(), loadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        timeout = 4 * (cell.nominal_s() + OVERHEAD_S) + (cell.mpi_timeout_s if cell.case == "mpi" else 300)
-        rc = _run_one(cell, rd, out / f"{cell.name}{'' if repeats == 1 else f'-r{cell.repeat}'}.log", timeout)
-        wall = time.monotonic() - t0
-        eta.record(cell, wall)
-        ok = rc == 0 and is_complete(cell, rd)
-        rec = {**asdict(cell), "ok": ok, "exit_code": rc, "wall_s": round(wall, 1), "started_utc": started,
-               "load1_start": load0, "load1_end": loadavg()}  # fmt: skip
-        atomic.write_text(rd / "cell.json", json.dumps(rec, indent=1))
+        rec = run_cell(cell, out, repeats)
+        eta.record(cell, rec["wall_s"])
         records.append(rec)
-        if not ok:
-            say(f"{cell.name} FAILED (exit {rc}); see its log; going on")
-            subprocess.run(_lanes_cmd() + ["lab", "clean"], capture_output=True, check=False)
     return records
+
+
+def run_timeout_s(cell: Cell) -> float:
+    """How long a cell's run may take before the sweep stops it: four times its estimate, plus its
+    ping-pong's own time limit (mpi) or five minutes."""
+    return 4 * (cell.nominal_s() + OVERHEAD_S) + (cell.mpi_timeout_s if cell.case == "mpi" else 300)
+
+
+def log_path(cell: Cell, out: Path, repeats: int) -> Path:
+    return out / f"{cell.name}{'' if repeats == 1 else f'-r{cell.repeat}'}.log"
+
+
+def run_cell(cell: Cell, out: Path, repeats: int, extra: dict | None = None) -> dict:
+    """Run one cell (local sweeps and Slurm tasks alike): its log beside the cell directories, its
+    record (wall time, load, the machine; `extra` added) in cell.json; a failed run is cleaned up."""
+    rd = cell.run_dir(out, repeats)
+    rd.mkdir(parents=True, exist_ok=True)
+    # the record of an earlier failed attempt goes first: `lanes lab run` refuses a directory
+    # holding files that are not a run's
+    (rd / "cell.json").unlink(missing_ok=True)
+    t0, load0, started = time.monotonic(), loadavg(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    rc = _run_one(cell, rd, log_path(cell, out, repeats), run_timeout_s(cell))
+    wall = time.monotonic() - t0
+    ok = rc == 0 and is_complete(cell, rd)
+    rec = {**asdict(cell), "ok": ok, "exit_code": rc, "wall_s": round(wall, 1), "started_utc": started,
+           "load1_start": load0, "load1_end": loadavg(), "machine": machine.describe(), **(extra or {})}  # fmt: skip
+    atomic.write_text(rd / "cell.json", json.dumps(rec, indent=1))
+    if not ok:
+        say(f"{cell.name} FAILED (exit {rc}); see its log; going on")
+        subprocess.run(_lanes_cmd() + ["lab", "clean"], capture_output=True, check=False)
+    return rec

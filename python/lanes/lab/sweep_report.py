@@ -11,6 +11,7 @@ from pathlib import Path
 from lanes import atomic
 from lanes.lab.csvout import write_csv, write_run_csvs
 from lanes.lab.mpi import SIZES
+from lanes.lab.sweep_machines import machines_table, mark
 from lanes.lab.sweep_plots import mpi_curves, throughput_grid
 from lanes.lab.sweep_stats import cell_row, write_mpi_csv, write_sweep_csv
 from lanes.lab.thesis import (
@@ -158,7 +159,8 @@ def _table(lines: list[dict]) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
-def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: Path | None = None) -> Path:
+def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: Path | None = None,
+              across_machines: bool = False) -> Path:
     rep = report_dir or out / "report"
     (rep / "figures").mkdir(parents=True, exist_ok=True)
     names, rows = set(), []
@@ -175,10 +177,11 @@ def write_all(out: Path, cells: list, repeats: int, preset: object, report_dir: 
     write_sweep_csv(rep / "sweep.csv", rows)
     _concat_csv(rep / "flows.csv", [Path(r["runs"][0]) / "summary.csv" for r in rows])
     write_mpi_csv(rep / "mpi_sizes.csv", rows)
+    notes = mark(rows, across_machines)  # after the CSVs: they keep every cell's numbers
     comp = compare_rows(rows)
     write_compare_csv(rep / "compare.csv", comp)
     figs = _figures(rows, rep / "figures")
-    _write_docs(rep, rows, comp, figs, len(names), getattr(preset, "name", "?"))
+    _write_docs(rep, rows, comp, figs, len(names), getattr(preset, "name", "?"), notes)
     print(f"sweep report: {len(rows)} of {len(names)} cells -> {rep}/report.md, {rep}/report.html")
     return rep
 
@@ -272,6 +275,11 @@ def paper_claims(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
         body.append(["RL-SP-DRR uses the link slightly better for the lower classes than STRICT",
                      f"rlsp-drr {_fmt(d)}, strict {_fmt(s)} Mb/s", "holds" if d > s else "does not hold"])  # fmt: skip
     no, st, dr = _sizes(rows, "no"), _sizes(rows, "strict"), _sizes(rows, "rlsp-drr")
+    mpi_rows = [r for r in rows if (r["topo"], r["case"], r["proto"]) == ("tree2", "mpi", "udp")]
+    withheld = next((r["latency_withheld"] for r in mpi_rows if r.get("latency_withheld")), "")
+    if withheld:
+        body.append(["MPI: latencies of STRICT, RL-SP-DRR and NO", "–", f"not compared: {withheld}"])
+        no = st = dr = {}
     common = [n for n in no if n in st and n in dr]
     if common:
         below = [n for n in common if st[n] < no[n] and dr[n] < no[n]]
@@ -307,6 +315,9 @@ def _mpi_table(rows: list[dict], topo: str, proto: str) -> tuple[list[str], list
     from lanes.lab.sweep import ALGS
 
     cells = {r["alg"]: r for r in rows if (r["topo"], r["case"], r["proto"]) == (topo, "mpi", proto)}
+    withheld = next((r["latency_withheld"] for r in cells.values() if r.get("latency_withheld")), "")
+    if withheld and len(cells) > 1:  # side by side is a comparison: not across machine kinds
+        return ["bytes", "not compared"], [["–", withheld + " (--compare-across-machines to compare)"]]
     algs = [a for a in ALGS if a in cells]
     sizes = sorted({n for r in cells.values() for n in r.get("mpi", {})}, key=int)
     head = ["bytes", *(f"{a} ms" for a in algs), *(f"{a} idle ms" for a in algs)]
@@ -319,7 +330,7 @@ def _mpi_table(rows: list[dict], topo: str, proto: str) -> tuple[list[str], list
 
 
 def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[str, Path]], n_cells: int,
-                preset: str) -> None:  # fmt: skip
+                preset: str, machine_notes: list[str] | None = None) -> None:  # fmt: skip
     loads = [r["load1"] for r in rows if r.get("load1") is not None]
     when = sorted(r["started_utc"] for r in rows if r.get("started_utc"))
     n_runs = sum(r["n"] for r in rows)
@@ -357,6 +368,9 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
             t = _mpi_table(rows, topo, proto)
             if t[1]:
                 blocks.append((f"MPI ping-pong latency by message size, {topo}, {proto.upper()} load", t))
+    mt = machines_table(rows)
+    if len(mt[1]) > 1 or any(len(r.get("nodes", [])) > 1 for r in rows) or machine_notes:
+        blocks.append(("Machines", mt))
     warn = [f"{r['topo']}-{r['case']}-{r['alg']}-{r['proto']}: {w}" for r in rows for w in r["warnings"]]
     counts = verdict_counts(comp)
     md = ["# lanes lab sweep", "", intro, "", *(f"- {c}" for c in counts), ""]
@@ -373,6 +387,10 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         for title, f in figs:
             md += [f"**{title}**", "", f"![{title}](figures/{f.name})", ""]
             body.append(f"<h3>{html.escape(title)}</h3><img src='figures/{html.escape(f.name)}'>")
+    if machine_notes:
+        md += ["## Comparisons across machines", "", *(f"- {n}" for n in machine_notes), ""]
+        body.append("<h2>Comparisons across machines</h2><ul>"
+                    + "".join(f"<li>{html.escape(n)}</li>" for n in machine_notes) + "</ul>")  # fmt: skip
     if warn:
         md += ["## Validity warnings", "", *(f"- {w}" for w in warn), ""]
         body.append("<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>")

@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 from lanes.errors import LanesError
+from lanes.lab.sweep_machines import mark
 from lanes.lab.sweep_report import _write_docs, compare_rows, write_compare_csv
-from lanes.lab.sweep_stats import KEYS, METRICS
+from lanes.lab.sweep_stats import KEYS, MACHINE_KEYS, METRICS
 
 INTS = {"mpi_iters", "n", "valid_runs"}
 FLOATS = {"link_mbps", "duration_s", "load1", "wall_s"}
@@ -36,6 +37,8 @@ def read_rows(rep: Path) -> list[dict]:
             mean, ci = _num(line.get(k, "")), _num(line.get(f"{k}_ci95", ""))
             row[k] = None if mean is None else {"n": row["n"], "mean": mean, "ci95": ci}
         row["warnings"], row["runs"], row["mpi"] = [], [], {}
+        for k in MACHINE_KEYS:  # reports written before machines were recorded have no such column
+            row[k] = line[k].split("; ") if line.get(k) else ["?"]
         rows.append(row)
     _add_mpi(rows, rep / "mpi_sizes.csv")
     _add_warnings(rows, rep / "report.md")
@@ -101,11 +104,12 @@ def _figures(rep: Path) -> list[tuple[str, Path]]:
     return figs
 
 
-def rewrite(rep: Path) -> list[dict]:
+def rewrite(rep: Path, across_machines: bool = False) -> list[dict]:
     """compare.csv, report.md and report.html of `rep` again, from its own files; returns the comparisons."""
     rows = read_rows(rep)
     planned, preset = _planned_and_preset(rep / "report.md", rows)
+    notes = mark(rows, across_machines)
     comp = compare_rows(rows)
     write_compare_csv(rep / "compare.csv", comp)
-    _write_docs(rep, rows, comp, _figures(rep), planned, preset)
+    _write_docs(rep, rows, comp, _figures(rep), planned, preset, notes)
     return comp

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from lanes.lab.csvout import write_csv
 from lanes.lab.report import COLUMNS, metrics
+from lanes.lab.sweep_machines import cell_machines
 from lanes.nas.summary import mean_ci
 
 METRICS = [k for k, _ in COLUMNS]
 KEYS = ["topo", "case", "alg", "proto", "link_mbps", "duration_s", "mpi_iters"]
+MACHINE_KEYS = ["nodes", "machine_kinds", "kernels"]  # lists, "; "-joined in sweep.csv
 
 
 def run_dirs(out: Path, name: str) -> list[Path]:
@@ -52,6 +54,7 @@ def cell_row(out: Path, cell) -> dict | None:  # cell: lanes.lab.sweep.Cell
     row["started_utc"] = min((m["started_utc"] for m in metas if m.get("started_utc")), default="")
     row["runs"] = [str(d) for d, _ in runs]
     row["mpi"] = _mpi_sizes([s for _, s in runs])
+    row |= cell_machines(metas)
     return row
 
 
@@ -68,14 +71,14 @@ def _mpi_sizes(sums: list[dict]) -> dict[str, dict]:
 
 def write_sweep_csv(path: Path, rows: list[dict]) -> Path:
     head = KEYS + ["n", "valid_runs", "load1", "wall_s", "started_utc"]
-    head += [f"{k}{suffix}" for k in METRICS for suffix in ("", "_ci95")]
+    head += [f"{k}{suffix}" for k in METRICS for suffix in ("", "_ci95")] + MACHINE_KEYS
     data = []
     for r in rows:
         line = [r.get(k) for k in KEYS + ["n", "valid_runs", "load1", "wall_s", "started_utc"]]
         for k in METRICS:
             m = r.get(k)
             line += [_round(m["mean"]) if m else None, _round(m["ci95"]) if m and m["ci95"] is not None else None]
-        data.append(line)
+        data.append(line + ["; ".join(r.get(k, [])) for k in MACHINE_KEYS])
     return write_csv(path, head, data)
 
 
