@@ -336,7 +336,7 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
     n_runs = sum(r["n"] for r in rows)
     intro = (
         f"{len(rows)} of {n_cells} planned cells have complete runs ({n_runs} runs; preset {preset}). "
-        f"Runs started between {when[0] if when else '?'} and {when[-1] if when else '?'} UTC on a 2-core shared VM, "
+        f"Runs started between {when[0] if when else '?'} and {when[-1] if when else '?'} UTC {_where(rows)}, "
         f"1-min load average {min(loads, default=0):.1f} to {max(loads, default=0):.1f} during the runs "
         f"({'quiet' if max(loads, default=0) < 2 else 'busy at times: over 2, work waited for a core'}). "
         f"Ours: mean ± 95 % CI over the repeats, each a mean over its phase; {_one_run(rows)} 'same set-up' "
@@ -381,16 +381,16 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         md += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         md += ["| " + " | ".join(str(c) for c in r) + " |" for r in tbl] + [""]
         body.append(f"<h2>{html.escape(title)}</h2>" + _html_table(head, tbl))
+    if machine_notes:
+        md += ["## Comparisons across machines", "", *(f"- {n}" for n in machine_notes), ""]
+        body.append("<h2>Comparisons across machines</h2><ul>"
+                    + "".join(f"<li>{html.escape(n)}</li>" for n in machine_notes) + "</ul>")  # fmt: skip
     if figs:
         md += ["## Figures", ""]
         body.append("<h2>Figures</h2>")
         for title, f in figs:
             md += [f"**{title}**", "", f"![{title}](figures/{f.name})", ""]
             body.append(f"<h3>{html.escape(title)}</h3><img src='figures/{html.escape(f.name)}'>")
-    if machine_notes:
-        md += ["## Comparisons across machines", "", *(f"- {n}" for n in machine_notes), ""]
-        body.append("<h2>Comparisons across machines</h2><ul>"
-                    + "".join(f"<li>{html.escape(n)}</li>" for n in machine_notes) + "</ul>")  # fmt: skip
     if warn:
         md += ["## Validity warnings", "", *(f"- {w}" for w in warn), ""]
         body.append("<h2>Validity warnings</h2><ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warn) + "</ul>")
@@ -401,6 +401,15 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #aaa;padding:3px 8px}</style></head><body>" + "".join(body) + "</body></html>\n"
     )
+
+
+def _where(rows: list[dict]) -> str:
+    """The machines the runs ran on, as the cells recorded them (reports of before: the VM they had)."""
+    kinds = sorted({k for r in rows for k in r.get("machine_kinds", []) if k != "?"})
+    nodes = {n for r in rows for n in r.get("nodes", []) if n != "?"}
+    if not kinds:
+        return "on a 2-core shared VM"
+    return f"on {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({'; '.join(kinds)})"
 
 
 def _one_run(rows: list[dict]) -> str:

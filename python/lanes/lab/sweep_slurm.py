@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import shlex
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +172,8 @@ def slurm_sweep(cells: list[Cell], out: Path, repeats: int, opts: SlurmOptions, 
         say(f"not waiting: {len(waiting)} cell(s) in job(s) {', '.join(ids) or '-'}; run the same command again "
             "to wait for them and write the report")  # fmt: skip
         return None
+    if not waiting:
+        return []
     by_key = {key(c): c for c in cells}
     return wait_for({k: (by_key[k], t) for k, t in waiting.items() if k in by_key}, out, repeats, opts.poll_s)
 
@@ -187,7 +188,3 @@ def check_options(opts: SlurmOptions) -> None:
             raise LanesError(f"--sbatch-arg must be one sbatch option (e.g. --account=NAME), got {a!r}")
     if opts.partition is not None and (not opts.partition or any(ch.isspace() for ch in opts.partition)):
         raise LanesError(f"--partition: not a partition name: {opts.partition!r}")
-
-
-def print_err(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
