@@ -120,6 +120,11 @@ def test_cells_still_queued_are_waited_for_not_submitted_again(tmp_path: Path, m
     sweep_slurm.slurm_sweep(cells, tmp_path, 1, opts, dry_run=False)
     assert len(fake.submitted) == 2 and "#SBATCH --array=0-0\n" in fake.submitted[1]
     assert "star-proactive-no-udp r1\n" in fake.submitted[1] and "strict" not in fake.submitted[1]
+    # the same cells at another length: the queued tasks (of the old length) do not stand for them
+    fake.queue = {("101", 0): "PENDING", ("100", 1): "RUNNING"}
+    longer = fast(duration_s=20)
+    sweep_slurm.slurm_sweep(longer, tmp_path, 1, opts, dry_run=False)
+    assert "#SBATCH --array=0-2\n" in fake.submitted[2] and "--duration 20 " in fake.submitted[2]
 
 
 def test_max_parallel_chains_the_arrays_so_it_holds_for_the_sweep(tmp_path: Path, monkeypatch) -> None:

@@ -125,21 +125,30 @@ def submit(arr: Array, out: Path, repeats: int, opts: SlurmOptions, after: str |
         raise LanesError(f"sbatch gave no job id: {r.stdout.strip()!r}")
     jobs = load_jobs(out) + [{"job_id": job_id, "limit_min": arr.limit_min, "script": path.name,
                               "submitted_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                              "tasks": [key(c) for c in arr.cells]}]  # fmt: skip
+                              "tasks": [key(c) for c in arr.cells],
+                              "args": [cell_args(c) for c in arr.cells]}]  # fmt: skip
     atomic.write_text(_jobs_file(out), json.dumps({"jobs": jobs}, indent=1))
     return job_id
 
 
-def in_flight(out: Path) -> dict[str, tuple[str, int]]:
-    """Cells of earlier submissions whose tasks are still queued or running: cell key -> task."""
+def in_flight(out: Path, cells: list[Cell]) -> dict[str, tuple[str, int]]:
+    """Cells of earlier submissions whose tasks are still queued or running, with the settings the
+    cells have now (a task of other settings is left to end; its cell is submitted again): cell
+    key -> task."""
     jobs = load_jobs(out)
     if not jobs:
         return {}
     q = slurm_queue.queued([j["job_id"] for j in jobs])
     if q is None:
         raise LanesError("squeue failed: cannot tell which of this sweep's cells are still queued (is Slurm up?)")
-    names = {j["job_id"]: j["tasks"] for j in jobs}
-    return {names[j][i]: (j, i) for (j, i) in q if i < len(names[j])}
+    now = {key(c): cell_args(c) for c in cells}
+    found = {}
+    for job in jobs:
+        tasks, args = job["tasks"], job.get("args") or [None] * len(job["tasks"])
+        for i, k in enumerate(tasks):
+            if (job["job_id"], i) in q and k in now and args[i] in (None, now[k]):
+                found[k] = (job["job_id"], i)
+    return found
 
 
 def slurm_sweep(cells: list[Cell], out: Path, repeats: int, opts: SlurmOptions, dry_run: bool) -> list[dict] | None:
@@ -155,7 +164,7 @@ def slurm_sweep(cells: list[Cell], out: Path, repeats: int, opts: SlurmOptions, 
             after = " (sbatch --dependency=afterany:<the array before>, to hold --max-parallel)"
             print(f"\n# array {i + 1}{after if i and opts.max_parallel else ''}\n{script(arr, out, repeats, opts)}", end="")
         return None
-    queued = in_flight(out)
+    queued = in_flight(out, cells)
     fresh = [c for c in todo if key(c) not in queued]
     say(f"{len(cells) - len(todo)} of {len(cells)} cells already complete, {len(todo) - len(fresh)} still queued "
         f"from before, {len(fresh)} to submit")  # fmt: skip
