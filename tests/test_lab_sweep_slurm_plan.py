@@ -151,11 +151,23 @@ def test_a_cancelled_task_is_reported_with_its_state_and_log_tail(tmp_path: Path
         "params": {"topo": "star", "case": "proactive", "alg": "strict", "proto": "udp", "link_mbps": cells[1].link_mbps,
                    "duration_s": cells[1].duration_s}, "flows": {"a": {}}, "validity": {"warnings": []}}))  # fmt: skip
     fake.ended = {("7", 0): "CANCELLED"}
+    polls = iter([{("7", 0): "PENDING", ("7", 1): "PENDING"}, {("7", 1): "RUNNING"}, {}])
+    real_squeue = fake.__call__
+
+    def squeue_then(cmd: list[str], timeout_s: float = 60) -> subprocess.CompletedProcess:
+        if cmd[0] == "squeue":
+            fake.queue = next(polls)
+            return subprocess.CompletedProcess(cmd, 0, "".join(
+                f"{j}_{i}|{st}||{'ReqNodeNotAvail' if st == 'PENDING' else 'None'}\n" for (j, i), st in fake.queue.items()), "")
+        return real_squeue(cmd, timeout_s)
+
+    monkeypatch.setattr(slurm_queue, "run", squeue_then)
     recs = slurm_wait.wait_for({f"{c.name} r1": (c, ("7", i)) for i, c in enumerate(cells)}, tmp_path, 1, 0.0)
     assert [r["ok"] for r in recs] == [False, True]
     err = capsys.readouterr().err
     assert "star-proactive-no-udp r1 FAILED: task 7_0 CANCELLED on n2, exit 0:15" in err
     assert "slurmstepd: CANCELLED" in err and "lab: interrupted, cleaning up" in err
+    assert "2 pending (ReqNodeNotAvail), 0 running, 0 done, 0 failed" in err
     assert "0 pending, 0 running, 1 done, 1 failed" in err and "resubmit only those" in err
     assert not (cells[0].run_dir(tmp_path, 1) / "cell.json").exists()  # no directory of its own: nothing written
     assert json.loads((done / "cell.json").read_text())["slurm"]["state"] == "COMPLETED"

@@ -79,12 +79,15 @@ def wait_for(waiting: dict[str, tuple[Cell, Task]], out: Path, repeats: int, pol
                     if not ok:
                         say(failure_text(cell, out, repeats, task, st))
                 active = [q[t] for k, (_, t) in waiting.items() if k not in finished and t in q]
-                counts = (sum(s.pending for s in active), sum(not s.pending for s in active),
+                # why tasks wait, as Slurm says it (a partition's limit or a node down shows here)
+                why = sorted({s.reason for s in active if s.pending and s.reason not in ("", "None")})
+                counts = (sum(s.pending for s in active), ", ".join(why), sum(not s.pending for s in active),
                           sum(r["ok"] for r in finished.values()), sum(not r["ok"] for r in finished.values()))  # fmt: skip
                 now = time.monotonic()
                 if counts != last or now - said_at >= QUIET_PROGRESS_S:
-                    say(f"[slurm, jobs {','.join(jobs)}, {fmt_duration(now - t0)}] {counts[0]} pending, "
-                        f"{counts[1]} running, {counts[2]} done, {counts[3]} failed")  # fmt: skip
+                    say(f"[slurm, jobs {','.join(jobs)}, {fmt_duration(now - t0)}] {counts[0]} pending"
+                        f"{f' ({counts[1]})' if counts[1] else ''}, {counts[2]} running, {counts[3]} done, "
+                        f"{counts[4]} failed")  # fmt: skip
                     last, said_at = counts, now
                 if len(finished) == len(waiting):
                     break
