@@ -43,7 +43,12 @@ HTB_CLASSES = [
 
 
 def setup_lanes(
-    star: Star, tmp: Path, extra: list[str], scheduler: str = "rlsp-drr", port_mbps: int = 100
+    star: Star,
+    tmp: Path,
+    extra: list[str],
+    scheduler: str = "rlsp-drr",
+    port_mbps: int = 100,
+    chrt: tuple[str, ...] = ("-f", "20"),
 ) -> None:
     cmds = tmp / "commands.txt"
     # the high class's rate: 60 % of the port, in bytes/s
@@ -60,6 +65,7 @@ def setup_lanes(
         str(cmds),
         *extra,
         log=tmp / "switch.log",
+        chrt=chrt,
     )
 
 

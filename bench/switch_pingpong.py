@@ -47,10 +47,12 @@ def setup(star: Star, contender: str, tmp: Path) -> None:
     elif contender == "bridge+htb":
         setup_htb(star)
     else:
-        # "lanes SCHED" or "lanes SCHED poll N": the switch looks at its rings N us after a frame
+        # "lanes SCHED", "lanes SCHED poll N" (the switch looks at its rings N us after a frame)
+        # or "lanes SCHED sched-idle" (the switch process at SCHED_IDLE instead of SCHED_FIFO)
         words = contender.split()
-        extra = ["--poll-us", words[3]] if len(words) == 4 else []
-        setup_lanes(star, tmp, extra, scheduler=words[1])
+        extra = ["--poll-us", words[3]] if words[2:3] == ["poll"] else []
+        chrt = ("-i", "0") if words[2:3] == ["sched-idle"] else ("-f", "20")
+        setup_lanes(star, tmp, extra, scheduler=words[1], chrt=chrt)
 
 
 def pingpong(star: Star, size: int, seconds: float) -> dict:
@@ -117,6 +119,10 @@ def main() -> int:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="message sizes, comma-separated")
     ap.add_argument("--poll-us", default="",
                     help="also run lanes rlsp-drr with these --poll-us values (comma-separated)")  # fmt: skip
+    ap.add_argument("--sched-idle", action="store_true",
+                    help="also run lanes rlsp-drr with the switch process at SCHED_IDLE (how waking it differs)")  # fmt: skip
+    ap.add_argument("--only", default="",
+                    help="run only these contenders (comma-separated, e.g. 'bridge,lanes rlsp-drr')")  # fmt: skip
     args = ap.parse_args()
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
@@ -124,6 +130,13 @@ def main() -> int:
     except ValueError:
         sys.exit("switch_pingpong: --sizes and --poll-us take comma-separated integers")
     contenders = CONTENDERS + [f"lanes rlsp-drr poll {p}" for p in polls]
+    contenders += ["lanes rlsp-drr sched-idle"] if args.sched_idle else []
+    if args.only:
+        only = args.only.split(",")
+        unknown = [c for c in only if c not in contenders]
+        if unknown:
+            sys.exit(f"switch_pingpong: unknown contender {unknown[0]!r}; known: {', '.join(contenders)}")
+        contenders = [c for c in contenders if c in only]
     results: dict = {"command": " ".join(sys.argv), "date": time.strftime("%Y-%m-%d %H:%M")}
     runs: dict = {}
     with tempfile.TemporaryDirectory() as d:

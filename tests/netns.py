@@ -139,15 +139,16 @@ class Star:
         self.procs.append(p)
         return p
 
-    def start_switch(self, *args: str, log: Path | None = None, thrift_port: int = 9090) -> subprocess.Popen:
+    def start_switch(
+        self, *args: str, log: Path | None = None, thrift_port: int = 9090, chrt: tuple[str, ...] = ("-f", "20")
+    ) -> subprocess.Popen:
         ports = [a for i in range(1, len(self.hosts) + 1) for a in ("-i", f"{i}@s1-eth{i}")]
         # SCHED_FIFO, as the lab runs switches: the tests check the scheduler's shares and delays,
         # which a switch thread descheduled by a busy machine's other work would blur.
         p = self.start(
             self.sw,
             "chrt",
-            "-f",
-            "20",
+            *chrt,
             LANES,
             "switch",
             *ports,
