@@ -66,6 +66,7 @@ mod lower_equality;
 mod lower_expr;
 mod lower_extern;
 mod lower_for;
+mod lower_names;
 mod lower_parser;
 mod lower_profile;
 mod lower_psa_extern;
