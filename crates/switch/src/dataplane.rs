@@ -27,8 +27,13 @@
 //! most [`MAX_PASSES`] such passes, the one beyond is dropped and counted (`pass_limit`).
 
 mod copies;
+mod counters;
+mod mirrors;
 mod portless;
+mod settings;
 mod trace_log;
+pub use counters::{DropCounters, PortCounters};
+pub use settings::{MirrorSession, TmDefaults};
 pub use trace_log::TraceLog;
 
 use crate::delay::DelayHistogram;
@@ -37,8 +42,7 @@ use crate::queue_cfg::QueueConfigTracker;
 use lanes_p4::p4info::P4Names;
 use lanes_p4::{Digest, EgressMeta, IngressResult, PacketState, Program};
 use lanes_tm::{
-    ConfigError, DropPolicy, DropReason as TmDrop, EnqueueOutcome, PortConfig, QueueConfig,
-    Scheduler, TmModel, TmPort,
+    ConfigError, DropReason as TmDrop, EnqueueOutcome, PortConfig, QueueConfig, TmPort,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -59,108 +63,6 @@ pub const MAX_CLONE_GENERATIONS: u8 = 4;
 /// beyond is counted (`pass_limit`) and the packet dropped, so a program that recirculates
 /// every packet cannot keep the switch busy forever.
 pub const MAX_PASSES: u8 = 16;
-
-/// Where a mirror (clone) session sends its copies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MirrorSession {
-    /// The egress port (None: copies go to the multicast group only).
-    pub port: Option<u32>,
-    /// A multicast group the copies are replicated to as well (bmv2's `mirroring_add_mc`): one
-    /// copy per (port, rid) of the group, with that `egress_rid`.
-    pub mgid: Option<u32>,
-    /// Copies are cut to this many bytes when deparsed (None: whole packets).
-    pub truncate: Option<u32>,
-}
-
-/// Settings of every egress port's TM.
-#[derive(Clone, Debug)]
-pub struct TmDefaults {
-    /// Line rate of ports given no rate of their own, bits per second.
-    pub rate_bps: f64,
-    /// Scheduler of every port.
-    pub scheduler: Scheduler,
-    /// Class queues per port (bmv2's --priority-queues).
-    pub queues: usize,
-    /// Packets per queue (bmv2's queue depth).
-    pub depth_pkts: u32,
-    /// Bytes each port's queues may hold together (None: no limit).
-    pub buffer_bytes: Option<u64>,
-    /// How much lateness of the event loop a port may make up (see lanes_tm::PortConfig).
-    pub port_burst_ns: u64,
-    /// What a full queue drops (the arrival, or a random packet: lanes_tm::DropPolicy).
-    pub drop: DropPolicy,
-    /// Which TM every port runs: lanes's paced one, or the model of bmv2's (lanes_tm::TmModel).
-    pub model: TmModel,
-}
-
-impl Default for TmDefaults {
-    fn default() -> Self {
-        TmDefaults {
-            rate_bps: 10e9,
-            scheduler: Scheduler::Strict,
-            queues: 8,
-            depth_pkts: 64,
-            buffer_bytes: None,
-            // a timer wake-up on a busy VM can be 100 us late; making that up keeps the port at
-            // its line rate (bursts stay within this much of the port's schedule)
-            port_burst_ns: 500_000,
-            drop: DropPolicy::Tail,
-            model: TmModel::Paced,
-        }
-    }
-}
-
-/// Per-port counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PortCounters {
-    /// Frames received.
-    pub rx_pkts: u64,
-    /// Bytes received.
-    pub rx_bytes: u64,
-    /// Frames sent.
-    pub tx_pkts: u64,
-    /// Bytes sent.
-    pub tx_bytes: u64,
-    /// Frames the kernel refused to send, or PacketIns dropped for a slow controller.
-    pub tx_errors: u64,
-    /// The most frames taken from this port's receive ring in one go, until the ring was empty,
-    /// since `show_rx reset`: how far the input side fell behind the wire (the thesis's input
-    /// buffer occupancy; ours is the kernel's ring of 512 slots).
-    pub rx_backlog_max: u64,
-}
-
-/// Why packets were dropped, switch-wide.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DropCounters {
-    /// Frames received before a program was loaded.
-    pub no_program: u64,
-    /// Frames longer than MAX_FRAME.
-    pub oversize: u64,
-    /// Frames the parser rejected.
-    pub parser: u64,
-    /// Frames the ingress control dropped.
-    pub ingress: u64,
-    /// Frames the egress control dropped (or queued under a program since replaced).
-    pub egress: u64,
-    /// Frames sent to a port the switch does not have.
-    pub unknown_port: u64,
-    /// Frames refused by a full queue.
-    pub queue_full: u64,
-    /// Frames refused by a port's full shared buffer.
-    pub buffer_full: u64,
-    /// Frames dropped because the switch held MAX_SLOTS packets.
-    pub no_buffer: u64,
-    /// Clones asked for with a mirror session that is not configured.
-    pub no_mirror_session: u64,
-    /// Clones of clones deeper than MAX_CLONE_GENERATIONS.
-    pub clone_depth: u64,
-    /// Frames sent to a multicast group that has no copies to make.
-    pub no_multicast_group: u64,
-    /// Resubmissions and recirculations beyond MAX_PASSES.
-    pub pass_limit: u64,
-    /// Digests dropped because the controller did not take them in time.
-    pub digests: u64,
-}
 
 /// One port: its traffic manager, counters and queueing-delay histograms.
 pub struct EgressPort {
@@ -265,53 +167,6 @@ impl Dataplane {
     /// `lanes_tm::Port::leads`); false if it waits behind others, was multicast or dropped.
     pub fn last_rx_leads(&self) -> bool {
         self.rx_leads
-    }
-
-    /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
-    /// (a port of the switch), replacing what it had. A truncation length of 0 means none.
-    pub fn mirror_add(&mut self, session: u32, mut m: MirrorSession) -> Result<(), String> {
-        if session > MAX_MIRROR_SESSION {
-            return Err(format!(
-                "mirror session {session} out of range (0-{MAX_MIRROR_SESSION})"
-            ));
-        }
-        match (m.port, m.mgid) {
-            (None, None) => return Err("a mirror session needs a port or a multicast group".into()),
-            (Some(p), _) if self.port(p).is_none() => return Err(format!("no port {p}")),
-            (_, Some(g)) if g == 0 || g > crate::pre::MAX_MGID => {
-                return Err(format!(
-                    "multicast group {g} out of range (1-{})",
-                    crate::pre::MAX_MGID
-                ))
-            }
-            _ => {}
-        }
-        m.truncate = m.truncate.filter(|n| *n > 0);
-        self.mirrors.insert(session, m);
-        Ok(())
-    }
-
-    /// Remove mirror session `session`.
-    pub fn mirror_delete(&mut self, session: u32) -> Result<(), String> {
-        self.mirrors
-            .remove(&session)
-            .map(|_| ())
-            .ok_or_else(|| format!("no mirror session {session}"))
-    }
-
-    /// Mirror session `session`, if configured.
-    pub fn mirror(&self, session: u32) -> Option<MirrorSession> {
-        self.mirrors.get(&session).copied()
-    }
-
-    /// Every configured mirror session, by id.
-    pub fn mirrors(&self) -> impl Iterator<Item = (u32, MirrorSession)> + '_ {
-        self.mirrors.iter().map(|(s, m)| (*s, *m))
-    }
-
-    /// Remove every mirror session.
-    pub fn mirror_clear(&mut self) {
-        self.mirrors.clear();
     }
 
     /// Make `num` the CPU port: an egress port (with its own TM, at the default rate) whose

@@ -1,0 +1,53 @@
+//! What the data plane counts: per port, and why packets were dropped.
+
+/// Per-port counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortCounters {
+    /// Frames received.
+    pub rx_pkts: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// Frames sent.
+    pub tx_pkts: u64,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+    /// Frames the kernel refused to send, or PacketIns dropped for a slow controller.
+    pub tx_errors: u64,
+    /// The most frames taken from this port's receive ring in one go, until the ring was empty,
+    /// since `show_rx reset`: how far the input side fell behind the wire (the thesis's input
+    /// buffer occupancy; ours is the kernel's ring of 512 slots).
+    pub rx_backlog_max: u64,
+}
+
+/// Why packets were dropped, switch-wide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounters {
+    /// Frames received before a program was loaded.
+    pub no_program: u64,
+    /// Frames longer than MAX_FRAME.
+    pub oversize: u64,
+    /// Frames the parser rejected.
+    pub parser: u64,
+    /// Frames the ingress control dropped.
+    pub ingress: u64,
+    /// Frames the egress control dropped (or queued under a program since replaced).
+    pub egress: u64,
+    /// Frames sent to a port the switch does not have.
+    pub unknown_port: u64,
+    /// Frames refused by a full queue.
+    pub queue_full: u64,
+    /// Frames refused by a port's full shared buffer.
+    pub buffer_full: u64,
+    /// Frames dropped because the switch held MAX_SLOTS packets.
+    pub no_buffer: u64,
+    /// Clones asked for with a mirror session that is not configured.
+    pub no_mirror_session: u64,
+    /// Clones of clones deeper than MAX_CLONE_GENERATIONS.
+    pub clone_depth: u64,
+    /// Frames sent to a multicast group that has no copies to make.
+    pub no_multicast_group: u64,
+    /// Resubmissions and recirculations beyond MAX_PASSES.
+    pub pass_limit: u64,
+    /// Digests dropped because the controller did not take them in time.
+    pub digests: u64,
+}

@@ -1,0 +1,53 @@
+//! Mirror (clone) sessions: which port and multicast group a session's copies go to. They belong
+//! to the switch, not the program, and stay when a new program is loaded.
+
+use super::{Dataplane, MirrorSession, MAX_MIRROR_SESSION};
+
+impl Dataplane {
+    /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
+    /// (a port of the switch), replacing what it had. A truncation length of 0 means none.
+    pub fn mirror_add(&mut self, session: u32, mut m: MirrorSession) -> Result<(), String> {
+        if session > MAX_MIRROR_SESSION {
+            return Err(format!(
+                "mirror session {session} out of range (0-{MAX_MIRROR_SESSION})"
+            ));
+        }
+        match (m.port, m.mgid) {
+            (None, None) => return Err("a mirror session needs a port or a multicast group".into()),
+            (Some(p), _) if self.port(p).is_none() => return Err(format!("no port {p}")),
+            (_, Some(g)) if g == 0 || g > crate::pre::MAX_MGID => {
+                return Err(format!(
+                    "multicast group {g} out of range (1-{})",
+                    crate::pre::MAX_MGID
+                ))
+            }
+            _ => {}
+        }
+        m.truncate = m.truncate.filter(|n| *n > 0);
+        self.mirrors.insert(session, m);
+        Ok(())
+    }
+
+    /// Remove mirror session `session`.
+    pub fn mirror_delete(&mut self, session: u32) -> Result<(), String> {
+        self.mirrors
+            .remove(&session)
+            .map(|_| ())
+            .ok_or_else(|| format!("no mirror session {session}"))
+    }
+
+    /// Mirror session `session`, if configured.
+    pub fn mirror(&self, session: u32) -> Option<MirrorSession> {
+        self.mirrors.get(&session).copied()
+    }
+
+    /// Every configured mirror session, by id.
+    pub fn mirrors(&self) -> impl Iterator<Item = (u32, MirrorSession)> + '_ {
+        self.mirrors.iter().map(|(s, m)| (*s, *m))
+    }
+
+    /// Remove every mirror session.
+    pub fn mirror_clear(&mut self) {
+        self.mirrors.clear();
+    }
+}
