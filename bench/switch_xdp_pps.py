@@ -177,12 +177,16 @@ def read_json_lines(p: subprocess.Popen) -> list[dict]:
     return [json.loads(line) for line in p.stdout.read().splitlines() if line.startswith("{")]
 
 
-def one_run(who: str, size: int, seconds: float, out_dir: Path) -> dict:
+def one_run(who: str, size: int, seconds: float, out_dir: Path, sink_napi: str) -> dict:
     load1 = os.getloadavg()[0]
     with Topology() as topo:
         pid = start_contender(topo, who, out_dir / f"{who}_{size}.log")
         sink = topo.start(topo.sink, sys.executable, PKTGEN, "sink", "k0", "--interval", "0.25")
         assert json.loads(sink.stdout.readline()).get("ready"), "sink did not start"
+        if sink_napi == "threaded":
+            # the sink's receive path (veth NAPI, its XDP program) in a kernel thread of its own,
+            # as on another machine, instead of in the sending contender's context
+            topo.ns(topo.sink, "sh", "-c", "echo 1 > /sys/class/net/k0/threaded")
         time.sleep(0.5)
         rx0 = (
             lanes_rx(topo) if pid else dev_stat(topo, "p1", "rx_packets") - dev_stat(topo, "p1", "rx_dropped")
@@ -210,6 +214,7 @@ def one_run(who: str, size: int, seconds: float, out_dir: Path) -> dict:
     r = {
         "contender": who,
         "frame_bytes": size,
+        "sink_napi": sink_napi,
         "seconds": round(wall, 3),
         "load1_before": load1,
         "offered_pps": round(sent["sent"] / sent["t"]),
@@ -243,34 +248,41 @@ def main() -> int:
     p.add_argument(
         "--json", type=Path, default=REPO / "bench" / "results" / "switch_loop" / "switch_xdp_pps.json"
     )
+    p.add_argument("--sink-napi", default="inline",
+                   help="inline (the sink's receive runs in the sender's context, veth's default), threaded "
+                        "(in a kernel thread of its own, as on another machine), or both (comma-separated)")  # fmt: skip
     a = p.parse_args()
+    napis = a.sink_napi.split(",")
+    if not set(napis) <= {"inline", "threaded"}:
+        print(f"switch_xdp_pps: --sink-napi takes inline and/or threaded, got {a.sink_napi!r}", file=sys.stderr)
+        return 1
     if os.geteuid() != 0:
         print("switch_xdp_pps: needs root (network namespaces, XDP)", file=sys.stderr)
         return 1
     a.json.parent.mkdir(parents=True, exist_ok=True)
     logs = Path(tempfile.mkdtemp(prefix="switch_xdp_pps_"))  # the switches' logs
     results = []
-    for size in [int(s) for s in a.sizes.split(",")]:
-        for who in a.contenders.split(","):
-            print(f"switch_xdp_pps: {who} at {size} B for {a.seconds:g} s ...", flush=True)
-            r = one_run(who, size, a.seconds, logs)
-            print(f"  offered {r['offered_pps']:,} pps, in {r['in_pps']:,}, out {r['out_pps']:,}, "
-                  f"switch CPU {r['switch_cpu_pct']}, load {r['load1_before']:.2f}: {r['saturated']}", flush=True)  # fmt: skip
-            results.append(r)
+    runs = [(int(s), n, w) for s in a.sizes.split(",") for n in napis for w in a.contenders.split(",")]
+    for size, napi, who in runs:
+        print(f"switch_xdp_pps: {who} at {size} B, sink {napi}, for {a.seconds:g} s ...", flush=True)
+        r = one_run(who, size, a.seconds, logs, napi)
+        print(f"  offered {r['offered_pps']:,} pps, in {r['in_pps']:,}, out {r['out_pps']:,}, "
+              f"switch CPU {r['switch_cpu_pct']}, load {r['load1_before']:.2f}: {r['saturated']}", flush=True)  # fmt: skip
+        results.append(r)
     doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "kernel": os.uname().release,
            "cpus": os.cpu_count(), "results": results}  # fmt: skip
     a.json.write_text(json.dumps(doc, indent=1) + "\n")
-    print("\n| contender | frame B | offered pps | in pps | out pps | switch CPU % | saturated | load1 |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| contender | frame B | sink NAPI | offered pps | in pps | out pps | switch CPU % | saturated | load1 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         cpu = "-" if r["switch_cpu_pct"] is None else f"{r['switch_cpu_pct']:.0f}"
-        print(f"| {r['contender']} | {r['frame_bytes']} | {r['offered_pps']:,} | {r['in_pps']:,} | "
+        print(f"| {r['contender']} | {r['frame_bytes']} | {r['sink_napi']} | {r['offered_pps']:,} | {r['in_pps']:,} | "
               f"{r['out_pps']:,} | {cpu} | {r['saturated']} | {r['load1_before']:.2f} |")  # fmt: skip
-    for size in sorted({r["frame_bytes"] for r in results}):
-        by = {r["contender"]: r["out_pps"] for r in results if r["frame_bytes"] == size}
+    for size, napi in sorted({(r["frame_bytes"], r["sink_napi"]) for r in results}):
+        by = {r["contender"]: r["out_pps"] for r in results if (r["frame_bytes"], r["sink_napi"]) == (size, napi)}
         if by.get("bridge"):
             ratios = ", ".join(f"{k} {v / by['bridge']:.2f}x" for k, v in by.items() if k != "bridge")
-            print(f"{size} B, against the bridge: {ratios}")
+            print(f"{size} B, sink {napi}, against the bridge: {ratios}")
     print(f"JSON: {a.json}")
     return 0
 
