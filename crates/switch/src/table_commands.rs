@@ -65,6 +65,11 @@ pub fn parse_value(s: &str, width: u32) -> Result<Vec<u8>, String> {
             })
             .collect::<Result<_, _>>()?
     } else if s.contains(':') {
+        // octets as written: more than the field has bytes is refused even if the extra are
+        // zeros (bmv2's CLI wants exactly six for a MAC)
+        if s.split(':').count() > nbytes {
+            return Err(format!("'{s}' has more octets than {width} bits"));
+        }
         s.split(':')
             .map(|o| u8::from_str_radix(o, 16).map_err(|_| format!("'{s}' is not a MAC address")))
             .collect::<Result<_, _>>()?
