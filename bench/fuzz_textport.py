@@ -21,10 +21,12 @@ import argparse
 import json
 import random
 import re
+import signal
 import socket
 import sys
 import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,8 @@ class Tally:
     sessions: dict[str, int] = field(default_factory=dict)
     probes: int = 0
     findings: list[str] = field(default_factory=list)
+    recent: deque = field(default_factory=lambda: deque(maxlen=400))  # the last lines sent
+    diag: Path | None = None  # where a failed probe's state is written
 
     def finding(self, what: str) -> None:
         if len(self.findings) < 50:
@@ -169,6 +173,7 @@ def diff(before: Tables, after: Tables) -> str:
 
 def judge(cmd: Cmd, r: dict, t: Tally) -> None:
     t.commands += 1
+    t.recent.append(f"{cmd.line[:200]!r} -> {'ok' if r['ok'] else 'refused'}")
     t.by_verb[cmd.verb[:30]] = t.by_verb.get(cmd.verb[:30], 0) + 1
     if r["ok"]:
         t.ok += 1
@@ -306,12 +311,17 @@ def burst(port: int, rng: random.Random, t: Tally) -> None:
 
 
 def probe(port: int, hosts: Hosts, tb: Tables, t: Tally) -> Tables:
-    """Put the probe's forwarding back (its l2_fwd entries, no acl rule, the default actions) and
+    """Put the probe's forwarding back (its l2_fwd entries, no acl rule, the default actions, and
+    ports 1 and 2 able to send: a bent command may name them, e.g. `set_queue_rate 0.5 3 2` with
+    its port left out makes queue 2 the port, and a queue slowed to nothing forwards nothing) and
     ping h1 -> h2 through the switch: every echo must come back. Also a few frames to port 3,
     whose queues the fuzzer bends."""
     c = Conn(port)
     try:
         fixes = ["table_clear acl", "table_set_default acl NoAction", "table_set_default l2_fwd NoAction"]
+        for n in (1, 2):
+            fixes += [f"set_port_rate {n} 10Gbps", f"set_scheduler strict {n}", f"set_queue_rate_bytes 1e12 {n}",
+                      f"set_queue_burst 1000000 {n}", f"set_queue_depth 64 {n}", f"set_queue_quantum 1514 {n}"]  # fmt: skip
         for mac, out in PROBE_MACS.items():
             want = f"0x{mac:012x} => MyIngress.set_port 0x{out:04x}"
             h = tb.l2_macs.get(mac)
@@ -332,13 +342,22 @@ def probe(port: int, hosts: Hosts, tb: Tables, t: Tally) -> Tables:
     t.probes += 1
     if got != 3:
         t.finding(f"h1 -> h2 through the switch: {got} of 3 echoes came back")
+        if t.diag is not None:
+            c = Conn(port)
+            state = []
+            for line in ("show_ports", "show_queues 1", "show_queues 2", "table_dump l2_fwd", "table_dump acl"):
+                c.send(line.encode() + b"\n")
+                state.append(str(c.answer().get("out")))
+            c.close()
+            with open(t.diag, "a") as f:
+                f.write("\n".join(["=== probe failed", *t.recent, "--- state", *state, ""]))
     hosts.run(1, "ping", "-n", "-q", "-c", "2", "-i", "0.2", "-W", "1", hosts.ip(3), check=False)
     return tb
 
 
 def fuzz(port: int, hosts: Hosts, seconds: float, seed: int, alive=lambda: True, log: Path | None = None,
-         progress=None) -> Tally:  # fmt: skip
-    rng, t = random.Random(seed), Tally()
+         progress=None, diag: Path | None = None) -> Tally:  # fmt: skip
+    rng, t = random.Random(seed), Tally(diag=diag)
     tb = probe(port, hosts, Tables(), t)
     start = time.monotonic()
     end, next_probe, next_note = start + seconds, start + PROBE_EVERY_S, start + 30
@@ -384,21 +403,24 @@ def fuzz(port: int, hosts: Hosts, seconds: float, seed: int, alive=lambda: True,
     return t
 
 
-def run(seconds: float, seed: int, progress=None) -> Tally:
+def run(seconds: float, seed: int, progress=None, diag: Path | None = None) -> Tally:
     with Hosts(3) as hosts, tempfile.TemporaryDirectory(prefix="fuzz-textport-") as tmp:
         port, gport = free_port(), free_port()
         log = Path(tmp) / "switch.log"
         args = ["switch", str(PROGRAM), *hosts.ports(), "--thrift-port", str(port), "--",
                 "--grpc-server-addr", f"127.0.0.1:{gport}", "--cpu-port", "255"]  # fmt: skip
         with open(log, "w") as out, running(args, tcp_port=port, out=out) as p:
-            return fuzz(port, hosts, seconds, seed, alive=lambda: p.poll() is None, log=log, progress=progress)
+            return fuzz(port, hosts, seconds, seed, alive=lambda: p.poll() is None, log=log, progress=progress,
+                        diag=diag)  # fmt: skip
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill` cleans up as Ctrl-C does
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, help="write the totals here")
+    ap.add_argument("--diag", type=Path, help="append the recent commands and the switch's state at a failed probe")
     a = ap.parse_args()
 
     def note(t: Tally) -> None:
@@ -406,7 +428,7 @@ def main() -> int:
               f"{len(t.findings)} findings", file=sys.stderr, flush=True)  # fmt: skip
 
     t0 = time.monotonic()
-    t = run(a.seconds, a.seed, progress=note)
+    t = run(a.seconds, a.seed, progress=note, diag=a.diag)
     out = {"seconds": round(time.monotonic() - t0, 1), "seed": a.seed, "commands": t.commands, "ok": t.ok,
            "refused": t.refused, "probes": t.probes, "sessions": t.sessions, "by_verb": t.by_verb,
            "findings": t.findings}  # fmt: skip

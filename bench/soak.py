@@ -22,6 +22,7 @@ import fcntl
 import json
 import os
 import queue
+import signal
 import sys
 import tempfile
 import threading
@@ -303,6 +304,7 @@ def markdown(r: dict) -> str:
 
 
 def main() -> int:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill` cleans up as Ctrl-C does
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1800)
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
