@@ -144,9 +144,9 @@ fuzz:
 FUZZ_CONTROL_SECONDS ?= 600
 .PHONY: fuzz-control
 fuzz-control: setup
-	$(VENV)/bin/python bench/fuzz_p4runtime.py --seconds $(FUZZ_CONTROL_SECONDS) --json bench/results/fuzz_p4runtime.json
-	$(VENV)/bin/python bench/fuzz_thrift.py --seconds $(FUZZ_CONTROL_SECONDS) --json bench/results/fuzz_thrift.json
-	$(VENV)/bin/python bench/fuzz_textport.py --seconds $(FUZZ_CONTROL_SECONDS) --json bench/results/fuzz_textport.json
+	$(VENV)/bin/python bench/fuzz_p4runtime.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_p4runtime.json
+	$(VENV)/bin/python bench/fuzz_thrift.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_thrift.json
+	$(VENV)/bin/python bench/fuzz_textport.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_textport.json
 
 # One switch for SOAK_SECONDS under a saturated port, P4Runtime writes and PacketIn/PacketOut
 # (root); holds the machine's timing lock. Writes bench/results/soak.json and soak.md.

@@ -271,8 +271,15 @@ def soak(seconds: float, log_dir: Path, progress=print) -> dict:
     }  # fmt: skip
 
 
+def loads_between(r: dict, lo: float, hi: float) -> str:
+    """The 1-minute load averages sampled from lo to hi seconds, as "min-max"."""
+    v = [float(s["load"]) for s in r["samples"] if lo <= s["t"] <= hi]
+    return f"{min(v):.2f}-{max(v):.2f}" if v else "?"
+
+
 def markdown(r: dict) -> str:
     a, p = r["accounting"], r["p4runtime"]
+    cf, cl = r["cost_first"], r["cost_last"]
     drops = ", ".join(f"{k} {v}" for k, v in a["drops"].items()) or "none"
     rows = [
         f"# Soak: one switch for {r['seconds'] / 60:g} minutes", "",
@@ -290,15 +297,16 @@ def markdown(r: dict) -> str:
         f"| frames sent + transmit errors + counted drops | {a['tx']} + {a['tx_errors']} + {sum(a['drops'].values())} "
         f"({drops}) = {a['tx'] + a['tx_errors'] + sum(a['drops'].values())}: "
         f"{'balanced' if a['balanced'] else 'NOT balanced'} |",
-        f"| switch CPU per received frame, first {r['cost_first']['to_s'] - r['cost_first']['from_s']:.0f} s | "
-        f"{r['cost_first']['us_per_frame']} us ({r['cost_first']['frames']} frames, {r['cost_first']['cpu_s']} s) |",
-        f"| switch CPU per received frame, last {r['cost_last']['to_s'] - r['cost_last']['from_s']:.0f} s | "
-        f"{r['cost_last']['us_per_frame']} us ({r['cost_last']['frames']} frames, {r['cost_last']['cpu_s']} s) |",
+        f"| switch CPU per received frame, first {cf['to_s'] - cf['from_s']:.0f} s | {cf['us_per_frame']} us "
+        f"({cf['frames']} frames, {cf['cpu_s']} s; load {loads_between(r, cf['from_s'], cf['to_s'])}) |",
+        f"| switch CPU per received frame, last {cl['to_s'] - cl['from_s']:.0f} s | {cl['us_per_frame']} us "
+        f"({cl['frames']} frames, {cl['cpu_s']} s; load {loads_between(r, cl['from_s'], cl['to_s'])}) |",
         f"| P4Runtime writes (refused) | {p['writes']} ({p['write_errors']}) |",
         f"| PacketOuts sent / frames h3 got | {p['packet_outs']} / {p['h3_received']} |",
         f"| frames h3 sent / PacketIns the controller got | {p['h3_sent']} / {p['packet_ins']} |",
         f"| UDP received by h2 (iperf3) | {r['iperf_received_mbps']} Mb/s |",
-        f"| load average (1 min) at the start / the end | {r['load_start_end'][0]} / {r['load_start_end'][1]} |",
+        f"| load average (1 min) at the start / the end (all samples) | {r['load_start_end'][0]} / "
+        f"{r['load_start_end'][1]} ({loads_between(r, 0, r['samples'][-1]['t'])}) |",
     ]  # fmt: skip
     return "\n".join(rows) + "\n"
 
