@@ -138,6 +138,24 @@ fuzz:
 	command -v cargo-fuzz >/dev/null || { echo "fuzz: cargo-fuzz not found: cargo install cargo-fuzz (needs a nightly toolchain)" >&2; exit 1; }; \
 	fuzz/run_all.sh $(FUZZ_SECONDS)
 
+# The control plane's fuzzers, long (root: the text port's fuzzer forwards between namespaces):
+# P4Runtime, bmv2's Thrift API and the text command port, FUZZ_CONTROL_SECONDS each, totals in
+# bench/results/fuzz_*.json (bench/results/fuzz.md says what they found).
+FUZZ_CONTROL_SECONDS ?= 600
+.PHONY: fuzz-control
+fuzz-control: setup
+	$(VENV)/bin/python bench/fuzz_p4runtime.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_p4runtime.json
+	$(VENV)/bin/python bench/fuzz_thrift.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_thrift.json
+	$(VENV)/bin/python bench/fuzz_textport.py --seconds $(FUZZ_CONTROL_SECONDS) --seed 7 --json bench/results/fuzz_textport.json
+
+# One switch for SOAK_SECONDS under a saturated port, P4Runtime writes and PacketIn/PacketOut
+# (root); holds the machine's timing lock. Writes bench/results/soak.json and soak.md.
+SOAK_SECONDS ?= 1800
+TIMING_LOCK ?= /work/timing.lock
+.PHONY: soak
+soak: setup
+	$(VENV)/bin/python bench/soak.py --seconds $(SOAK_SECONDS) --lock $(TIMING_LOCK) --out bench/results
+
 # The paper's evaluation (tree2 at 10 Mb/s, PROACTIVE and MPI under UDP load, no/strict/rlsp-drr)
 # as a resumable sweep with its report; root. PAPER_ARGS e.g. `--duration 60 --mpi-iters 30`.
 PAPER_OUT ?= results/paper

@@ -18,11 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import socket
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,8 +28,9 @@ from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
 
-REPO = Path(__file__).resolve().parent.parent
-LANES = str(REPO / ".venv" / "bin" / "lanes")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from switch_proc import REPO, p4runtime_switch  # noqa: E402
+
 P4INFO = REPO / "p4" / "p4rt_test.p4info.txtpb"
 JSON = REPO / "p4" / "p4rt_test.json"
 L2_FWD, ACL = 33554435, 33554436
@@ -267,29 +265,6 @@ def fuzz(addr: str, seconds: float, seed: int, alive=lambda: True, progress=None
     return t
 
 
-@contextmanager
-def switch():
-    with socket.socket() as a, socket.socket() as b:
-        a.bind(("127.0.0.1", 0))
-        b.bind(("127.0.0.1", 0))
-        gport, cport = a.getsockname()[1], b.getsockname()[1]
-    addr = f"127.0.0.1:{gport}"
-    p = subprocess.Popen([LANES, "switch", "--no-p4", "--thrift-port", str(cport), "--", "--grpc-server-addr", addr],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        ch = grpc.insecure_channel(addr)
-        grpc.channel_ready_future(ch).result(timeout=30)
-        ch.close()
-        yield addr, p
-    finally:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=600)
@@ -302,7 +277,7 @@ def main() -> int:
               f"{held} entries held, {len(t.findings)} findings", file=sys.stderr, flush=True)  # fmt: skip
 
     t0 = time.monotonic()
-    with switch() as (addr, p):
+    with p4runtime_switch() as (addr, _, p):
         t = fuzz(addr, a.seconds, a.seed, alive=lambda: p.poll() is None, progress=note)
     out = {"seconds": round(time.monotonic() - t0, 1), "seed": a.seed, "requests": t.requests,
            "updates": t.updates, "accepted": t.accepted, "refused": t.refused, "findings": t.findings}  # fmt: skip

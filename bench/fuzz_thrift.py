@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import socket
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,8 +26,9 @@ from bm_runtime.standard import ttypes as T
 from thrift.protocol import TBinaryProtocol, TMultiplexedProtocol
 from thrift.transport import TSocket, TTransport
 
-REPO = Path(__file__).resolve().parent.parent
-LANES = str(REPO / ".venv" / "bin" / "lanes")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from switch_proc import REPO, command_port_switch  # noqa: E402
+
 PROGRAM = REPO / "p4" / "p4rt_test.json"
 TABLES = ["MyIngress.l2_fwd", "MyIngress.acl"]
 ACTIONS = ["MyIngress.set_port", "MyIngress.drop", "NoAction", "MyIngress.send_to_cpu"]
@@ -148,31 +146,9 @@ def step(rng: random.Random, c, model: dict[str, set[int]], t: Tally) -> None:
         pass
 
 
-@contextmanager
 def switch():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    p = subprocess.Popen([LANES, "switch", str(PROGRAM), "--no-grpc", "--thrift-port", str(port)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if p.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the switch did not start") from None
-                time.sleep(0.1)
-        yield port, p
-    finally:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    """The switch the fuzzer runs against: (command port, process)."""
+    return command_port_switch(PROGRAM)
 
 
 def fuzz(port: int, seconds: float, seed: int, alive=lambda: True, progress=None) -> Tally:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
+import importlib.util
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,7 +15,21 @@ from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
 
 REPO = Path(__file__).resolve().parents[1]
-LANES = str(REPO / ".venv" / "bin" / "lanes")
+
+
+def bench_module(name: str):
+    """bench/NAME.py, loaded once under its own name (the benchmarks import it so too)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+        assert spec and spec.loader
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
+switch_proc = bench_module("switch_proc")
+LANES = switch_proc.LANES
+free_port = switch_proc.free_port
 P4INFO = REPO / "p4" / "p4rt_test.p4info.txtpb"
 JSON = REPO / "p4" / "p4rt_test.json"
 
@@ -31,12 +45,6 @@ PORT_COUNTER, ACL_COUNTER, PORT_METER, ACL_METER, LAST_LEN = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def loopback_switch(
     *extra: str, device_id: int = 0, target: tuple[str, ...] = ()
@@ -44,24 +52,9 @@ def loopback_switch(
     """A switch without ports; yields (gRPC address, ctl port). `target`: options after '--'."""
     gport, cport = free_port(), free_port()
     addr = f"127.0.0.1:{gport}"
-    cmd = [LANES, "switch", "--no-p4", "--device-id", str(device_id), "--thrift-port", str(cport), *extra]
-    p = subprocess.Popen(
-        [*cmd, "--", "--grpc-server-addr", addr, *target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    try:
-        ch = grpc.insecure_channel(addr)
-        try:
-            grpc.channel_ready_future(ch).result(timeout=30)
-        finally:
-            ch.close()
+    args = ["switch", "--no-p4", "--device-id", str(device_id), "--thrift-port", str(cport), *extra]
+    with switch_proc.running([*args, "--", "--grpc-server-addr", addr, *target], grpc_addr=addr):
         yield addr, cport
-    finally:
-        p.terminate()
-        try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def primary(addr: str, election_id: int = 1, device_id: int = 0, push: bool = True) -> Client:

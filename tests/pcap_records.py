@@ -18,7 +18,8 @@ def pcap_bytes(frames: list[tuple[float, bytes]]) -> bytes:
 
 
 def read_frames(path: Path) -> list[bytes]:
-    """The frames of a pcap file (an empty list for a file with only its header, or none)."""
+    """The frames of a pcap file (an empty list for a file with only its header, or none). A
+    last record cut short (a switch killed while writing it) is not a frame: it is left out."""
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -28,6 +29,8 @@ def read_frames(path: Path) -> list[bytes]:
     frames, at = [], 24
     while at + 16 <= len(data):
         n = struct.unpack("<I", data[at + 8 : at + 12])[0]
+        if at + 16 + n > len(data):
+            break
         frames.append(data[at + 16 : at + 16 + n])
         at += 16 + n
     return frames

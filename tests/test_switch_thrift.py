@@ -8,15 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from netns import LANES, REPO, Star, is_root
+from p4rt_util import switch_proc
 
 CLI = str(REPO / ".venv" / "bin" / "simple_switch_CLI")
 P4RT_TEST = REPO / "p4" / "p4rt_test.json"
@@ -26,47 +25,15 @@ needs_root = pytest.mark.skipif(not is_root(), reason="needs root for network na
 pytestmark = pytest.mark.skipif(not Path(CLI).exists(), reason="simple_switch_CLI not installed (make setup)")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def switch(program: Path | None, log: Path) -> Iterator[int]:
     """A `lanes switch` without ports running `program` (None: --no-p4); yields its thrift port."""
-    port = free_port()
     with open(log, "w") as out:
-        p = subprocess.Popen(
-            [
-                LANES,
-                "switch",
-                str(program) if program else "--no-p4",
-                "--no-grpc",
-                "--thrift-port",
-                str(port),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if p.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"switch did not start: {log.read_text()}") from None
-                time.sleep(0.1)
-        yield port
-    finally:
-        p.terminate()
         try:
-            p.wait(10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            with switch_proc.command_port_switch(program, out=out) as (port, _):
+                yield port
+        except RuntimeError as e:
+            raise RuntimeError(f"{e}: {log.read_text()}") from None
 
 
 def cli(port: int, commands: str, netns: str | None = None) -> str:

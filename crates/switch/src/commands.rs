@@ -77,6 +77,12 @@ pub(crate) fn num(s: &str) -> Result<u64, String> {
     r.map_err(|_| format!("'{s}' is not a number"))
 }
 
+/// A number that names a handle, port or length: it must fit 32 bits (never taken modulo 2^32,
+/// which would make `table_delete T 4294967296` delete handle 0).
+pub(crate) fn num_u32(s: &str) -> Result<u32, String> {
+    u32::try_from(num(s)?).map_err(|_| format!("'{s}' is out of range (0-{})", u32::MAX))
+}
+
 pub(crate) fn hex(b: &[u8]) -> String {
     let mut s = String::from("0x");
     for x in b {

@@ -163,7 +163,19 @@ fn indirect(
         return Err(format!("expected {n} argument(s), got {}", args.len()));
     }
     let t = find_table(&*names(dp)?, args[0])?;
-    f(program(dp)?, t.table, args).map_err(|e| e.to_string())?;
+    let p = program(dp)?;
+    // as bmv2's indirect calls on a direct table: refused, the table left alone (a
+    // table_indirect_delete once deleted a direct table's entry)
+    if p.table_profile(t.table)
+        .map_err(|e| e.to_string())?
+        .is_none()
+    {
+        return Err(format!(
+            "table {} has no action profile (not an indirect table)",
+            t.name
+        ));
+    }
+    f(p, t.table, args).map_err(|e| e.to_string())?;
     Ok(String::new())
 }
 

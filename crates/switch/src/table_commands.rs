@@ -7,7 +7,7 @@ use std::fmt::Write;
 use lanes_p4::p4info::{P4Names, TableInfo};
 use lanes_p4::{ActionId, EntryHandle, MatchKey, MatchKind, Program};
 
-use crate::commands::{find_table, hex, names, num, program};
+use crate::commands::{find_table, hex, names, num, num_u32, program};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
@@ -21,7 +21,7 @@ pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R>
         "table_add" => table_add(dp, args),
         "table_modify" => table_modify(dp, args),
         "table_delete" => with_table(dp, args, 2, |p, t, a| {
-            p.delete_entry(t.table, EntryHandle(num(a[1])? as u32))
+            p.delete_entry(t.table, EntryHandle(num_u32(a[1])?))
                 .map_err(|e| e.to_string())?;
             Ok(String::new())
         }),
@@ -65,10 +65,19 @@ pub fn parse_value(s: &str, width: u32) -> Result<Vec<u8>, String> {
             })
             .collect::<Result<_, _>>()?
     } else if s.contains(':') {
+        // octets as written: more than the field has bytes is refused even if the extra are
+        // zeros (bmv2's CLI wants exactly six for a MAC)
+        if s.split(':').count() > nbytes {
+            return Err(format!("'{s}' has more octets than {width} bits"));
+        }
         s.split(':')
             .map(|o| u8::from_str_radix(o, 16).map_err(|_| format!("'{s}' is not a MAC address")))
             .collect::<Result<_, _>>()?
     } else if let Some(h) = s.strip_prefix("0x") {
+        // whole hex digits only: the pairs below are sliced by byte
+        if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("'{s}' is not hex"));
+        }
         let h = if h.len() % 2 == 1 {
             format!("0{h}")
         } else {
@@ -102,7 +111,7 @@ fn parse_key(s: &str, kind: MatchKind, width: u32) -> Result<MatchKey, String> {
             let (v, len) = s
                 .split_once('/')
                 .ok_or_else(|| format!("lpm key '{s}' needs VALUE/LENGTH"))?;
-            MatchKey::Lpm(parse_value(v, width)?, num(len)? as u32)
+            MatchKey::Lpm(parse_value(v, width)?, num_u32(len)?)
         }
         MatchKind::Ternary => {
             let (v, m) = s
@@ -292,7 +301,7 @@ fn table_modify(dp: &mut Dataplane, args: &[&str]) -> R {
     };
     let (t, a, params) = table_action(dp, table, action, values)?;
     let p = program(dp)?;
-    p.modify_entry(t.table, EntryHandle(num(handle)? as u32), a, params)
+    p.modify_entry(t.table, EntryHandle(num_u32(handle)?), a, params)
         .map_err(|e| e.to_string())?;
     Ok(String::new())
 }
@@ -372,5 +381,16 @@ mod tests {
         assert_eq!(parse_value("3", 9).unwrap(), vec![0, 3]);
         assert_eq!(parse_value("0x1ff", 9).unwrap(), vec![1, 0xff]);
         assert!(parse_value("512", 9).is_err());
+    }
+
+    #[test]
+    fn values_that_are_not_numbers_are_refused_in_one_line() {
+        // a non-ASCII digit after 0x once cut a character in two (a panic)
+        for bad in [
+            "0xé1", "0x", "0x 1", "0x-1", "0x1g", "０１", "1e3", "-1", "::",
+        ] {
+            let e = parse_value(bad, 48).unwrap_err();
+            assert!(!e.contains('\n') && e.contains(bad), "{bad}: {e}");
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use lanes_tm::{QuantilePoint, QueueConfig, Scheduler};
 
-use crate::commands::num;
+use crate::commands::{num, num_u32};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
@@ -41,7 +41,7 @@ pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R>
 fn port_nums(dp: &Dataplane, arg: Option<&&str>) -> Result<Vec<u32>, String> {
     match arg {
         Some(p) => {
-            let n = num(p)? as u32;
+            let n = num_u32(p)?;
             dp.port(n)
                 .map(|_| vec![n])
                 .ok_or_else(|| format!("no port {n}"))
@@ -103,7 +103,7 @@ fn set_port_rate(dp: &mut Dataplane, args: &[&str]) -> R {
         return Err("set_port_rate PORT RATE".into());
     };
     let rate = parse_rate_bps(rate)?;
-    let n = num(port)? as u32;
+    let n = num_u32(port)?;
     dp.port_mut(n)
         .ok_or_else(|| format!("no port {n}"))?
         .tm

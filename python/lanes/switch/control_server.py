@@ -2,12 +2,15 @@
 protocols, told apart by a connection's first byte:
 
 - lanes's line protocol (`lanes ctl`): one simple_switch_CLI-style command per line in, one JSON
-  line out ({"ok": true, "out": ...} or {"ok": false, "error": ...});
+  line out ({"ok": true, "out": ...} or {"ok": false, "error": ...}). A line is a command only
+  once its newline has come: a client that leaves mid-line has sent nothing. A line longer
+  than MAX_LINE bytes is refused whole, not gathered in memory;
 - bmv2's Thrift API (simple_switch_CLI and other bmv2 clients): a binary Thrift message starts
   with 0x80, which no text command does (thrift_server)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import socketserver
@@ -17,6 +20,28 @@ from collections.abc import Callable
 from typing import Any
 
 from lanes.switch.thrift_server import THRIFT_FIRST_BYTE
+
+MAX_LINE = 1 << 16  # bytes; the longest table_add a program needs is a few hundred
+
+
+def answer(run: Callable[[str], str], line: str) -> dict:
+    """The reply to one command line: its output, or its error in one line. An exception other
+    than the command's own ValueError (a fault in the switch) is answered the same way, so the
+    client gets its answer and the connection stays usable."""
+    try:
+        return {"ok": True, "out": run(line)}
+    except ValueError as e:
+        return {"ok": False, "error": " ".join(str(e).split()) or "refused"}
+    except BaseException as e:  # noqa: BLE001 - also a Rust panic (pyo3's PanicException)
+        if isinstance(e, KeyboardInterrupt | SystemExit):
+            raise
+        why = " ".join(f"{type(e).__name__}: {e}".split())
+        print(
+            f"lanes switch: command port: internal error in {line.split()[0]!r}: {why}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return {"ok": False, "error": f"internal error: {why}"}
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -30,17 +55,36 @@ class _Handler(socketserver.StreamRequestHandler):
         if first[0] == THRIFT_FIRST_BYTE:
             self._thrift()
             return
+        with contextlib.suppress(OSError):  # the client went away before reading its answer
+            self._lines()
+
+    def _lines(self) -> None:
         run: Callable[[str], str] = self.server.run_command  # type: ignore[attr-defined]
-        for raw in self.rfile:
-            line = raw.decode(errors="replace").strip()
-            if not line:
-                continue
-            try:
-                reply = {"ok": True, "out": run(line)}
-            except ValueError as e:
-                reply = {"ok": False, "error": str(e)}
+        while True:
+            raw = self.rfile.readline(MAX_LINE + 1)
+            if not raw.endswith(b"\n"):
+                if len(raw) <= MAX_LINE:
+                    return  # end of input, with at most a line cut short: not a command
+                ended = self._skip_line()
+                reply = {"ok": False, "error": f"line longer than {MAX_LINE} bytes: refused"}
+            else:
+                line = raw.decode(errors="replace").strip()
+                if not line:
+                    continue
+                ended, reply = True, answer(run, line)
             self.wfile.write((json.dumps(reply) + "\n").encode())
             self.wfile.flush()
+            if not ended:
+                return
+
+    def _skip_line(self) -> bool:
+        """Read past the rest of an overlong line; False if the input ended first."""
+        while True:
+            chunk = self.rfile.readline(MAX_LINE)
+            if chunk.endswith(b"\n"):
+                return True
+            if not chunk:
+                return False
 
     def _thrift(self) -> None:
         processor = self.server.thrift  # type: ignore[attr-defined]
