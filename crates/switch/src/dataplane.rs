@@ -505,9 +505,13 @@ impl Dataplane {
                 let frame = &self.out[..eg.len];
                 let c = &mut self.ports[p].counters;
                 if Some(port_num) == self.cpu_port {
+                    // the oldest was counted as sent when it was queued; dropped, it was not
                     if self.packet_ins.len() == MAX_PACKET_INS {
-                        self.packet_ins.pop_front();
-                        c.tx_errors += 1;
+                        if let Some(old) = self.packet_ins.pop_front() {
+                            c.tx_pkts -= 1;
+                            c.tx_bytes -= old.len() as u64;
+                            c.tx_errors += 1;
+                        }
                     }
                     self.packet_ins.push_back(frame.to_vec());
                     c.tx_pkts += 1;

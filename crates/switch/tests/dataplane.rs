@@ -250,6 +250,33 @@ fn cpu_port_collects_packet_ins_and_injects_packet_outs() {
 }
 
 #[test]
+fn packet_ins_a_controller_does_not_take_are_counted_once_as_errors() {
+    let mut dp = switch();
+    dp.set_cpu_port(64).unwrap();
+    execute(
+        &mut dp,
+        "table_add ipv4_lpm ipv4_forward 10.0.1.64/32 => 00:00:00:00:00:40 64",
+    )
+    .unwrap();
+    let f = frame([10, 0, 1, 1], [10, 0, 1, 64], 100);
+    // more than the 4096 PacketIns the switch keeps for a controller that never takes them
+    let n = 5000u64;
+    let mut now = 0;
+    for _ in 0..n {
+        let slot = dp.take_slot().unwrap();
+        dp.slot_buf(slot)[..f.len()].copy_from_slice(&f);
+        dp.ingress(slot, f.len(), 1, now);
+        now += 1_000_000;
+        dp.service(now, &mut |_, _| true);
+    }
+    let c = dp.port(64).unwrap().counters;
+    assert_eq!(dp.take_packet_ins().len(), 4096);
+    assert_eq!(c.tx_pkts, 4096, "only those kept were sent");
+    assert_eq!(c.tx_errors, n - 4096, "each one dropped is an error, once");
+    assert_eq!(c.tx_bytes, 4096 * f.len() as u64);
+}
+
+#[test]
 fn queue_burst_comes_from_metadata_and_from_the_command_port() {
     let mut dp = switch();
     execute(
