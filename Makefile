@@ -100,6 +100,7 @@ lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/python scripts/check_architecture_map.py
 
 fmt:
 	$(CARGO) fmt --all
