@@ -33,7 +33,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 COMMANDS = """table_add ipv4_lpm ipv4_forward 10.0.1.2/32 => 00:00:00:00:01:02 2
 table_add src_ip_prio set_priority 10.0.1.1/32 => 7 0 7000
 """
-CONTENDERS = ("bridge", "lanes-packet", "lanes-afxdp", "lanes-txring")
+CONTENDERS = ("bridge", "lanes-packet", "lanes-afxdp")
 
 
 def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -17,9 +17,6 @@ pub enum RxMode {
     Packet,
     /// AF_XDP on queue 0 with an XDP redirect program.
     AfXdp,
-    /// AF_PACKET with a TPACKET_V2 transmit ring as well: a batch is one `send` without
-    /// message headers instead of a sendmmsg.
-    TxRing,
 }
 
 impl FromStr for RxMode {
@@ -28,8 +25,7 @@ impl FromStr for RxMode {
         match s {
             "packet" => Ok(RxMode::Packet),
             "afxdp" => Ok(RxMode::AfXdp),
-            "txring" => Ok(RxMode::TxRing),
-            _ => Err(format!("unknown rx mode '{s}' (packet, afxdp or txring)")),
+            _ => Err(format!("unknown rx mode '{s}' (packet or afxdp)")),
         }
     }
 }
@@ -46,8 +42,7 @@ impl Port {
     /// Open `ifname` in `mode`; for AF_XDP also say how it runs (XDP mode, copy or zero-copy).
     pub fn open(ifname: &str, mode: RxMode) -> io::Result<(Port, Option<String>)> {
         Ok(match mode {
-            RxMode::Packet => (Port::Packet(PacketSocket::open(ifname, false)?), None),
-            RxMode::TxRing => (Port::Packet(PacketSocket::open(ifname, true)?), None),
+            RxMode::Packet => (Port::Packet(PacketSocket::open(ifname)?), None),
             RxMode::AfXdp => {
                 let s = XskSocket::open(ifname)?;
                 let how = s.describe();

@@ -27,17 +27,6 @@ unsafe impl Send for RxRing {}
 impl RxRing {
     /// Switch `fd` (an AF_PACKET socket) to TPACKET_V2 and map its receive ring.
     pub fn new(fd: RawFd) -> io::Result<RxRing> {
-        Ok(Self::map(fd, false)?.0)
-    }
-
-    /// As `new`, with a transmit ring of the same geometry mapped right after the receive ring
-    /// (one mapping, as the kernel lays them out); the [`TxRing`] lives inside this mapping.
-    pub fn with_tx(fd: RawFd) -> io::Result<(RxRing, TxRing)> {
-        let (rx, tx) = Self::map(fd, true)?;
-        Ok((rx, tx.expect("asked for a transmit ring")))
-    }
-
-    fn map(fd: RawFd, tx: bool) -> io::Result<(RxRing, Option<TxRing>)> {
         let version = libc::tpacket_versions::TPACKET_V2 as libc::c_int;
         crate::sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_VERSION, &version)?;
         let req = libc::tpacket_req {
@@ -46,17 +35,8 @@ impl RxRing {
             tp_frame_size: SLOT_BYTES as libc::c_uint,
             tp_frame_nr: SLOTS as libc::c_uint,
         };
-        if tx {
-            // a frame the kernel cannot send is skipped (and its slot freed), not retried forever;
-            // the kernel takes this only before the rings exist
-            crate::sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_LOSS, &1i32)?;
-        }
         crate::sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)?;
-        if tx {
-            crate::sys::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_TX_RING, &req)?;
-        }
-        let ring = SLOT_BYTES * SLOTS;
-        let len = if tx { 2 * ring } else { ring };
+        let len = SLOT_BYTES * SLOTS;
         // SAFETY: maps the ring the kernel just allocated for this socket; we own the mapping.
         let base = unsafe {
             libc::mmap(
@@ -71,13 +51,11 @@ impl RxRing {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        let base = base as *mut u8;
-        let tx = tx.then(|| TxRing {
-            // SAFETY: the transmit ring is the mapping's second half.
-            base: unsafe { base.add(ring) },
+        Ok(RxRing {
+            base: base as *mut u8,
+            len,
             next: 0,
-        });
-        Ok((RxRing { base, len, next: 0 }, tx))
+        })
     }
 
     fn status(&self) -> &AtomicU32 {
@@ -130,50 +108,5 @@ impl Drop for RxRing {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly the mapping made in `new`, which nothing references any more.
         unsafe { libc::munmap(self.base as *mut libc::c_void, self.len) };
-    }
-}
-
-/// Where a frame starts in a transmit slot: after the TPACKET_V2 header, as the kernel reads it
-/// (TPACKET2_HDRLEN less the sockaddr_ll it leaves room for).
-const TX_DATA: usize = 32;
-
-/// The transmit ring of an AF_PACKET socket (TPACKET_V2), inside the mapping its [`RxRing`]
-/// owns: a frame is copied into the next free slot and marked for sending; one `send` call then
-/// hands every marked slot to the kernel, which frees each slot when its frame has left.
-pub struct TxRing {
-    base: *mut u8,
-    next: usize,
-}
-
-// SAFETY: as RxRing: the data plane thread is the only user of the mapping.
-unsafe impl Send for TxRing {}
-
-impl TxRing {
-    fn status(&self) -> &AtomicU32 {
-        // SAFETY: as RxRing::status, in the transmit half of the mapping.
-        unsafe { &*(self.base.add(self.next * SLOT_BYTES) as *const AtomicU32) }
-    }
-
-    /// Copy `frame` into the next slot and mark it for sending. False when the ring is full (the
-    /// kernel has not sent the frame in that slot yet) or the frame is longer than a slot.
-    pub fn push(&mut self, frame: &[u8]) -> bool {
-        if frame.len() > SLOT_BYTES - TX_DATA
-            || self.status().load(Ordering::Acquire) != libc::TP_STATUS_AVAILABLE
-        {
-            return false;
-        }
-        // SAFETY: the slot is ours (status AVAILABLE, read with Acquire); its header is a
-        // tpacket2_hdr at the slot's start and the frame fits after TX_DATA (checked above).
-        unsafe {
-            let slot = self.base.add(self.next * SLOT_BYTES);
-            std::ptr::copy_nonoverlapping(frame.as_ptr(), slot.add(TX_DATA), frame.len());
-            let hdr = &mut *(slot as *mut libc::tpacket2_hdr);
-            hdr.tp_len = frame.len() as u32;
-            hdr.tp_snaplen = frame.len() as u32;
-        }
-        self.status()
-            .store(libc::TP_STATUS_SEND_REQUEST, Ordering::Release);
-        self.next = (self.next + 1) % SLOTS;
-        true
     }
 }

@@ -7,7 +7,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-use crate::ring::{RxRing, TxRing};
+use crate::ring::RxRing;
 
 fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
@@ -91,8 +91,6 @@ pub(crate) fn take_socket_error(fd: RawFd) -> Option<io::Error> {
 /// It receives into a ring shared with the kernel ([`RxRing`]) and sends with sendmmsg.
 pub struct PacketSocket {
     fd: OwnedFd,
-    /// Declared before `rx`, whose mapping it points into.
-    tx: Option<TxRing>,
     rx: RxRing,
 }
 
@@ -118,9 +116,7 @@ fn drain(fd: RawFd) {
 }
 
 impl PacketSocket {
-    /// Open `ifname`; with `tx_ring`, frames are sent through a transmit ring (one `send` per
-    /// batch, no message headers) instead of sendmmsg.
-    pub fn open(ifname: &str, tx_ring: bool) -> io::Result<PacketSocket> {
+    pub fn open(ifname: &str) -> io::Result<PacketSocket> {
         let ifindex = if_index(ifname)?;
         let proto = (libc::ETH_P_ALL as u16).to_be();
         // SAFETY: socket() with constant arguments; the fd is owned right after.
@@ -156,13 +152,8 @@ impl PacketSocket {
         // what arrived between socket() and bind() came from any interface: drop it, then
         // receive into the ring (its slots ride out moments when the loop is not scheduled)
         drain(raw);
-        let (rx, tx) = if tx_ring {
-            let (rx, tx) = RxRing::with_tx(raw)?;
-            (rx, Some(tx))
-        } else {
-            (RxRing::new(raw)?, None)
-        };
-        Ok(PacketSocket { fd, tx, rx })
+        let rx = RxRing::new(raw)?;
+        Ok(PacketSocket { fd, rx })
     }
 
     /// Take the socket's pending error (e.g. ENETDOWN when its interface went down or away). A
@@ -190,33 +181,11 @@ impl PacketSocket {
     /// Send the frames `buf[off..off + len]` with one sendmmsg. Returns how many the kernel took
     /// (fewer when its buffer is full).
     pub fn send_many(
-        &mut self,
+        &self,
         buf: &[u8],
         frames: &[(usize, usize)],
         scratch: &mut MsgScratch,
     ) -> io::Result<usize> {
-        if let Some(ring) = self.tx.as_mut() {
-            let queued = frames
-                .iter()
-                .take_while(|&&(off, len)| ring.push(&buf[off..off + len]))
-                .count();
-            // SAFETY: send with no buffer: the kernel sends what the ring holds marked.
-            let r = unsafe {
-                libc::send(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT)
-            };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                // frames left marked go with the next send
-                if !matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) && e.raw_os_error() != Some(libc::ENOBUFS)
-                {
-                    return Err(e);
-                }
-            }
-            return Ok(queued);
-        }
         scratch.iov.clear();
         for &(off, len) in frames {
             let f = &buf[off..off + len];

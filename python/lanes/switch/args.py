@@ -122,9 +122,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
-    p.add_argument("--rx-mode", choices=["packet", "afxdp", "txring"], default="packet",
-                   help="port sockets: AF_PACKET (default), AF_XDP with an XDP redirect program, "
-                        "or AF_PACKET sending through a transmit ring (txring)")  # fmt: skip
+    p.add_argument("--rx-mode", choices=["packet", "afxdp"], default="packet",
+                   help="port sockets: AF_PACKET (default) or AF_XDP with an XDP redirect program")  # fmt: skip
     add_bmv2_arguments(p)
 
 
