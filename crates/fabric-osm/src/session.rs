@@ -1,7 +1,8 @@
 //! One routing session of the OpenSM plugin, in safe Rust: the subnet as OpenSM discovered it is
 //! added node by node and link by link, routed with a lanes engine, checked, and compared with the
 //! tables of the previous sweep (the SMPs OpenSM will send). The previous tables stay for the next
-//! sweep (SlimUpdate and sub-tree re-routing start from them).
+//! sweep (SlimUpdate and sub-tree re-routing start from them), and so do the routes a change broke
+//! (`restore::Memory`): when what broke them comes back, SlimUpdate starts from them again.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -11,6 +12,7 @@ use lanes_fabric::error::{err, Result};
 use lanes_fabric::ftree::{self, Stats};
 use lanes_fabric::lft::{blocks_for, Lfts, BLOCK, NO_PATH};
 use lanes_fabric::model::{Fabric, Kind};
+use lanes_fabric::restore::Memory;
 use lanes_fabric::topo::Topo;
 use lanes_fabric::{slimupdate, subtree, vswitch};
 use serde_json::{json, Value};
@@ -25,6 +27,8 @@ pub struct Session {
     /// Tables of the last successful routing, kept across sweeps.
     last: Option<Lfts>,
     current: Option<Lfts>,
+    /// Routes to return to once the fabric routes them again.
+    memory: Memory,
     /// Hops to each LID along the new routes, per switch of `current` (OpenSM's hop tables, which
     /// its multicast spanning trees read).
     hops: Vec<Vec<u8>>,
@@ -100,7 +104,10 @@ impl Session {
         let topo_s = start.elapsed().as_secs_f64();
         let (lfts, stats): (Lfts, Stats) = match engine {
             "ftree" => ftree::route_slots(f, &t, &ftree::port_order_slots(&t), "ftree")?,
-            "slimupdate" => slimupdate::route(f, &t, self.last.as_ref())?,
+            "slimupdate" => {
+                let start = self.last.as_ref().map(|l| self.memory.start_from(f, &t, l));
+                slimupdate::route(f, &t, start.as_ref())?
+            }
             "vswitch" => vswitch::route(f, &t, None)?,
             "subtree" => {
                 let tenant: Vec<String> = match opts.get("tenant") {
@@ -156,6 +163,7 @@ impl Session {
         }
         self.report = rep.to_string();
         self.hops = route_hops(f, &t, &lfts);
+        self.memory.update(f, &t, &lfts);
         self.current = Some(lfts);
         Ok(())
     }
@@ -356,6 +364,42 @@ mod tests {
         s.route("slimupdate", &json!({})).unwrap();
         let r: Value = serde_json::from_str(&s.report).unwrap();
         assert_eq!(r["lft_blocks_changed"], 0);
+    }
+
+    fn blocks_changed(s: &Session) -> u64 {
+        let r: Value = serde_json::from_str(&s.report).unwrap();
+        r["lft_blocks_changed"].as_u64().unwrap()
+    }
+
+    #[test]
+    fn slimupdate_restores_the_tables_a_failed_link_changed_when_it_comes_back() {
+        let f = Pgft::kary(4, 3).unwrap().build().unwrap();
+        let mut g = f.clone();
+        let n = g.find("s1-0").unwrap();
+        let r = g.nodes[n as usize].links[5].take().unwrap();
+        g.nodes[r.node as usize].links[r.port as usize] = None;
+        let mut s = Session::default();
+        load(&mut s, &f);
+        s.route("slimupdate", &json!({})).unwrap();
+        let mut buf = vec![0u8; f.max_lid() as usize + 1];
+        let before: Vec<Vec<u8>> = f
+            .switches()
+            .map(|(_, n)| {
+                assert!(s.table(n.guid, &mut buf));
+                buf.clone()
+            })
+            .collect();
+        load(&mut s, &g);
+        s.route("slimupdate", &json!({})).unwrap();
+        let failure = blocks_changed(&s);
+        assert!(failure > 0);
+        load(&mut s, &f);
+        s.route("slimupdate", &json!({})).unwrap();
+        assert_eq!(blocks_changed(&s), failure);
+        for ((_, n), want) in f.switches().zip(&before) {
+            assert!(s.table(n.guid, &mut buf));
+            assert_eq!(&buf, want, "{}", n.name);
+        }
     }
 
     #[test]

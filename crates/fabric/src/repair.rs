@@ -8,13 +8,20 @@
 //!   destination first;
 //! - every other switch keeps its entry while following the entries from it reaches the
 //!   destination over live links; one that does not, taken from the roots down, goes up to the
-//!   least-loaded port whose parent reaches it, and keeps no route if none does.
+//!   least-loaded port whose parent reaches it; if none does, the entry stays as it was (a frame
+//!   for that destination is dropped there either way) and the switches below route around it.
+//! - before that, for a switch's own LID only, a switch whose entry leads into a link that is
+//!   gone takes a U-turn: down to a child that goes up to another parent that reaches the switch
+//!   (two entries changed, where moving everyone who routed through it would change one on every
+//!   leaf).
 //!
-//! Old routes that were up*/down* therefore stay so: a repaired ancestor goes down towards the
-//! destination, a repaired other switch goes up, and nothing that goes down leads to a switch
-//! that goes up. Entries of LIDs no longer in the fabric are left as they were (nothing can reach
-//! them; the same node coming back with its LID finds its routes in place). Switch LIDs a leaf
-//! still cannot reach get the shortest detour of `fill::repair_switch_lids`.
+//! Routes to compute nodes that were up*/down* therefore stay so: a repaired ancestor goes down
+//! towards the destination, a repaired other switch goes up, and nothing that goes down leads to
+//! a switch that goes up. U-turns towards switch LIDs are what decision 25 allows for management
+//! traffic; lanes's channel dependency check judges the result, and the repair is redone without
+//! them if it finds a cycle. Entries of LIDs no longer in the fabric are left as they were
+//! (nothing reaches them; the same node coming back with its LID finds its routes in place).
+//! Switch LIDs a leaf still cannot reach get the shortest detour of `fill::repair_switch_lids`.
 
 use crate::lft::{Lfts, NO_PATH};
 use crate::model::Fabric;
@@ -27,6 +34,10 @@ pub struct Repair {
     pub entries_changed: usize,
     /// (leaf, compute-node LID) pairs with no up*/down* route left.
     pub unreachable: usize,
+    /// Switches routed to a switch LID by a U-turn through a child.
+    pub switch_lid_uturns: usize,
+    /// U-turns the repair found but dropped, the check having found them cyclic.
+    pub uturns_dropped: usize,
 }
 
 /// A destination LID, the switch it hangs off and the port there (0: the switch itself).
@@ -78,6 +89,15 @@ pub fn aligned(f: &Fabric, old: &Lfts) -> Lfts {
     out
 }
 
+/// Direction of port `p` of switch `s`; Unused for no route and ports the switch does not have.
+fn port_dir(t: &Topo, s: u32, p: u8) -> Dir {
+    if (p as usize) < t.stride {
+        t.dir(s, p)
+    } else {
+        Dir::Unused
+    }
+}
+
 const UNKNOWN: u8 = 0;
 const REACHES: u8 = 1;
 const BROKEN: u8 = 2;
@@ -93,6 +113,9 @@ struct Column<'a> {
     /// Destinations routed over each switch port (switch * stride + port), kept up to date.
     load: &'a mut [u32],
     changed: Vec<u32>,
+    /// Switch LIDs may be repaired with a U-turn (see `uturn`).
+    allow_uturns: bool,
+    uturns: usize,
 }
 
 impl Column<'_> {
@@ -157,7 +180,7 @@ impl Column<'_> {
             if p == NO_PATH || p == 0 {
                 break BROKEN; // the destination's own switch is an ancestor, marked already
             }
-            match t.dir(x, p) {
+            match port_dir(t, x, p) {
                 Dir::Up | Dir::Down => {
                     let r = t.remote_sw[x as usize * t.stride + p as usize];
                     if r == NONE {
@@ -174,6 +197,45 @@ impl Column<'_> {
         verdict == REACHES
     }
 
+    /// For a switch LID only: `s`, whose entry leads into a link that is gone, goes down to a child
+    /// that goes up to another parent reaching the destination; returns whether it found one. Child and parent are the first in group order, the order in which
+    /// `fill::repair_switch_lids` searches its detours: the detour the other way (from the
+    /// destination to `s`) then crosses the same two links, and the two U-turns form no cycle.
+    fn uturn(&mut self, s: u32) -> bool {
+        let t = self.t;
+        for g in &t.down[s as usize] {
+            let c = g.remote;
+            let Some(p) = self.least_loaded(s, g.ports.iter().copied()) else {
+                continue;
+            };
+            // The child keeps an up route of its own that reaches without `s`.
+            let pc = self.col[c as usize];
+            let keeps = port_dir(t, c, pc) == Dir::Up && {
+                let r = t.remote_sw[c as usize * t.stride + pc as usize];
+                r != NONE && r != s && self.reaches(r)
+            };
+            if !keeps {
+                let Some(pg) = t.up[c as usize]
+                    .iter()
+                    .find(|pg| pg.remote != s && self.reaches(pg.remote))
+                else {
+                    continue;
+                };
+                let Some(q) = self.least_loaded(c, pg.ports.iter().copied()) else {
+                    continue;
+                };
+                self.set(c, q);
+            }
+            self.state[c as usize] = REACHES;
+            self.set(s, p);
+            self.state[s as usize] = REACHES;
+            self.uturns += 1;
+            return true;
+        }
+        false
+    }
+
+    /// Repairs one destination's column; returns the leaves left without a route.
     fn repair(&mut self, d: &Dest) -> usize {
         let t = self.t;
         self.mark_ancestors(d);
@@ -184,7 +246,7 @@ impl Column<'_> {
         for i in 1..self.order.len() {
             let a = self.order[i];
             let p = self.col[a as usize];
-            let ok = t.dir(a, p) == Dir::Down && {
+            let ok = port_dir(t, a, p) == Dir::Down && {
                 let r = t.remote_sw[a as usize * t.stride + p as usize];
                 r != NONE && self.ancestor[r as usize]
             };
@@ -200,8 +262,30 @@ impl Column<'_> {
             }
             self.state[a as usize] = REACHES;
         }
+        // A switch LID behind a link that is gone: U-turns first, nearest the leaves first, so
+        // that whoever routed through the switch that lost the link still reaches it.
+        if !d.compute_node && self.allow_uturns {
+            for level in (0..t.nlevels).rev() {
+                for &s in &t.by_level[level] {
+                    let p = self.col[s as usize];
+                    if !self.ancestor[s as usize]
+                        && p != NO_PATH
+                        && p != 0
+                        && port_dir(t, s, p) == Dir::Unused
+                    {
+                        self.uturn(s);
+                    }
+                }
+            }
+            // Walks memoised before the U-turns may have ended at a switch that now reaches.
+            for s in 0..t.num_switches() {
+                if self.state[s] == BROKEN {
+                    self.state[s] = UNKNOWN;
+                }
+            }
+        }
         // The others, from the roots down: keep what reaches, else up to a parent that reaches.
-        let mut unreachable = 0;
+        let mut stuck_leaves = 0;
         for level in 0..t.nlevels {
             for &s in &t.by_level[level] {
                 if self.ancestor[s as usize] || self.reaches(s) {
@@ -212,21 +296,20 @@ impl Column<'_> {
                     .filter(|g| self.state[g.remote as usize] == REACHES)
                     .flat_map(|g| g.ports.iter().copied())
                     .collect();
-                match self.least_loaded(s, ports.into_iter()) {
-                    Some(q) => {
-                        self.set(s, q);
-                        self.state[s as usize] = REACHES;
-                    }
-                    None => {
-                        self.set(s, NO_PATH);
-                        if d.compute_node && !t.hcas[s as usize].is_empty() {
-                            unreachable += 1;
-                        }
+                if let Some(q) = self.least_loaded(s, ports.into_iter()) {
+                    self.set(s, q);
+                    self.state[s as usize] = REACHES;
+                } else {
+                    // No route from here: the entry stays as it was (a frame for the destination
+                    // is dropped either way) and nobody is routed through this switch.
+                    self.state[s as usize] = BROKEN;
+                    if !t.hcas[s as usize].is_empty() {
+                        stuck_leaves += 1;
                     }
                 }
             }
         }
-        unreachable
+        stuck_leaves
     }
 }
 
@@ -244,6 +327,8 @@ pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
         path: Vec::new(),
         load: &mut load,
         changed: Vec::new(),
+        allow_uturns: false,
+        uturns: 0,
     };
     dests(f, t)
         .iter()
@@ -252,15 +337,28 @@ pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
                 c.col[s] = sw.port(d.lid);
             }
             c.changed.clear();
-            let unreachable = c.repair(d);
-            (d.lid, unreachable == 0 && c.changed.is_empty())
+            let stuck = c.repair(d);
+            (d.lid, stuck == 0 && c.changed.is_empty())
         })
         .collect()
 }
 
 /// Repairs `old` (tables of any earlier state of the fabric) for the fabric `f` as it is now.
-/// Tables come back in `f`'s switch order.
+/// Tables come back in `f`'s switch order. Switch LIDs are first repaired with U-turns where a
+/// switch has nothing else; if lanes's check then finds the channel dependency graph cyclic, the
+/// repair is redone without them.
 pub fn repair(f: &Fabric, t: &Topo, old: &Lfts) -> (Lfts, Repair) {
+    let (lfts, rep) = repair_with(f, t, old, true);
+    if rep.switch_lid_uturns == 0 || crate::check::check(f, t, &lfts).is_ok_and(|c| c.deadlock_free)
+    {
+        return (lfts, rep);
+    }
+    let (lfts, mut without) = repair_with(f, t, old, false);
+    without.uturns_dropped = rep.switch_lid_uturns;
+    (lfts, without)
+}
+
+fn repair_with(f: &Fabric, t: &Topo, old: &Lfts, allow_uturns: bool) -> (Lfts, Repair) {
     let mut lfts = aligned(f, old);
     let ns = t.num_switches();
     let st = t.stride;
@@ -281,6 +379,8 @@ pub fn repair(f: &Fabric, t: &Topo, old: &Lfts) -> (Lfts, Repair) {
         path: Vec::new(),
         load: &mut load,
         changed: Vec::new(),
+        allow_uturns,
+        uturns: 0,
     };
     let mut rep = Repair::default();
     for d in dests(f, t) {
@@ -288,7 +388,10 @@ pub fn repair(f: &Fabric, t: &Topo, old: &Lfts) -> (Lfts, Repair) {
             c.col[s] = sw.ports[d.lid as usize];
         }
         c.changed.clear();
-        rep.unreachable += c.repair(&d);
+        let stuck = c.repair(&d);
+        if d.compute_node {
+            rep.unreachable += stuck;
+        }
         c.changed.sort_unstable();
         c.changed.dedup();
         for &s in &c.changed {
@@ -299,6 +402,7 @@ pub fn repair(f: &Fabric, t: &Topo, old: &Lfts) -> (Lfts, Repair) {
             }
         }
     }
+    rep.switch_lid_uturns = c.uturns;
     rep.entries_changed += crate::fill::repair_switch_lids(f, t, &mut lfts);
     (lfts, rep)
 }

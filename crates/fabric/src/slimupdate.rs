@@ -215,6 +215,11 @@ pub fn route(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> 
     }
     let mut extra = serde_json::Map::new();
     extra.insert("repair_entries_changed".into(), rep.entries_changed.into());
+    extra.insert(
+        "repair_switch_lid_uturns".into(),
+        rep.switch_lid_uturns.into(),
+    );
+    extra.insert("repair_uturns_dropped".into(), rep.uturns_dropped.into());
     let stats = Stats {
         engine: "slimupdate".into(),
         switches: t.num_switches(),
