@@ -116,6 +116,8 @@ struct Column<'a> {
     /// Switch LIDs may be repaired with a U-turn (see `uturn`).
     allow_uturns: bool,
     uturns: usize,
+    /// Entries of this column left as they were although they no longer reach.
+    stale: usize,
 }
 
 impl Column<'_> {
@@ -303,6 +305,9 @@ impl Column<'_> {
                     // No route from here: the entry stays as it was (a frame for the destination
                     // is dropped either way) and nobody is routed through this switch.
                     self.state[s as usize] = BROKEN;
+                    if self.col[s as usize] != NO_PATH {
+                        self.stale += 1;
+                    }
                     if !t.hcas[s as usize].is_empty() {
                         stuck_leaves += 1;
                     }
@@ -314,7 +319,7 @@ impl Column<'_> {
 }
 
 /// Per destination LID of `f`: whether `tables` (aligned to `f`, see `aligned`) route it with
-/// nothing to repair.
+/// nothing to repair and no entry that no longer reaches it.
 pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
     let ns = t.num_switches();
     let mut load = vec![0u32; ns * t.stride];
@@ -329,6 +334,7 @@ pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
         changed: Vec::new(),
         allow_uturns: false,
         uturns: 0,
+        stale: 0,
     };
     dests(f, t)
         .iter()
@@ -337,8 +343,9 @@ pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
                 c.col[s] = sw.port(d.lid);
             }
             c.changed.clear();
+            c.stale = 0;
             let stuck = c.repair(d);
-            (d.lid, stuck == 0 && c.changed.is_empty())
+            (d.lid, stuck == 0 && c.stale == 0 && c.changed.is_empty())
         })
         .collect()
 }
@@ -381,6 +388,7 @@ fn repair_with(f: &Fabric, t: &Topo, old: &Lfts, allow_uturns: bool) -> (Lfts, R
         changed: Vec::new(),
         allow_uturns,
         uturns: 0,
+        stale: 0,
     };
     let mut rep = Repair::default();
     for d in dests(f, t) {

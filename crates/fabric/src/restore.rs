@@ -158,6 +158,32 @@ mod tests {
     }
 
     #[test]
+    fn a_link_then_a_root_fail_and_come_back_in_turn() {
+        // As OpenSM sees a 4-ary-2-tree when ibsim takes link s1-0[8] and then switch s2-1 down
+        // and back, one after the other.
+        let f = Pgft::kary(4, 2).unwrap().build().unwrap();
+        let link = failed(
+            &f,
+            Failures {
+                links: vec![("s1-0".into(), 8)],
+                ..Default::default()
+            },
+        );
+        let sw = failed(
+            &f,
+            Failures {
+                switches: vec!["s2-1".into()],
+                ..Default::default()
+            },
+        );
+        let only = run(&[&f, &sw, &f]);
+        assert_eq!(entries(&only[0], &only[2]), 0, "switch alone");
+        let tables = run(&[&f, &link, &f, &sw, &f]);
+        assert_eq!(entries(&tables[0], &tables[2]), 0);
+        assert_eq!(entries(&tables[0], &tables[4]), 0);
+    }
+
+    #[test]
     fn two_failures_mended_one_at_a_time() {
         let f = Pgft::kary(4, 3).unwrap().build().unwrap();
         let one = |l: (&str, u8)| Failures {
