@@ -13,6 +13,7 @@ use lanes_fabric::ftree::{self, Stats};
 use lanes_fabric::lft::{blocks_for, Lfts, BLOCK, NO_PATH};
 use lanes_fabric::model::{Fabric, Kind};
 use lanes_fabric::restore::Memory;
+use lanes_fabric::slimupdate::Uturns;
 use lanes_fabric::topo::Topo;
 use lanes_fabric::{slimupdate, subtree, vswitch};
 use serde_json::{json, Value};
@@ -102,11 +103,21 @@ impl Session {
         f.check_lids()?;
         let t = Topo::new(f)?;
         let topo_s = start.elapsed().as_secs_f64();
-        let (lfts, stats): (Lfts, Stats) = match engine {
+        let check_on = opts.get("check").and_then(Value::as_bool).unwrap_or(true);
+        let mut slim_start: Option<Lfts> = None;
+        let (mut lfts, mut stats): (Lfts, Stats) = match engine {
             "ftree" => ftree::route_slots(f, &t, &ftree::port_order_slots(&t), "ftree")?,
             "slimupdate" => {
                 let start = self.last.as_ref().map(|l| self.memory.start_from(f, &t, l));
-                slimupdate::route(f, &t, start.as_ref())?
+                // With the check on, U-turns are checked once, below.
+                let uturns = if check_on {
+                    Uturns::Unchecked
+                } else {
+                    Uturns::Checked
+                };
+                let (l, s) = slimupdate::route_with(f, &t, start.as_ref(), uturns)?;
+                slim_start = start;
+                (l, s)
             }
             "vswitch" => vswitch::route(f, &t, None)?,
             "subtree" => {
@@ -147,8 +158,18 @@ impl Session {
             "lft_blocks_changed": smps,
             "lft_blocks_full": full,
         });
-        if opts.get("check").and_then(Value::as_bool).unwrap_or(true) {
-            let c = check::check(f, &t, &lfts)?;
+        if check_on {
+            let mut c = check::check(f, &t, &lfts)?;
+            let uturns = stats.extra.get("repair_switch_lid_uturns");
+            if !c.deadlock_free && uturns.and_then(Value::as_u64).unwrap_or(0) > 0 {
+                // SlimUpdate's U-turns towards switch LIDs made a cycle: repair without them.
+                let (l, mut s) = slimupdate::route_with(f, &t, slim_start.as_ref(), Uturns::Off)?;
+                s.extra
+                    .insert("repair_uturns_dropped".into(), uturns.cloned().into());
+                c = check::check(f, &t, &l)?;
+                rep["lft_blocks_changed"] = json!(changed_blocks(self.last.as_ref(), &l).0);
+                (lfts, stats) = (l, s);
+            }
             rep["check"] = serde_json::to_value(&c).map_err(|e| err(e.to_string()))?;
             rep["check_seconds"] = json!(start.elapsed().as_secs_f64() - route_s);
             // Never hand OpenSM tables that can deadlock: it then routes with its next engine,
@@ -160,6 +181,9 @@ impl Session {
                     c.first_problem.unwrap_or_default()
                 )));
             }
+        }
+        if !stats.extra.is_empty() {
+            rep["engine_figures"] = Value::Object(stats.extra.clone());
         }
         self.report = rep.to_string();
         self.hops = route_hops(f, &t, &lfts);

@@ -318,9 +318,14 @@ impl Column<'_> {
     }
 }
 
-/// Per destination LID of `f`: whether `tables` (aligned to `f`, see `aligned`) route it with
-/// nothing to repair and no entry that no longer reaches it.
-pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
+/// For the destination LIDs of `f` that `wanted` accepts: whether `tables` (aligned to `f`, see
+/// `aligned`) route it with nothing to repair and no entry that no longer reaches it.
+pub fn intact_lids(
+    f: &Fabric,
+    t: &Topo,
+    tables: &Lfts,
+    wanted: impl Fn(u16) -> bool,
+) -> Vec<(u16, bool)> {
     let ns = t.num_switches();
     let mut load = vec![0u32; ns * t.stride];
     let mut c = Column {
@@ -338,6 +343,7 @@ pub fn intact_lids(f: &Fabric, t: &Topo, tables: &Lfts) -> Vec<(u16, bool)> {
     };
     dests(f, t)
         .iter()
+        .filter(|d| wanted(d.lid))
         .map(|d| {
             for (s, sw) in tables.switches.iter().enumerate() {
                 c.col[s] = sw.port(d.lid);
@@ -365,7 +371,9 @@ pub fn repair(f: &Fabric, t: &Topo, old: &Lfts) -> (Lfts, Repair) {
     (lfts, without)
 }
 
-fn repair_with(f: &Fabric, t: &Topo, old: &Lfts, allow_uturns: bool) -> (Lfts, Repair) {
+/// The repair with or without U-turns towards switch LIDs, unchecked (a caller that checks the
+/// tables anyway redoes it without U-turns when they make a cycle).
+pub fn repair_with(f: &Fabric, t: &Topo, old: &Lfts, allow_uturns: bool) -> (Lfts, Repair) {
     let mut lfts = aligned(f, old);
     let ns = t.num_switches();
     let st = t.stride;

@@ -30,7 +30,10 @@ impl Memory {
             return base;
         }
         let mem = aligned(f, &self.tables);
-        for (lid, intact) in intact_lids(f, t, &mem) {
+        let differ = differing_lids(&mem, &base);
+        for (lid, intact) in intact_lids(f, t, &mem, |l| {
+            differ.get(l as usize).copied().unwrap_or(false)
+        }) {
             if intact {
                 for (b, m) in base.switches.iter_mut().zip(&mem.switches) {
                     b.ports[lid as usize] = m.ports[lid as usize];
@@ -48,7 +51,10 @@ impl Memory {
             return;
         }
         let mem = aligned(f, &self.tables);
-        let intact = intact_lids(f, t, &mem);
+        let differ = differing_lids(&mem, &aligned(f, new));
+        let intact = intact_lids(f, t, &mem, |l| {
+            differ.get(l as usize).copied().unwrap_or(false)
+        });
         let idx: HashMap<u64, usize> = self.tables.by_guid();
         let width = self.tables.width().max(new.width());
         for s in &new.switches {
@@ -70,6 +76,22 @@ impl Memory {
             }
         }
     }
+}
+
+/// Per LID: whether `a` and `b` (aligned to the same fabric) differ in any switch's entry. Only
+/// those columns need a look: where they are equal, remembering or restoring changes nothing.
+fn differing_lids(a: &Lfts, b: &Lfts) -> Vec<bool> {
+    let width = a.width().max(b.width());
+    let mut out = vec![false; width];
+    for (x, y) in a.switches.iter().zip(&b.switches) {
+        if x.ports == y.ports {
+            continue;
+        }
+        for (lid, o) in out.iter_mut().enumerate() {
+            *o |= x.port(lid as u16) != y.port(lid as u16);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

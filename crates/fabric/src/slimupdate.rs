@@ -201,15 +201,38 @@ fn route_one(
     }
 }
 
+/// U-turns towards switch LIDs in the repair (see `repair`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uturns {
+    /// Taken, and dropped if lanes's check finds the tables cyclic.
+    Checked,
+    /// Taken; the caller checks the tables and asks again with `Off` if they are cyclic.
+    Unchecked,
+    Off,
+}
+
 /// SlimUpdate as lanes runs it: the least change to the tables in place when it routes every
 /// compute node, else Paper IV's algorithm.
 pub fn route(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> {
+    route_with(f, t, old, Uturns::Checked)
+}
+
+pub fn route_with(
+    f: &Fabric,
+    t: &Topo,
+    old: Option<&Lfts>,
+    uturns: Uturns,
+) -> Result<(Lfts, Stats)> {
     let start = Instant::now();
     let Some(old) = old else {
         return route_balanced(f, t, None);
     };
     f.check_lids()?;
-    let (lfts, rep) = crate::repair::repair(f, t, old);
+    let (lfts, rep) = match uturns {
+        Uturns::Checked => crate::repair::repair(f, t, old),
+        Uturns::Unchecked => crate::repair::repair_with(f, t, old, true),
+        Uturns::Off => crate::repair::repair_with(f, t, old, false),
+    };
     if rep.unreachable > 0 {
         return route_balanced(f, t, Some(old));
     }
