@@ -13,9 +13,11 @@ fall-backs included, is judged on what the switches hold.
         [--json bench/results/fabric_live.json] [--commit]
     python bench/fabric_live.py --table [--json ...]     # Markdown tables from the JSON
 
-Resumable: cells already in the JSON are skipped; each finished cell is written at once (and
-committed with --commit). Each cell holds /work/timing.lock (--lock) while it runs, and the load
-average before and after is recorded beside it.
+Resumable: cells already in the JSON are skipped, unless their engine is named in --redo (cells
+measured before a change to that engine: each is measured again, once, and replaced); each
+finished cell is written at once (and committed with --commit), with the lanes commit it ran on.
+Each cell holds /work/timing.lock (--lock) while it runs, and the load average before and after is
+recorded beside it.
 """
 
 from __future__ import annotations
@@ -124,6 +126,30 @@ def run_cell(
     return cell
 
 
+def _lanes_commit() -> str:
+    """The last commit that changed lanes's code (not the results the bench commits), with
+    "+changes" when the tree differs from it."""
+    repo = Path(__file__).resolve().parents[1]
+    code = ["crates", "python", "Cargo.toml", "Cargo.lock"]
+    head = subprocess.run(
+        ["git", "-C", str(repo), "log", "-1", "--format=%h", "--", *code],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(repo), "diff", "--quiet", "HEAD", "--", *code], check=False
+    ).returncode
+    return head + ("+changes" if dirty else "")
+
+
+def _stale(cell: dict[str, Any] | None, redo: set[str], commit: str) -> bool:
+    """Whether a cell must be measured (again): missing, or of a --redo engine on another commit."""
+    if cell is None:
+        return True
+    return cell.get("engine") in redo and cell.get("lanes_commit") != commit
+
+
 def _git_commit(path: Path, msg: str) -> None:
     repo = Path(__file__).resolve().parents[1]
     for _ in range(5):  # another git command may hold the index lock for a moment
@@ -145,12 +171,14 @@ def measure(args: argparse.Namespace) -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="fabric-live-"))
     sizes = [int(s) for s in args.sizes.split(",")]
     engines = args.engines.split(",")
+    redo = set(args.redo.split(",")) if args.redo else set()
+    commit = _lanes_commit()
     todo = [
         (size, run, engine)
         for size in sizes
         for run in range(1, args.runs + 1)
         for engine in engines
-        if f"{size}/{engine}/{run}" not in data["cells"]
+        if _stale(data["cells"].get(f"{size}/{engine}/{run}"), redo, commit)
     ]
     print(f"bench: {len(todo)} cells to run, work in {work}", file=sys.stderr)
     for i, (size, run, engine) in enumerate(todo, start=1):
@@ -170,7 +198,11 @@ def measure(args: argparse.Namespace) -> None:
                 cell = {"engine": engine, "error": str(e), "load_after": loadavg()}
                 print(f"bench: {key}: {e}", file=sys.stderr)
             cell.update(
-                size=size, tree=TREES[size], run=run, when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+                size=size,
+                tree=TREES[size],
+                run=run,
+                when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                lanes_commit=commit,
             )
             # Re-read before writing (under the lock): another bench process may have added cells.
             if path.exists():
@@ -315,6 +347,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="648,5832,11664", help="compute nodes: 648, 5832, 11664")
     ap.add_argument("--engines", default=",".join(ENGINES))
+    ap.add_argument(
+        "--redo",
+        help="engines whose cells are measured again unless they ran on this commit, e.g. lanes-slimupdate",
+    )
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument(
         "--check", action="store_true", help="read the tables by SMP after each event and check them"

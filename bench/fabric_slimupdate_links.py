@@ -6,6 +6,9 @@ sequences, entries and SMPs summed.
 
     python bench/fabric_slimupdate_links.py [--trees 16-ary-2,8-ary-2] [--sample N] [--seed 1]
     python bench/fabric_slimupdate_links.py --trees 16-ary-2 --shutdowns 10 --runs 20
+
+--slim picks the SlimUpdate measured: slimupdate-paper (default, Paper IV's algorithm) or
+slimupdate (lanes's: only the entries the failure broke change, Paper IV's when that cannot route).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ TREES = {
 }
 
 
-def shutdowns(name: str, k: int, runs: int, seed: int, work: Path) -> None:
+def shutdowns(name: str, k: int, runs: int, seed: int, work: Path, slim: str) -> None:
     spec = TREES[name]
     net, dump = str(work / "t.net"), str(work / "t.dump")
     g = native.gen(spec, net)
@@ -39,7 +42,10 @@ def shutdowns(name: str, k: int, runs: int, seed: int, work: Path) -> None:
             cur_net, cur = net, dump
             for i, node in enumerate(nodes):
                 nn, nd = str(work / f"{e}-{i}.net"), str(work / f"{e}-{i}.dump")
-                r = native.fail(cur_net, {"nodes": [node], "engine": e, "old": cur, "out": nd, "out_net": nn})
+                engine = slim if e == "slimupdate" else e
+                r = native.fail(
+                    cur_net, {"nodes": [node], "engine": engine, "old": cur, "out": nd, "out_net": nn}
+                )
                 assert r["check"]["deadlock_free"] and r["check"]["unreachable"] == 0
                 acc[0] += r["transition"]["changed_entries"]
                 acc[1] += r["smps"]
@@ -62,11 +68,12 @@ def main() -> int:
         "--shutdowns", type=int, default=0, help="node shutdowns per run instead of link failures"
     )
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--slim", default="slimupdate-paper", choices=["slimupdate-paper", "slimupdate"])
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lanes-slim-"))
     if args.shutdowns:
         for name in args.trees.split(","):
-            shutdowns(name, args.shutdowns, args.runs, args.seed, work)
+            shutdowns(name, args.shutdowns, args.runs, args.seed, work, args.slim)
         return 0
     print(
         "| tree | links failed (one at a time) | ftree entries | SlimUpdate entries | entries saved | "
@@ -91,7 +98,8 @@ def main() -> int:
                 print(f"bench: {name} {i}/{len(links)} links ...", file=sys.stderr)
             smps = {}
             for e in ("ftree", "slimupdate"):
-                r = native.fail(net, {"links": [link], "engine": e, "old": dump})
+                engine = args.slim if e == "slimupdate" else e
+                r = native.fail(net, {"links": [link], "engine": engine, "old": dump})
                 assert r["check"]["deadlock_free"] and r["check"]["unreachable"] == 0
                 tot[e][0] += r["transition"]["changed_entries"]
                 tot[e][1] += r["smps"]

@@ -68,7 +68,7 @@ def test_unknown_engines_are_refused_in_one_line(net: str, tmp_path: Path, capsy
     assert "invalid choice: 'bogus'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["fabric", "route", "--help"])
-    assert "{ftree,noftree,mfattree,slimupdate,vswitch-ftree}" in capsys.readouterr().out
+    assert "{ftree,noftree,mfattree,slimupdate,slimupdate-paper,vswitch-ftree}" in capsys.readouterr().out
 
 
 @needs_opensm

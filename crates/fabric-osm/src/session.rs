@@ -1,7 +1,8 @@
 //! One routing session of the OpenSM plugin, in safe Rust: the subnet as OpenSM discovered it is
 //! added node by node and link by link, routed with a lanes engine, checked, and compared with the
 //! tables of the previous sweep (the SMPs OpenSM will send). The previous tables stay for the next
-//! sweep (SlimUpdate and sub-tree re-routing start from them).
+//! sweep (SlimUpdate and sub-tree re-routing start from them), and so do the routes a change broke
+//! (`restore::Memory`): when what broke them comes back, SlimUpdate starts from them again.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -11,6 +12,8 @@ use lanes_fabric::error::{err, Result};
 use lanes_fabric::ftree::{self, Stats};
 use lanes_fabric::lft::{blocks_for, Lfts, BLOCK, NO_PATH};
 use lanes_fabric::model::{Fabric, Kind};
+use lanes_fabric::restore::Memory;
+use lanes_fabric::slimupdate::Uturns;
 use lanes_fabric::topo::Topo;
 use lanes_fabric::{slimupdate, subtree, vswitch};
 use serde_json::{json, Value};
@@ -25,6 +28,8 @@ pub struct Session {
     /// Tables of the last successful routing, kept across sweeps.
     last: Option<Lfts>,
     current: Option<Lfts>,
+    /// Routes to return to once the fabric routes them again.
+    memory: Memory,
     /// Hops to each LID along the new routes, per switch of `current` (OpenSM's hop tables, which
     /// its multicast spanning trees read).
     hops: Vec<Vec<u8>>,
@@ -98,9 +103,22 @@ impl Session {
         f.check_lids()?;
         let t = Topo::new(f)?;
         let topo_s = start.elapsed().as_secs_f64();
-        let (lfts, stats): (Lfts, Stats) = match engine {
+        let check_on = opts.get("check").and_then(Value::as_bool).unwrap_or(true);
+        let mut slim_start: Option<Lfts> = None;
+        let (mut lfts, mut stats): (Lfts, Stats) = match engine {
             "ftree" => ftree::route_slots(f, &t, &ftree::port_order_slots(&t), "ftree")?,
-            "slimupdate" => slimupdate::route(f, &t, self.last.as_ref())?,
+            "slimupdate" => {
+                let start = self.last.as_ref().map(|l| self.memory.start_from(f, &t, l));
+                // With the check on, U-turns are checked once, below.
+                let uturns = if check_on {
+                    Uturns::Unchecked
+                } else {
+                    Uturns::Checked
+                };
+                let (l, s) = slimupdate::route_with(f, &t, start.as_ref(), uturns)?;
+                slim_start = start;
+                (l, s)
+            }
             "vswitch" => vswitch::route(f, &t, None)?,
             "subtree" => {
                 let tenant: Vec<String> = match opts.get("tenant") {
@@ -140,8 +158,18 @@ impl Session {
             "lft_blocks_changed": smps,
             "lft_blocks_full": full,
         });
-        if opts.get("check").and_then(Value::as_bool).unwrap_or(true) {
-            let c = check::check(f, &t, &lfts)?;
+        if check_on {
+            let mut c = check::check(f, &t, &lfts)?;
+            let uturns = stats.extra.get("repair_switch_lid_uturns");
+            if !c.deadlock_free && uturns.and_then(Value::as_u64).unwrap_or(0) > 0 {
+                // SlimUpdate's U-turns towards switch LIDs made a cycle: repair without them.
+                let (l, mut s) = slimupdate::route_with(f, &t, slim_start.as_ref(), Uturns::Off)?;
+                s.extra
+                    .insert("repair_uturns_dropped".into(), uturns.cloned().into());
+                c = check::check(f, &t, &l)?;
+                rep["lft_blocks_changed"] = json!(changed_blocks(self.last.as_ref(), &l).0);
+                (lfts, stats) = (l, s);
+            }
             rep["check"] = serde_json::to_value(&c).map_err(|e| err(e.to_string()))?;
             rep["check_seconds"] = json!(start.elapsed().as_secs_f64() - route_s);
             // Never hand OpenSM tables that can deadlock: it then routes with its next engine,
@@ -154,8 +182,12 @@ impl Session {
                 )));
             }
         }
+        if !stats.extra.is_empty() {
+            rep["engine_figures"] = Value::Object(stats.extra.clone());
+        }
         self.report = rep.to_string();
         self.hops = route_hops(f, &t, &lfts);
+        self.memory.update(f, &t, &lfts);
         self.current = Some(lfts);
         Ok(())
     }
@@ -356,6 +388,42 @@ mod tests {
         s.route("slimupdate", &json!({})).unwrap();
         let r: Value = serde_json::from_str(&s.report).unwrap();
         assert_eq!(r["lft_blocks_changed"], 0);
+    }
+
+    fn blocks_changed(s: &Session) -> u64 {
+        let r: Value = serde_json::from_str(&s.report).unwrap();
+        r["lft_blocks_changed"].as_u64().unwrap()
+    }
+
+    #[test]
+    fn slimupdate_restores_the_tables_a_failed_link_changed_when_it_comes_back() {
+        let f = Pgft::kary(4, 3).unwrap().build().unwrap();
+        let mut g = f.clone();
+        let n = g.find("s1-0").unwrap();
+        let r = g.nodes[n as usize].links[5].take().unwrap();
+        g.nodes[r.node as usize].links[r.port as usize] = None;
+        let mut s = Session::default();
+        load(&mut s, &f);
+        s.route("slimupdate", &json!({})).unwrap();
+        let mut buf = vec![0u8; f.max_lid() as usize + 1];
+        let before: Vec<Vec<u8>> = f
+            .switches()
+            .map(|(_, n)| {
+                assert!(s.table(n.guid, &mut buf));
+                buf.clone()
+            })
+            .collect();
+        load(&mut s, &g);
+        s.route("slimupdate", &json!({})).unwrap();
+        let failure = blocks_changed(&s);
+        assert!(failure > 0);
+        load(&mut s, &f);
+        s.route("slimupdate", &json!({})).unwrap();
+        assert_eq!(blocks_changed(&s), failure);
+        for ((_, n), want) in f.switches().zip(&before) {
+            assert!(s.table(n.guid, &mut buf));
+            assert_eq!(&buf, want, "{}", n.name);
+        }
     }
 
     #[test]

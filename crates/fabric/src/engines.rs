@@ -18,6 +18,7 @@ pub const ENGINES: &[&str] = &[
     "noftree",
     "mfattree",
     "slimupdate",
+    "slimupdate-paper",
     "vswitch-ftree",
 ];
 
@@ -84,6 +85,7 @@ pub fn run(f: &Fabric, t: &Topo, engine: &str, o: &EngineOptions) -> Result<(Lft
             Ok(mb.assign(f, t, &slots, name))
         }
         "slimupdate" => slimupdate::route(f, t, o.old.as_ref()),
+        "slimupdate-paper" => slimupdate::route_balanced(f, t, o.old.as_ref()),
         "vswitch-ftree" => vswitch::route(f, t, o.vms.as_deref()),
         _ => Err(err(format!(
             "unknown engine {engine:?} (available: {})",

@@ -39,6 +39,8 @@ pub mod nodeorder;
 pub mod order;
 pub mod patterns;
 pub mod phases;
+pub mod repair;
+pub mod restore;
 pub mod sacache;
 pub mod slimupdate;
 pub mod subtree;

@@ -8,6 +8,11 @@
 //! downwards. Upward routes from a child c over a group may number
 //! ceil((nodes - nodes below c) * links in group / up links of c).
 //! Ties between least-loaded up groups go to the highest remote GUID (Alg. 2 line 8).
+//!
+//! `route` first tries the least change (`repair`): with tables in place it keeps every entry
+//! that still reaches its destination and re-points only the broken ones, which changes fewer
+//! entries than SlimUpdate's counters allow; only when that leaves a compute node unreachable
+//! from some leaf does the whole of Paper IV's algorithm (`route_balanced`) run.
 
 use std::time::Instant;
 
@@ -196,7 +201,63 @@ fn route_one(
     }
 }
 
+/// U-turns towards switch LIDs in the repair (see `repair`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uturns {
+    /// Taken, and dropped if lanes's check finds the tables cyclic.
+    Checked,
+    /// Taken; the caller checks the tables and asks again with `Off` if they are cyclic.
+    Unchecked,
+    Off,
+}
+
+/// SlimUpdate as lanes runs it: the least change to the tables in place when it routes every
+/// compute node, else Paper IV's algorithm.
 pub fn route(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> {
+    route_with(f, t, old, Uturns::Checked)
+}
+
+pub fn route_with(
+    f: &Fabric,
+    t: &Topo,
+    old: Option<&Lfts>,
+    uturns: Uturns,
+) -> Result<(Lfts, Stats)> {
+    let start = Instant::now();
+    let Some(old) = old else {
+        return route_balanced(f, t, None);
+    };
+    f.check_lids()?;
+    let (lfts, rep) = match uturns {
+        Uturns::Checked => crate::repair::repair(f, t, old),
+        Uturns::Unchecked => crate::repair::repair_with(f, t, old, true),
+        Uturns::Off => crate::repair::repair_with(f, t, old, false),
+    };
+    if rep.unreachable > 0 {
+        return route_balanced(f, t, Some(old));
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert("repair_entries_changed".into(), rep.entries_changed.into());
+    extra.insert(
+        "repair_switch_lid_uturns".into(),
+        rep.switch_lid_uturns.into(),
+    );
+    extra.insert("repair_uturns_dropped".into(), rep.uturns_dropped.into());
+    let stats = Stats {
+        engine: "slimupdate".into(),
+        switches: t.num_switches(),
+        compute_nodes: hca_lids(f, t).len(),
+        lids: f.num_lids(),
+        dummy_routes: 0,
+        seconds: start.elapsed().as_secs_f64(),
+        phase_seconds: Vec::new(),
+        extra,
+    };
+    Ok((lfts, stats))
+}
+
+/// Paper IV's SlimUpdate (Alg. 1-3): keeps old choices within the maximum counters.
+pub fn route_balanced(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> {
     let start = Instant::now();
     f.check_lids()?;
     let empty = Lfts::default();
@@ -270,14 +331,14 @@ mod tests {
     fn initial_run_is_balanced_and_a_rerun_changes_nothing() {
         let f = Pgft::kary(4, 3).unwrap().build().unwrap();
         let t = Topo::new(&f).unwrap();
-        let (first, _) = route(&f, &t, None).unwrap();
+        let (first, _) = route_balanced(&f, &t, None).unwrap();
         let b = balance(&f, &t, &first).unwrap();
         assert!(b.levels.iter().all(|l| l.min == l.max), "{b:?}");
-        let (again, _) = route(&f, &t, Some(&first)).unwrap();
+        let (again, _) = route_balanced(&f, &t, Some(&first)).unwrap();
         assert_eq!(diff(&first, &again).unwrap().entries, 0);
         // From OpenSM-like ftree tables too: nothing to change on an unchanged, balanced fabric.
         let (ft, _) = ftree::route(&f).unwrap();
-        let (from_ft, _) = route(&f, &t, Some(&ft)).unwrap();
+        let (from_ft, _) = route_balanced(&f, &t, Some(&ft)).unwrap();
         assert_eq!(diff(&ft, &from_ft).unwrap().entries, 0);
     }
 
@@ -296,7 +357,7 @@ mod tests {
         let g = without_link(&f, "s1-0", 6); // leaf 0 loses its link to root 1
         let t = Topo::new(&g).unwrap();
         let (ft, _) = ftree::route(&g).unwrap();
-        let (su, _) = route(&g, &t, Some(&old)).unwrap();
+        let (su, _) = route_balanced(&g, &t, Some(&old)).unwrap();
         let (d_ft, d_su) = (diff(&old, &ft).unwrap(), diff(&old, &su).unwrap());
         assert!(
             d_su.entries < d_ft.entries,
@@ -314,7 +375,7 @@ mod tests {
         g = without_link(&g, "h-5", 1);
         let t = Topo::new(&g).unwrap();
         let (ft, _) = ftree::route(&g).unwrap();
-        let (su, _) = route(&g, &t, Some(&old)).unwrap();
+        let (su, _) = route_balanced(&g, &t, Some(&old)).unwrap();
         // Entries of the remaining nodes that changed.
         let changed = |new: &Lfts| {
             let mut n = 0;

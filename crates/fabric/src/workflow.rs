@@ -37,15 +37,16 @@ fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
 fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftree::Stats)> {
     match engine {
         "slimupdate" => slimupdate::route(g, t, Some(old)),
+        "slimupdate-paper" => slimupdate::route_balanced(g, t, Some(old)),
         "ftree" | "mfattree" => engines::run(g, t, engine, &engines::EngineOptions::default()),
         _ => bail!(
-            "re-routing after failures works with ftree, slimupdate, mfattree or subtree, not {engine}"
+            "re-routing after failures works with ftree, slimupdate, slimupdate-paper, mfattree or subtree, not {engine}"
         ),
     }
 }
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
-/// "seed": n, "engine": "ftree"|"slimupdate"|"mfattree"|"subtree", "old": dump, "lids_from": dump,
+/// "seed": n, "engine": "ftree"|"slimupdate"|"slimupdate-paper"|"mfattree"|"subtree", "old": dump, "lids_from": dump,
 /// "out": dump, "out_net": netlist, "phases": dir (two drop-first phases as dumps)}.
 pub fn fail_files(net: &str, opts: &str) -> Result<String> {
     let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;

@@ -10,7 +10,7 @@ from typing import Any
 from lanes.errors import LanesError
 from lanes.fabric import native
 
-ROUTE_ENGINES = ["ftree", "noftree", "mfattree", "slimupdate", "vswitch-ftree"]
+ROUTE_ENGINES = ["ftree", "noftree", "mfattree", "slimupdate", "slimupdate-paper", "vswitch-ftree"]
 PATTERNS = ["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"]
 
 
@@ -351,7 +351,7 @@ def register(subparsers: Any) -> None:
         default="ftree",
         choices=ROUTE_ENGINES,
         help="ftree (default), noftree (needs --order), mfattree, slimupdate (keeps --old's routes), "
-        "vswitch-ftree",
+        "slimupdate-paper (Paper IV's counters), vswitch-ftree",
     )
     r.add_argument("--out", required=True)
     r.add_argument("--lids-from", help="take LIDs from this opensm-lfts.dump (e.g. OpenSM's)")

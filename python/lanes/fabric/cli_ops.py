@@ -238,9 +238,11 @@ def register(sub: Any) -> None:
     f.add_argument("--seed", type=int, default=1)
     f.add_argument(
         "--engine",
-        choices=["ftree", "slimupdate", "mfattree", "subtree"],
+        choices=["ftree", "slimupdate", "slimupdate-paper", "mfattree", "subtree"],
         default="slimupdate",
-        help="subtree: re-route the failure's sub-tree only, widened until every node is reachable",
+        help="slimupdate: change only the entries the failure broke (Paper IV's counters when that "
+        "cannot reach every node); slimupdate-paper: Paper IV's algorithm alone; subtree: re-route the "
+        "failure's sub-tree only, widened until every node is reachable",
     )
     f.add_argument(
         "--old", help="tables in place (opensm-lfts.dump); default lanes's ftree of the intact fabric"
