@@ -8,7 +8,7 @@
 
 mod common;
 use common::*;
-use lanes_p4::{DropReason, MatchKey, Program};
+use lanes_p4::{DropReason, MatchKey};
 
 const PARSING: &str = r#"
 #include <core.p4>
@@ -71,18 +71,6 @@ control C(inout headers hdr, inout metadata meta) { apply { } }
 control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); pkt.emit(hdr.items); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
-
-fn eth(t: u16, rest: &[u8]) -> Vec<u8> {
-    let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1];
-    f.extend_from_slice(&t.to_be_bytes());
-    f.extend_from_slice(rest);
-    f
-}
-
-/// (egress port, priority, bytes out) or the drop, for a frame in on port 9.
-fn run(p: &mut Program, f: &[u8]) -> Result<(u32, u8, Vec<u8>), DropReason> {
-    pass(p, f, 9)
-}
 
 #[test]
 fn parser_tables_and_control_flow() {

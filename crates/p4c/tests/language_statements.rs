@@ -5,19 +5,7 @@
 
 mod common;
 use common::*;
-use lanes_p4::{DropReason, MatchKey, Program};
-
-fn eth(t: u16, rest: &[u8]) -> Vec<u8> {
-    let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1];
-    f.extend_from_slice(&t.to_be_bytes());
-    f.extend_from_slice(rest);
-    f
-}
-
-/// (egress port, priority, bytes out) or the drop, for a frame in on port 9.
-fn run(p: &mut Program, f: &[u8]) -> Result<(u32, u8, Vec<u8>), DropReason> {
-    pass(p, f, 9)
-}
+use lanes_p4::{MatchKey, Program};
 
 /// `switch` on a value in an apply block: labels falling through, default, and a switch on
 /// action_run next to it.

@@ -146,3 +146,16 @@ pub fn run_with(tag: &str, src: &str, h: [u8; 4], setup: &dyn Fn(&mut Program)) 
     let (_, _, bytes) = pass(&mut p, &f, 1).unwrap_or_else(|d| panic!("{tag}: {d:?}"));
     bytes[14..18].try_into().unwrap()
 }
+
+/// An Ethernet frame (dst 00:..:02, src 00:..:01) of type `t` followed by `rest`.
+pub fn eth(t: u16, rest: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1];
+    f.extend_from_slice(&t.to_be_bytes());
+    f.extend_from_slice(rest);
+    f
+}
+
+/// (egress port, priority, bytes out) or the drop, for a frame in on port 9.
+pub fn run(p: &mut Program, f: &[u8]) -> Result<(u32, u8, Vec<u8>), DropReason> {
+    pass(p, f, 9)
+}
