@@ -468,7 +468,7 @@ impl Dataplane {
     ) {
         let early = horizon.saturating_sub(now);
         for p in 0..self.ports.len() {
-            while let Some(d) = self.ports[p].tm.dequeue(horizon) {
+            while let Some(d) = self.ports[p].tm.dequeue_ahead(now, early) {
                 let port_num = self.ports[p].num;
                 let queued_ns = d.queued_ns.saturating_sub(early);
                 if let Some(h) = self.ports[p].delay.get_mut(d.qid) {

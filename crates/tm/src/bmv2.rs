@@ -312,15 +312,23 @@ impl<T> Bmv2Port<T> {
 
     /// The next packet onto the wire at `now`, or `None` while the port is sending or the
     /// output buffer is empty. The scheduler refills the output buffer before and after.
-    #[inline(never)]
+    #[inline]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Dequeued<T>> {
+        self.dequeue_ahead(now, 0)
+    }
+
+    /// See [`crate::Port::dequeue_ahead`].
+    #[inline(never)]
+    pub fn dequeue_ahead(&mut self, now: Nanos, ahead: Nanos) -> Option<Dequeued<T>> {
+        let real_now = now as f64;
+        let now = now.saturating_add(ahead);
         let nowf = now as f64;
         self.fill_output(nowf);
         if self.out.is_empty() || nowf < self.tx_free_at {
             return None;
         }
         let m = self.out.pop_front().expect("output buffer is not empty");
-        let start = self.tx_free_at.max(nowf - self.burst_ns);
+        let start = self.tx_free_at.max(real_now - self.burst_ns);
         let wire_ns = f64::from(m.w.bytes + self.overhead_bytes) * self.ns_per_byte;
         self.tx_free_at = start + wire_ns;
         self.fill_output(nowf);

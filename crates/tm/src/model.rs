@@ -108,6 +108,12 @@ impl<T> TmPort<T> {
         both!(self, p => p.dequeue(now))
     }
 
+    /// See [`Port::dequeue_ahead`].
+    #[inline(always)]
+    pub fn dequeue_ahead(&mut self, now: Nanos, ahead: Nanos) -> Option<Dequeued<T>> {
+        both!(self, p => p.dequeue_ahead(now, ahead))
+    }
+
     /// See [`Port::next_event_ns`].
     #[inline(always)]
     pub fn next_event_ns(&self, now: Nanos) -> Option<Nanos> {

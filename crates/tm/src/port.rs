@@ -19,7 +19,8 @@
 //!   its rate. Over any window T a queue sends at most rate x T + burst (+ that frame's share).
 //! - Pacing: a departure occupies the port for its wire time (bytes + overhead at line rate); a
 //!   caller that comes late may send back to back until the port is on schedule again, at most
-//!   `burst_ns` behind it.
+//!   `burst_ns` behind it. A caller that sends ahead (`dequeue_ahead`) is judged late or not at
+//!   its real time, not the time it sends for.
 //! - `next_event_ns` tells an event loop when to call `dequeue` next: when the port is free if a
 //!   DRR queue (or fifo, or borrowing) has work, else when the earliest strict head's bucket allows.
 
@@ -316,9 +317,20 @@ impl<T> Port<T> {
     /// no queue may send yet. The scheduling decision is made here, at the moment the port can
     /// transmit, never earlier.
     pub fn dequeue(&mut self, now: Nanos) -> Option<Dequeued<T>> {
+        self.dequeue_ahead(now, 0)
+    }
+
+    /// [`Port::dequeue`] for a caller that sends what is due up to `ahead` ns after `now`
+    /// (a batching event loop): the packet goes out as if at `now + ahead`, but whether the
+    /// caller came late, and so how far the port may catch up, is judged at `now`. Judged at
+    /// `now + ahead`, a window as long as `burst_ns` would leave no catch-up at all, and every
+    /// late wake-up would cost the port line time.
+    pub fn dequeue_ahead(&mut self, now: Nanos, ahead: Nanos) -> Option<Dequeued<T>> {
         if self.nonempty == 0 {
             return None;
         }
+        let real_now = now as f64;
+        let now = now.saturating_add(ahead);
         let nowf = now as f64;
         if nowf < self.tx_free_at {
             return None;
@@ -345,7 +357,7 @@ impl<T> Port<T> {
         let (deq_depth_pkts, deq_depth_bytes) = (q.len(), q.bytes);
         self.buffer_used -= u64::from(e.bytes);
         // a port behind its schedule (the caller came late) catches up by at most burst_ns
-        let start = self.tx_free_at.max(nowf - self.burst_ns);
+        let start = self.tx_free_at.max(real_now - self.burst_ns);
         self.last_wire_ns = f64::from(e.bytes + self.overhead_bytes) * self.ns_per_byte;
         self.tx_free_at = start + self.last_wire_ns;
         Some(Dequeued {

@@ -110,6 +110,36 @@ fn late_wake_ups_do_not_cost_the_rate_limited_class_its_rate() {
     );
 }
 
+/// A batching event loop sends what is due within its window (here as long as the port's
+/// pacing bound) and wakes 100 us late every time. Lateness is judged at the real time, not at
+/// the end of the window, so the port catches up and keeps its line rate; judged at the window's
+/// end it could not catch up at all and lost 14 % of its line time.
+#[test]
+fn a_late_batching_caller_keeps_the_line_rate() {
+    let mut c = PortConfig::new(100e6, Scheduler::RlspDrr, 8);
+    c.burst_ns = 500_000;
+    for q in &mut c.queues {
+        q.depth_pkts = None;
+    }
+    let mut p = Port::new(c).unwrap();
+    for i in 0..2000 {
+        p.enqueue(0, 3, 1500, i);
+    }
+    let (mut now, mut sent) = (0u64, 0u64);
+    while now < 100 * MS {
+        let Some(t) = p.next_event_ns(now) else { break };
+        now = t + 100_000;
+        while let Some(d) = p.dequeue_ahead(now, 500_000) {
+            sent += u64::from(d.bytes);
+        }
+    }
+    let line = 100e6 / 8.0 * now as f64 / 1e9;
+    assert!(
+        sent as f64 >= 0.99 * line,
+        "sent {sent} B of {line:.0} B of line time"
+    );
+}
+
 #[test]
 fn an_idle_rate_limited_queue_sends_its_burst_back_to_back_then_paces() {
     // 1.5 MB/s with a 4500 B bucket on a fast port: three packets at once, then one per ms
