@@ -6,8 +6,8 @@
 use crate::ast::{Expr, Field};
 use crate::diag::{fail, Res};
 use crate::env::{Env, FieldTy, Ty};
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, Scope};
-use crate::lower_expr::Ref;
 
 /// Appends the fields of struct `s` (the type of header field `f`) to `out`, flattened.
 pub fn expand(env: &Env, f: &Field, s: &str, out: &mut Vec<FieldTy>) -> Res<()> {

@@ -1,6 +1,6 @@
 //! `lanes p4c`: a P4-16 compiler for the v1model programs lanes runs. Source goes through the
 //! preprocessor (`preproc`), the lexer and parser (`lexer`, `parse*` -> `ast`), name and type
-//! resolution (`env`, `lower_expr`) and lowering to the bmv2 JSON the switch loads (`lower*`,
+//! resolution (`env`, `lower::expr`) and lowering to the bmv2 JSON the switch loads (`lower`,
 //! `emit`); `p4info` writes the P4Info text with p4c's id scheme (`ids`). Errors are
 //! [`Diag`]s: one line, `file:line:col: error: what to do`.
 //!
@@ -58,19 +58,6 @@ mod inline_parser;
 mod key_temps;
 mod lexer;
 mod lower;
-mod lower_action;
-mod lower_calc;
-mod lower_coerce;
-mod lower_control;
-mod lower_equality;
-mod lower_expr;
-mod lower_extern;
-mod lower_for;
-mod lower_names;
-mod lower_parser;
-mod lower_profile;
-mod lower_psa_extern;
-mod lower_table;
 mod p4info;
 mod parse;
 mod parse_expr;

@@ -3,9 +3,9 @@
 
 use crate::ast::Expr;
 use crate::diag::{fail, Loc, Res};
+use crate::lower::action::prim;
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, Scope};
-use crate::lower_action::prim;
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 /// A stack's kind, element type and size.

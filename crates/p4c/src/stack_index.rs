@@ -7,8 +7,8 @@
 use crate::ast::Expr;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
+use crate::lower::expr::{two_comp, Ref};
 use crate::lower::{un, Lowerer, Scope};
-use crate::lower_expr::{two_comp, Ref};
 use serde_json::{json, Value};
 
 /// The `dereference_header_stack` operand for `stack[index]`.
@@ -77,7 +77,7 @@ pub fn valid_json(elem: Value) -> Value {
 /// a run-time element) and its header type.
 pub fn header_operand(r: Ref) -> Option<(Value, String)> {
     match r {
-        Ref::Header { inst, htype } => Some((crate::lower_action::header(&inst), htype)),
+        Ref::Header { inst, htype } => Some((crate::lower::action::header(&inst), htype)),
         Ref::Element { elem, htype } => Some((elem, htype)),
         _ => None,
     }

@@ -6,8 +6,8 @@
 
 use crate::ast::Expr;
 use crate::diag::{fail, Loc, Res};
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, StackInst};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 impl Lowerer<'_> {

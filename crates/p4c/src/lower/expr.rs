@@ -1,4 +1,4 @@
-//! Type checking of expressions and their bmv2 JSON (names are resolved in lower_names.rs).
+//! Type checking of expressions and their bmv2 JSON (names are resolved in names.rs).
 //! Arithmetic wraps at the operand width (results are masked, as p4c does); boolean values are
 //! bmv2 booleans (`d2b` of a field, `b2d` when stored).
 
@@ -8,7 +8,7 @@ use crate::env::{mask, Ty};
 use crate::lower::{field, hexstr, op, signed_hexstr, un, Lowerer, Scope};
 use serde_json::{json, Value};
 
-pub use crate::lower_names::Ref;
+pub use crate::lower::names::Ref;
 
 impl Lowerer<'_> {
     /// The JSON of an lvalue field, and its type.

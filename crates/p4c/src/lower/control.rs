@@ -5,9 +5,9 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
+use crate::lower::expr::Ref;
+use crate::lower::table::{qualified, Next};
 use crate::lower::{Binding, Lowerer, Scope};
-use crate::lower_expr::Ref;
-use crate::lower_table::{qualified, Next};
 use serde_json::{json, Value};
 
 impl Lowerer<'_> {
@@ -311,7 +311,7 @@ impl Lowerer<'_> {
         match s {
             Stmt::Assign(..) => true,
             // a loop runs in a synthesized action; one applying a table is refused in `seq`
-            Stmt::For(f) => !crate::lower_for::applies(&f.body),
+            Stmt::For(f) => !crate::lower::for_loop::applies(&f.body),
             Stmt::Call(e, _) => {
                 self.applied_table(sc, c, e).is_none() && self.direct_action(sc, e).is_none()
             }

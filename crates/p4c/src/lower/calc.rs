@@ -4,9 +4,9 @@
 use crate::ast::*;
 use crate::diag::{fail, Res};
 use crate::env::Ty;
+use crate::lower::action::{header, prim};
+use crate::lower::expr::Ref;
 use crate::lower::{field, Lowerer, Scope};
-use crate::lower_action::{header, prim};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 impl Lowerer<'_> {
@@ -25,7 +25,7 @@ impl Lowerer<'_> {
                 m.clone()
             }
             (Expr::Member(_, m, _), Ref::Const(_, Ty::Enum(e))) if e == "PSA_HashAlgorithm_t" => {
-                crate::lower_psa_extern::psa_algorithm(m)
+                crate::lower::psa_extern::psa_algorithm(m)
             }
             _ => {
                 return fail(

@@ -3,8 +3,8 @@
 use crate::ast::*;
 use crate::diag::{fail, Res};
 use crate::env::{mask, Ty};
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, Scope};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 /// Where a table goes after it ran.

@@ -4,8 +4,8 @@
 use crate::ast::*;
 use crate::diag::{fail, Res};
 use crate::env::{mask, Ty};
+use crate::lower::expr::Ref;
 use crate::lower::{field, Binding, Lowerer};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 /// Largest range in a select case that is expanded into single values.

@@ -2,10 +2,24 @@
 //! scalars of metadata and locals), the name scopes lowering resolves in, and the driver that
 //! lowers each block of `V1Switch(...) main`.
 
+pub(crate) mod action;
+mod calc;
+mod coerce;
+mod control;
+mod equality;
+pub(crate) mod expr;
+mod externs;
+mod for_loop;
+mod names;
+mod parser;
+mod profile;
+mod psa_extern;
+mod table;
+
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::{Env, Ty};
-use crate::lower_expr::Ref;
+use crate::lower::expr::Ref;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -34,7 +48,7 @@ pub enum Binding {
     /// A struct-typed local variable: the prefix of its fields' names and the struct type.
     StructVar(String, String),
     /// A parameter standing for its argument (an out / inout argument not copied).
-    Alias(Box<crate::lower_expr::Ref>),
+    Alias(Box<crate::lower::expr::Ref>),
 }
 
 #[derive(Default, Clone)]
@@ -115,7 +129,7 @@ pub struct Lowerer<'e> {
     /// Names already used for synthesized nodes.
     pub used_names: HashMap<String, u32>,
     /// User tables (for P4Info): qualified name, JSON of the table, annotations.
-    pub p4_tables: Vec<crate::lower_table::TableInfo>,
+    pub p4_tables: Vec<crate::lower::table::TableInfo>,
     /// Names bound at the top level besides constants and actions (extern instances).
     pub globals: Vec<(String, Binding)>,
     /// Scalars declared with a new type (`type`): scalar name -> type name.
@@ -141,11 +155,11 @@ pub struct Lowerer<'e> {
     /// The JSON `learn_lists` (what a digest carries).
     pub learn_lists: Vec<Value>,
     /// Digests for P4Info, one per struct type.
-    pub digests: Vec<crate::lower_extern::DigestInfo>,
+    pub digests: Vec<crate::lower::externs::DigestInfo>,
     /// Action profiles and selectors of the pipeline being lowered (JSON).
     pub action_profiles: Vec<Value>,
     /// Every action profile and selector (for P4Info).
-    pub profiles: Vec<crate::lower_profile::ProfileInfo>,
+    pub profiles: Vec<crate::lower::profile::ProfileInfo>,
     /// The pipeline being lowered: "ingress", "egress", or empty.
     pub pipeline: String,
     /// Names of the profiles written in a table's `implementation`, by (control, table).
@@ -153,7 +167,7 @@ pub struct Lowerer<'e> {
     /// The JSON `parse_vsets` (parser value sets).
     pub value_sets: Vec<Value>,
     /// Per `for` loop being lowered (innermost last): its `break`s and `continue`s.
-    pub loops: Vec<crate::lower_for::LoopJumps>,
+    pub loops: Vec<crate::lower::for_loop::LoopJumps>,
 }
 
 pub fn field(h: &str, f: &str) -> Value {
@@ -388,7 +402,7 @@ impl<'e> Lowerer<'e> {
                     htype: format!("$varbit{w}"),
                     metadata: true,
                 });
-                let r = crate::lower_expr::Ref::Field {
+                let r = crate::lower::expr::Ref::Field {
                     h: inst,
                     f: "field".into(),
                     ty: t.clone(),

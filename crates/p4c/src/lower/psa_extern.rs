@@ -6,8 +6,8 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, Scope};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 /// bmv2's name of a PSA_HashAlgorithm_t member.

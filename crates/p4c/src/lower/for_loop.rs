@@ -5,8 +5,8 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
+use crate::lower::action::prim;
 use crate::lower::{hexstr, Lowerer, Scope};
-use crate::lower_action::prim;
 use serde_json::Value;
 
 /// Where the `break`s and `continue`s of the loop being lowered are (patched at its end).

@@ -4,8 +4,8 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::{mask, Ty};
+use crate::lower::expr::Ref;
 use crate::lower::{hexstr, op, Binding, Lowerer, Scope};
-use crate::lower_expr::Ref;
 use crate::stack_index::header_operand;
 use serde_json::{json, Value};
 
@@ -407,7 +407,7 @@ impl Lowerer<'_> {
             for l in &c.locals {
                 if let Local::Action(a) = l {
                     // by the name the action is known by (its @name, if given)
-                    if crate::lower_table::qualified(&sc.block, &a.name, &a.annotations)
+                    if crate::lower::table::qualified(&sc.block, &a.name, &a.annotations)
                         == qualified
                     {
                         return Some(a.clone());

@@ -8,9 +8,9 @@
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
+use crate::lower::action::{header, prim};
+use crate::lower::expr::Ref;
 use crate::lower::{field, hexstr, Lowerer, Scope};
-use crate::lower_action::{header, prim};
-use crate::lower_expr::Ref;
 use serde_json::{json, Value};
 
 /// A digest for P4Info: the struct type it carries and its members.

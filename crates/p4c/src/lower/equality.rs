@@ -4,8 +4,8 @@
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
+use crate::lower::expr::Ref;
 use crate::lower::{Lowerer, Scope};
-use crate::lower_expr::Ref;
 use serde_json::Value;
 
 impl Lowerer<'_> {
