@@ -9,15 +9,11 @@ pub mod commands;
 mod controller_wait;
 pub mod dataplane;
 pub mod delay;
-mod extern_commands;
 pub mod file_ports;
-mod mirror_commands;
 mod pcap;
 pub mod pcap_reader;
 pub mod port;
 pub mod pre;
-mod pre_commands;
-mod profile_commands;
 mod queue_cfg;
 #[allow(unsafe_code)]
 // the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs
@@ -25,8 +21,6 @@ mod ring;
 mod switch;
 #[allow(unsafe_code)] // thin wrappers over system calls
 mod sys;
-mod table_commands;
-mod tm_commands;
 pub mod wake;
 #[allow(unsafe_code)] // the bpf() calls that load and attach the XDP redirect program
 mod xdp_prog;

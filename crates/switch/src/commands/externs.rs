@@ -9,7 +9,7 @@ use std::fmt::Write;
 use lanes_p4::p4info::{ExternInfo, P4Names};
 use lanes_p4::{EntryHandle, MeterRates, Program, TableId};
 
-use crate::commands::{num, program};
+use super::args::{num, program};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::commands::num;
+use super::args::num;
 use crate::dataplane::{Dataplane, MirrorSession};
 
 type R = Result<String, String>;

@@ -5,9 +5,9 @@
 
 use lanes_p4::{EntryHandle, ProfileId, ProfileRef, Program};
 
-use crate::commands::{find_table, hex, names, num, program};
+use super::args::{find_table, hex, names, num, program};
+use super::table::{entry_keys, values_for};
 use crate::dataplane::Dataplane;
-use crate::table_commands::{entry_keys, values_for};
 
 type R = Result<String, String>;
 

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use lanes_p4::p4info::{P4Names, TableInfo};
 use lanes_p4::{ActionId, EntryHandle, MatchKey, MatchKind, Program};
 
-use crate::commands::{find_table, hex, names, num, num_u32, program};
+use super::args::{find_table, hex, names, num, num_u32, program};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
@@ -334,7 +334,7 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
             .collect();
         let params: Vec<String> = e.params.iter().map(|v| hex(v)).collect();
         let action = match e.target {
-            Some(r) => crate::profile_commands::target_text(r),
+            Some(r) => super::profile::target_text(r),
             None => e.action_name,
         };
         let _ = writeln!(
@@ -350,11 +350,7 @@ fn table_dump(p: &mut Program, t: &TableInfo) -> R {
         );
     }
     if let Ok(Some(r)) = p.default_target(t.table) {
-        let _ = writeln!(
-            out,
-            "  default: {}",
-            crate::profile_commands::target_text(r)
-        );
+        let _ = writeln!(out, "  default: {}", super::profile::target_text(r));
     } else if let Ok(Some((a, params))) = p.default_entry(t.table) {
         let params: Vec<String> = params.iter().map(|v| hex(v)).collect();
         let _ = writeln!(

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use lanes_tm::{QuantilePoint, QueueConfig, Scheduler};
 
-use crate::commands::{num, num_u32};
+use super::args::{num, num_u32};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
