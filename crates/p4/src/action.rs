@@ -9,7 +9,7 @@ use crate::checksum::Calculation;
 use crate::expr::{Env, Expr};
 use crate::externs::Externs;
 use crate::layout::{FieldRef, Layout};
-use crate::program::CloneRequest;
+use crate::state::CloneRequest;
 use crate::state::{put, PacketState, StdFields};
 use crate::Stats;
 use std::collections::HashMap;

@@ -117,12 +117,12 @@ pub use layout::FieldRef;
 pub use profile::ProfileRef;
 pub use profile_api::{GroupView, MemberView, ProfileId, ProfileInfo};
 pub use program::{
-    CloneRequest, Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy,
-    Program, DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
+    Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
+    DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
     INSTANCE_REPLICATION, INSTANCE_RESUBMIT,
 };
 pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
-pub use state::{PacketState, Reentry};
+pub use state::{CloneRequest, PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
 pub use trace::LogLevel;
 pub use trace::{TraceNames, Tracer};

@@ -14,7 +14,7 @@ use crate::layout::{FieldRef, Layout};
 use crate::parser::{ErrorCodes, Parser};
 use crate::pipeline::{Control, Ctx};
 use crate::profile::ActionProfile;
-use crate::state::{put, take, PacketState, Reentry, StdFields};
+use crate::state::{put, take, CloneRequest, PacketState, Reentry, StdFields};
 use crate::table::Table;
 use crate::vset::ValueSet;
 use crate::Stats;
@@ -55,18 +55,6 @@ impl Arrival<'static> {
 
 /// `standard_metadata.instance_type` of a multicast copy (bmv2's PKT_INSTANCE_TYPE_REPLICATION).
 pub const INSTANCE_REPLICATION: u64 = 5;
-
-/// A copy of the packet the program asked for with `clone` / `clone_preserving_field_list`
-/// (bmv2's `clone_ingress_pkt_to_egress`, `clone_egress_pkt_to_egress`), from
-/// [`PacketState::take_clone`]. The switch maps the session to a port and makes the copy with
-/// [`Program::ingress_clone`] (asked for in ingress) or [`Program::egress_clone`] (in egress).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CloneRequest {
-    /// The mirror session the program named.
-    pub session: u32,
-    /// Which of the program's field lists the copy keeps (0: none); pass it back as it is.
-    pub field_list: u32,
-}
 
 /// The standard metadata of an arrival: its port, length and time (bmv2's microseconds).
 fn put_arrival(st: &mut PacketState, std: &StdFields, pkt: &[u8], port: u32, now: u64) {

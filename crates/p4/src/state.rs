@@ -2,7 +2,19 @@
 
 use crate::bits::mask;
 use crate::layout::{FieldRef, Layout};
-use crate::program::CloneRequest;
+
+/// A copy of the packet the program asked for with `clone` / `clone_preserving_field_list`
+/// (bmv2's `clone_ingress_pkt_to_egress`, `clone_egress_pkt_to_egress`), from
+/// [`PacketState::take_clone`]. The switch maps the session to a port and makes the copy with
+/// [`crate::Program::ingress_clone`] (asked for in ingress) or
+/// [`crate::Program::egress_clone`] (in egress).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CloneRequest {
+    /// The mirror session the program named.
+    pub session: u32,
+    /// Which of the program's field lists the copy keeps (0: none); pass it back as it is.
+    pub field_list: u32,
+}
 
 /// Parsed state of one packet: field values, validity bits, the payload offset and the parser
 /// result. Made once per program with [`crate::Program::new_state`] and reused: `ingress` resets
