@@ -74,28 +74,23 @@
 
 mod action;
 mod bits;
-mod carry;
 mod checksum;
 mod codec;
-mod describe;
 mod error;
 mod expr;
 mod externs;
 mod fxhash;
-mod idle_api;
 mod json;
 mod layout;
 mod log_msg;
 pub mod names;
 mod operands;
-pub mod p4info;
 mod parse_errors;
 mod parser;
 mod pipeline;
 mod profile;
-mod profile_api;
 mod program;
-mod runtime_api;
+mod runtime;
 mod stack_copy;
 mod stack_index;
 mod state;
@@ -108,20 +103,22 @@ mod union;
 mod union_stack;
 mod varbit;
 mod vset;
-mod vset_api;
 
 pub use checksum::{crc16_arc, crc32, csum16};
 pub use error::{ApiError, LoadError};
 pub use externs::{CounterValue, MeterRates, GREEN, RED, YELLOW};
 pub use layout::FieldRef;
 pub use profile::ProfileRef;
-pub use profile_api::{GroupView, MemberView, ProfileId, ProfileInfo};
 pub use program::{
     Digest, DropReason, EgressMeta, EgressResult, IngressResult, ParserErrorPolicy, Program,
     DROP_PORT, INSTANCE_EGRESS_CLONE, INSTANCE_INGRESS_CLONE, INSTANCE_RECIRCULATE,
     INSTANCE_REPLICATION, INSTANCE_RESUBMIT,
 };
-pub use runtime_api::{ActionCall, ActionId, EntryHandle, EntryView, TableId};
+pub use runtime::p4info;
+pub use runtime::{
+    ActionCall, ActionId, EntryHandle, EntryView, GroupView, MemberView, ProfileId, ProfileInfo,
+    TableId,
+};
 pub use state::{CloneRequest, PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};
 pub use trace::LogLevel;

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::p4info::{ExternInfo, P4Names};
+use super::p4info::{ExternInfo, P4Names};
 use crate::program::Program;
 
 fn externs_json(list: &[ExternInfo]) -> Value {

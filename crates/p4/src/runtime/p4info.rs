@@ -6,8 +6,8 @@
 //! the program's .p4info file should map the file's ids to these objects by *name*; the ids here
 //! serve programs that come without one (and our hand-written p4info files use them).
 
+use super::{ActionId, TableId};
 use crate::program::Program;
-use crate::runtime_api::{ActionId, TableId};
 use crate::table::MatchKind;
 
 pub const PREFIX_ACTION: u32 = 0x01;

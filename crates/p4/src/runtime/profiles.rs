@@ -2,11 +2,11 @@
 //! indirect tables that name them (what simple_switch_CLI's `act_prof_*` and
 //! `table_indirect_*` commands and P4Runtime's ActionProfileMember/Group call).
 
+use super::{ActionId, EntryHandle, TableId};
 use crate::error::ApiError;
 use crate::pipeline::encode_params;
 use crate::profile::{ActionProfile, ProfileRef};
 use crate::program::Program;
-use crate::runtime_api::{ActionId, EntryHandle, TableId};
 use crate::table::MatchKey;
 
 /// An action profile of the program.

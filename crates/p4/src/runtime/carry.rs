@@ -2,10 +2,10 @@
 //! RECONCILE_AND_COMMIT): table entries and defaults, action profile members and groups,
 //! value set members, counters and registers, matched by name.
 
-use crate::p4info::P4Names;
-use crate::profile_api::ProfileId;
+use super::p4info::P4Names;
+use super::ProfileId;
+use super::TableId;
 use crate::program::Program;
-use crate::runtime_api::TableId;
 
 impl Program {
     /// Copies `old`'s state into this program. Fails (with the reason) when an entry, member

@@ -3,9 +3,9 @@
 //! (P4Runtime's IdleTimeoutNotification, bmv2's entry TTL). Times are the data plane's clock
 //! in nanoseconds, the `now` the switch gives `ingress`.
 
+use super::{EntryHandle, TableId};
 use crate::error::ApiError;
 use crate::program::Program;
-use crate::runtime_api::{EntryHandle, TableId};
 
 impl Program {
     /// Whether the table keeps hit times (`support_timeout`), so its entries may age.
