@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from lanes.errors import LanesError
-from lanes.lab import sweep
 from lanes.lab.csvout import write_run_csvs
-from lanes.lab.sweep import PRESETS, Cell, Eta, is_complete, plan_cells
-from lanes.lab.sweep_report import setup_diff, verdict
+from lanes.lab.sweep import matrix
+from lanes.lab.sweep.matrix import PRESETS, Cell, Eta, is_complete, plan_cells
+from lanes.lab.sweep.report import setup_diff, verdict
 from lanes.lab.transitions import dequeue_rates, runtime_transitions, time_to_settle
 from lanes.nas.summary import mean_ci
 
@@ -94,7 +94,7 @@ def test_complete_means_same_settings_and_a_validity_section(tmp_path: Path) -> 
     assert is_complete(m, _put(tmp_path / "g", _summary(m, mpi=cut, params=params)))
     longer = plan_cells(PRESETS["fast"], topos="star", cases="mpi", algs="strict", protos="udp", mpi_timeout_s=5400)[0]
     assert not is_complete(longer, tmp_path / "g")
-    assert "--mpi-timeout" in sweep.run_args(longer, tmp_path) and "5400" in sweep.run_args(longer, tmp_path)
+    assert "--mpi-timeout" in matrix.run_args(longer, tmp_path) and "5400" in matrix.run_args(longer, tmp_path)
 
 
 def test_sweep_skips_complete_cells_and_reruns_incomplete_ones(tmp_path: Path, monkeypatch) -> None:
@@ -110,22 +110,22 @@ def test_sweep_skips_complete_cells_and_reruns_incomplete_ones(tmp_path: Path, m
         _put(run_dir, _summary(cell))
         return 0
 
-    monkeypatch.setattr(sweep, "_run_one", fake_run)
-    recs = sweep.sweep(cells, tmp_path, 1, PRESETS["fast"])
+    monkeypatch.setattr(matrix, "_run_one", fake_run)
+    recs = matrix.sweep(cells, tmp_path, 1, PRESETS["fast"])
     assert ran == ["star-proactive-strict-udp", "star-proactive-rlsp-drr-udp"]
     assert [r["ok"] for r in recs] == [True, True]
     assert json.loads((cells[1].run_dir(tmp_path, 1) / "cell.json").read_text())["alg"] == "strict"
     ran.clear()
-    sweep.sweep(cells, tmp_path, 1, PRESETS["fast"])
+    matrix.sweep(cells, tmp_path, 1, PRESETS["fast"])
     assert ran == []
 
 
 def test_time_left_scales_with_how_the_cells_ran_so_far() -> None:
     c = Cell("star", "proactive", "no", "udp", 100, 30, 5)
     eta = Eta()
-    assert eta.left([c, c]) == 2 * (30 + sweep.OVERHEAD_S)
-    eta.record(c, 2 * (30 + sweep.OVERHEAD_S))  # took twice the estimate
-    assert eta.left([c]) == pytest.approx(2 * (30 + sweep.OVERHEAD_S))
+    assert eta.left([c, c]) == 2 * (30 + matrix.OVERHEAD_S)
+    eta.record(c, 2 * (30 + matrix.OVERHEAD_S))  # took twice the estimate
+    assert eta.left([c]) == pytest.approx(2 * (30 + matrix.OVERHEAD_S))
 
 
 def test_best_effort_ping_pong_is_named_by_its_limit_not_folded_into_the_scale() -> None:
@@ -135,7 +135,7 @@ def test_best_effort_ping_pong_is_named_by_its_limit_not_folded_into_the_scale()
     assert slow.open_ended and not strict.open_ended and not quick.open_ended
     eta = Eta()
     eta.record(slow, 3780)  # an hour-long ping-pong says nothing about the 30-s cells
-    assert eta.left([quick]) == 30 + sweep.OVERHEAD_S
+    assert eta.left([quick]) == 30 + matrix.OVERHEAD_S
     assert eta.text([quick]) == "~0m55s left"
     assert eta.text([quick, slow]).endswith("left (best effort's ping-pong: up to 1h30m more)")
 
@@ -247,7 +247,7 @@ def test_setup_difference_names_rate_length_and_round_trips() -> None:
 
 
 def test_paper_claims_say_when_best_effort_was_cut_off() -> None:
-    from lanes.lab.sweep_report import paper_claims
+    from lanes.lab.sweep.report import paper_claims
 
     def row(alg: str, lat: dict[str, float]) -> dict:
         return {"topo": "tree2", "case": "mpi", "proto": "udp", "alg": alg, "link_mbps": 50.0,

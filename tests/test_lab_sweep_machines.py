@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from lanes.lab import machine
-from lanes.lab.sweep import PRESETS, Cell, plan_cells
-from lanes.lab.sweep_report import write_all
-from lanes.lab.sweep_reread import rewrite
+from lanes.lab.sweep.matrix import PRESETS, Cell, plan_cells
+from lanes.lab.sweep.report import write_all
+from lanes.lab.sweep.reread import rewrite
 
 XEON = {"node": "n1", "cpu_model": "Xeon Gold 6130", "cpus": 32, "kernel": "6.1.0", "mem_gb": 188.0}
 EPYC = {"node": "n7", "cpu_model": "EPYC 7452", "cpus": 64, "kernel": "6.1.0", "mem_gb": 251.0}

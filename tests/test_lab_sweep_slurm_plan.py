@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 from lanes.errors import LanesError
-from lanes.lab import slurm_queue, slurm_wait, sweep_slurm
-from lanes.lab.cli import register
-from lanes.lab.slurm_queue import TaskState, parse_sacct, parse_scontrol, parse_squeue
-from lanes.lab.sweep import PRESETS, Cell, plan_cells
-from lanes.lab.sweep_slurm import SlurmOptions, check_options, group, limit_min, script
+from lanes.lab.sweep import slurm as sweep_slurm
+from lanes.lab.sweep import slurm_queue, slurm_wait
+from lanes.lab.sweep.matrix import PRESETS, Cell, plan_cells
+from lanes.lab.sweep.slurm import SlurmOptions, check_options, group, limit_min, script
+from lanes.lab.sweep.slurm_queue import TaskState, parse_sacct, parse_scontrol, parse_squeue
+from lanes.lab_cli import register
 
 
 def fast(cases: str = "proactive", algs: str = "no,strict,rlsp-drr", **kw: object) -> list[Cell]:

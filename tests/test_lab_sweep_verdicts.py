@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from lanes.lab.sweep_report import (
+from lanes.lab.sweep.report import (
     NOT_COMPARABLE_END,
     NOT_COMPARABLE_PEAK,
     NOT_COMPARABLE_RATE,
@@ -15,8 +15,8 @@ from lanes.lab.sweep_report import (
     verdict,
     verdict_counts,
 )
-from lanes.lab.sweep_reread import read_rows, rewrite
-from lanes.lab.sweep_stats import write_mpi_csv, write_sweep_csv
+from lanes.lab.sweep.reread import read_rows, rewrite
+from lanes.lab.sweep.stats import write_mpi_csv, write_sweep_csv
 from lanes.lab.thesis import FALLING_END, PEAK, kind_of
 
 
@@ -175,7 +175,7 @@ def test_committed_reports_carry_the_current_verdicts(tmp_path: Path, name: str)
 
 def test_sweep_md_counts_are_the_reports_counts() -> None:
     """bench/results/sweep.md's table of verdict counts is what each committed compare.csv says."""
-    from lanes.lab.sweep_report import verdict_class
+    from lanes.lab.sweep.report import verdict_class
 
     repo = COMMITTED.parent.parent.parent
     table = [

@@ -7,8 +7,8 @@ import itertools
 from pathlib import Path
 
 import pytest
-from lanes.emu.topo import build
 from lanes.nas.detect import Detector, NasConfig
+from lanes.nas.topo import build
 
 PKT = 1500
 POLL = 0.25

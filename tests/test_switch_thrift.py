@@ -412,7 +412,7 @@ def test_an_unexpected_handler_error_is_the_declared_bmv2_error() -> None:
     from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode
     from bm_runtime.standard import Standard
     from bm_runtime.standard.ttypes import InvalidTableOperation, TableOperationErrorCode
-    from lanes.switch.thrift_server import guarded
+    from lanes.switch.thrift.server import guarded
 
     class Broken:
         def __getattr__(self, name: str):

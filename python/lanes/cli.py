@@ -23,7 +23,7 @@ SUBCOMMANDS = {
     "load-runtime": "lanes.load_runtime",
     "consolidate": "lanes.consolidate.cli",
     "fabric": "lanes.fabric.cli",
-    "lab": "lanes.lab.cli",
+    "lab": "lanes.lab_cli",
     "p4c": "lanes.p4c",
 }
 

@@ -44,6 +44,11 @@ def compile_source(program: str | Path, include: list, define: list[str]) -> tup
     return _native.p4c_compile(str(src), [str(d) for d in include], defines)
 
 
+def program_arch(json_text: str) -> str:
+    """The architecture of a compiled program: PSA's JSON has psa_switch's two parsers."""
+    return "psa" if '"name": "egress_parser"' in json_text else "v1model"
+
+
 def run(args: argparse.Namespace) -> int:
     src = Path(args.program)
     try:
@@ -51,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(e, file=sys.stderr)  # the compiler's one-line file:line:col: error: ...
         return 1
-    from lanes.compat.p4c_tools import program_arch
-
     found = program_arch(json_text)
     if args.arch and args.arch != found:
         raise LanesError(f"--arch {args.arch}: {src} is a {found} program")

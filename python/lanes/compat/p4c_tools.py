@@ -16,6 +16,7 @@ from pathlib import Path
 
 from lanes.compat.oneline_parser import OneLineParser
 from lanes.errors import LanesError
+from lanes.p4c import compile_source, program_arch
 
 P4INFO_FORMATS = ("text", "json", "binary")
 
@@ -74,14 +75,7 @@ def encode_p4info(text: str, fmt: str) -> str | bytes:
     return json_format.MessageToJson(msg) + "\n" if fmt == "json" else msg.SerializeToString()
 
 
-def program_arch(json_text: str) -> str:
-    """The architecture of a compiled program: PSA's JSON has psa_switch's two parsers."""
-    return "psa" if '"name": "egress_parser"' in json_text else "v1model"
-
-
 def compile_program(a: argparse.Namespace, json_out: Path) -> int:
-    from lanes.p4c import compile_source
-
     try:
         json_text, p4info = compile_source(a.program, a.include, a.define)
     except ValueError as e:

@@ -9,6 +9,7 @@ lanes.lab.cases; here only the class and the link rate the class shares are reco
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lanes.errors import LanesError
@@ -206,12 +207,14 @@ def tree2(link_mbps: float) -> Topology:
     return t
 
 
-def build(name: str, link_mbps: float) -> Topology:
+# The thesis's topologies by name; lanes.nas.topo adds its own to these for the nas case.
+MAKERS: dict[str, Callable[[float], Topology]] = {"star": star, "tree1": tree1, "tree2": tree2}
+
+
+def build(name: str, link_mbps: float, makers: dict[str, Callable[[float], Topology]] = MAKERS) -> Topology:
+    """The topology `name` at `link_mbps`, made by one of `makers`."""
     if not link_mbps > 0:
         raise LanesError(f"link rate must be positive, got {link_mbps}")
-    from lanes.nas.topo import MAKERS as NAS_MAKERS  # here: lanes.nas.topo builds on this module
-
-    makers = {"star": star, "tree1": tree1, "tree2": tree2, **NAS_MAKERS}
     if name not in makers:
         raise LanesError(f"unknown topology '{name}' (expected one of {', '.join(makers)})")
     return makers[name](link_mbps)

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from lanes.errors import LanesError
-from lanes.fabric import native
+from lanes.fabric import cli_ops, migsim, native
+from lanes.fabric.cli_args import read_names, topology_spec
 
 ROUTE_ENGINES = ["ftree", "noftree", "mfattree", "slimupdate", "slimupdate-paper", "vswitch-ftree"]
 PATTERNS = ["bisect", "shift", "all-to-all", "bruck", "recdbl", "2-neighbor", "4-neighbor", "6-neighbor"]
@@ -39,38 +39,8 @@ def _emit(result: dict[str, Any], as_json: bool, lines: list[str]) -> None:
             print(line)
 
 
-def _spec(args: argparse.Namespace) -> dict[str, Any]:
-    kind = args.kind
-    spec: dict[str, Any] = {"kind": kind}
-    if kind in ("xgft", "pgft"):
-        if args.m is None or args.w is None:
-            raise LanesError(f"{kind} needs --m and --w")
-        spec.update(m=args.m, w=args.w)
-        if args.h is not None:
-            spec["h"] = args.h
-        if kind == "pgft":
-            spec["p"] = args.p if args.p is not None else [1] * len(args.m)
-    elif kind == "kary":
-        if args.k is None or args.n is None:
-            raise LanesError("kary needs --k and --n")
-        spec.update(k=args.k, n=args.n)
-    elif kind == "named":
-        if not args.name:
-            raise LanesError("named needs --name, e.g. 18-3-1-full")
-        spec["name"] = args.name
-    if args.radix is not None:
-        spec["radix"] = args.radix
-    if args.vfs is not None:
-        spec["vfs"] = args.vfs
-    if args.vms is not None:
-        spec["vms"] = args.vms
-    if getattr(args, "hv_lid", None) and args.vfs is not None:
-        spec["hv_lid"] = args.hv_lid
-    return spec
-
-
 def cmd_gen(args: argparse.Namespace) -> int:
-    r = native.gen(_spec(args), args.out)
+    r = native.gen(topology_spec(args), args.out)
     _emit(
         r,
         args.json,
@@ -100,29 +70,19 @@ def cmd_gen(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_order(path: str | None) -> list[str] | None:
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return [w for line in fh for w in line.split("#")[0].split()]
-    except OSError as e:
-        raise LanesError(f"cannot read {path}: {e.strerror}") from e
-
-
 def cmd_route(args: argparse.Namespace) -> int:
     opts: dict[str, Any] = {"check": not args.no_check}
     if args.lids_from:
         opts["lids_from"] = args.lids_from
     if args.old:
         opts["old"] = args.old
-    order = _read_order(args.order)
+    order = read_names(args.order)
     if order is not None:
         opts["order"] = order
-    tenant = _read_order(args.subtree)
+    tenant = read_names(args.subtree)
     if tenant is not None:
         opts["subtree"] = tenant
-    vms = _read_order(args.vms)
+    vms = read_names(args.vms)
     if vms is not None:
         opts["vms"] = vms
     if args.metabase_in:
@@ -223,7 +183,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     opts: dict[str, Any] = {"pattern": args.pattern, "runs": args.runs, "seed": args.seed}
-    order = _read_order(args.order)
+    order = read_names(args.order)
     if order is not None:
         opts["order"] = order
     if args.threads:
@@ -456,8 +416,6 @@ def register(subparsers: Any) -> None:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_order_study)
-
-    from lanes.fabric import cli_ops, migsim
 
     cli_ops.register(sub)
     migsim.register(sub)

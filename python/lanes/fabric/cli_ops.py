@@ -11,6 +11,7 @@ from typing import Any
 
 from lanes.errors import LanesError
 from lanes.fabric import native
+from lanes.fabric.cli_args import read_names
 
 
 def _emit(result: dict[str, Any], as_json: bool, lines: list[str]) -> None:
@@ -132,9 +133,7 @@ def cmd_opensm_sl(args: argparse.Namespace) -> int:
 
 
 def cmd_guid_files(args: argparse.Namespace) -> int:
-    from lanes.fabric.cli import _read_order
-
-    io = _read_order(args.io) or []
+    io = read_names(args.io) or []
     r = native.guid_files(args.net, args.out, io)
     lines = [
         f"root_guid_file {r['root_guid_file']} ({r['roots']} roots)",

@@ -17,6 +17,7 @@ from typing import Any
 
 from lanes.errors import LanesError
 from lanes.fabric import native
+from lanes.fabric.cli_args import topology_spec
 
 STEP_FIELDS = [
     "step",
@@ -110,8 +111,6 @@ def _tree_name(spec: dict[str, Any]) -> str:
 
 
 def cmd_migsim(args: argparse.Namespace) -> int:
-    from lanes.fabric.cli import _spec
-
     if not 0 < args.population <= 1:
         raise LanesError(f"--population must be in (0, 1], got {args.population}")
     if args.pattern == "to-uniform" and args.initial == "uniform":
@@ -131,7 +130,7 @@ def cmd_migsim(args: argparse.Namespace) -> int:
     }
     if args.migrations is not None:
         opts["migrations"] = args.migrations
-    spec = _spec(args)
+    spec = topology_spec(args)
     print(
         f"fabric migsim: {args.pattern} from {args.initial}, {args.population:.0%} of VFs, {args.mode} ...",
         file=sys.stderr,

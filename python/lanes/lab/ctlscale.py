@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lanes.emu.p4rt import P4RuntimeTables
 from lanes.errors import LanesError
-from lanes.lab.sweep import loadavg
+from lanes.lab.sweep.matrix import loadavg
 
 REPO = Path(__file__).resolve().parents[3]
 PROGRAM = REPO / "p4" / "tm_basic.json"

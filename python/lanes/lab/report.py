@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from lanes import atomic
@@ -100,15 +101,25 @@ def _n_vswitches(topo: str) -> int:
     return {"star": 1, "tree1": 2, "tree2": 4}.get(topo, 1)
 
 
-def report(paths: list[Path], out: Path) -> Path:
+# Writes the report's section on runs of another kind (summary.json's "kind", e.g. nas): given
+# those runs and the report directory, its Markdown lines and HTML parts. The caller passes them,
+# so the lab does not import the parts that build on it.
+SectionWriter = Callable[[list[tuple[Path, dict]], Path], tuple[list[str], list[str]]]
+
+
+def report(paths: list[Path], out: Path, other_kinds: dict[str, SectionWriter] | None = None) -> Path:
+    other_kinds = other_kinds or {}
     runs = find_runs(paths)
     out.mkdir(parents=True, exist_ok=True)
     groups: dict[tuple, list[tuple[Path, dict]]] = {}
-    nas_runs: list[tuple[Path, dict]] = []
+    others: dict[str, list[tuple[Path, dict]]] = {}
     for r in runs:
         s = json.loads((r / "summary.json").read_text())
-        if s.get("kind") == "nas":
-            nas_runs.append((r, s))
+        kind = s.get("kind")
+        if kind is not None:
+            if kind not in other_kinds:
+                raise LanesError(f"{r}: a '{kind}' run, which this report cannot show")
+            others.setdefault(kind, []).append((r, s))
             continue
         q = s["params"]
         load = ""
@@ -176,12 +187,10 @@ def report(paths: list[Path], out: Path) -> Path:
                 md.append("")
                 body_html.append(f"<h3>{html.escape(s['params']['alg'])}</h3>"
                                  + "".join(f'<img src="{i}" width="480">' for i in imgs))  # fmt: skip
-    if nas_runs:
-        from lanes.nas.report import section
-
-        nas_md, nas_html = section(nas_runs, out)
-        md += nas_md
-        body_html += nas_html
+    for kind, kind_runs in others.items():
+        kind_md, kind_html = other_kinds[kind](kind_runs, out)
+        md += kind_md
+        body_html += kind_html
     atomic.write_text(out / "report.md", "\n".join(md) + "\n")
     atomic.write_text(
         out / "report.html",

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
-import signal
 import subprocess
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -18,6 +15,7 @@ from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import cases, htb, mpi, traffic
+from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
 from lanes.lab.monitor import Monitor
 
 REPO = Path(__file__).resolve().parents[3]
@@ -45,60 +43,6 @@ class Params:
     mpi_iters: int = mpi.ITERATIONS  # ping-pong round trips per message size (case mpi)
     mpi_timeout_s: float = mpi.TIMEOUT_S  # the ping-pong is stopped after this many seconds of the run
     switch_model: str = "lanes"  # the switches' TM: lanes (paced) or bmv2 (the model of bmv2's TM)
-
-
-def say(msg: str) -> None:
-    print(f"lab: {msg}", file=sys.stderr, flush=True)
-
-
-class Procs:
-    """Processes started inside Mininet hosts; stopped by PID (SIGINT first so iperf reports)."""
-
-    def __init__(self) -> None:
-        self.procs: list[subprocess.Popen] = []
-        self.net: LabNet | None = None
-
-    def start(self, node: object, cmd: list[str], log: Path, **kw: object) -> subprocess.Popen:
-        with open(log, "w") as f:
-            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT, **kw)  # type: ignore[attr-defined]
-        self.procs.append(p)
-        if self.net is not None:
-            self.net.track(p.pid, next((Path(c).name for c in cmd if "iperf" in c or "mpi" in c), cmd[0]))
-        return p
-
-    def stop(self, procs: list[subprocess.Popen] | None = None, grace: float = 5.0) -> None:
-        ps = [p for p in (procs if procs is not None else self.procs) if p.poll() is None]
-        for p in ps:
-            p.send_signal(signal.SIGINT)
-        deadline = time.monotonic() + grace
-        for p in ps:
-            try:
-                p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-
-
-def check_tools(p: Params) -> None:
-    need = ["iperf", "tc", "ethtool", "stdbuf", "mnexec"] + (["mpiexec"] if p.case == "mpi" else [])
-    missing = [t for t in need if shutil.which(t) is None]
-    if missing:
-        raise LanesError(f"missing tools: {', '.join(missing)} (run `make setup`)")
-    if p.proto not in ("udp", "tcp"):
-        raise LanesError(f"--proto must be udp or tcp, got '{p.proto}'")
-
-
-def clear_run_dir(out: Path) -> None:
-    """Make `out` ready for a run: new, empty, or an earlier run's (whose files are replaced).
-    A directory holding anything else is refused: a run never deletes what it did not write."""
-    if out.exists() and not out.is_dir():
-        raise LanesError(f"--out {out} is a file, not a directory")
-    files = [f for f in out.glob("*") if f.is_file()] if out.exists() else []
-    if files and not (out / "params.json").is_file():
-        raise LanesError(f"--out {out} holds files that are not a lab run's: give a new or empty directory")
-    out.mkdir(parents=True, exist_ok=True)
-    for f in files:
-        f.unlink()
 
 
 def run(p: Params) -> Path:
@@ -178,15 +122,6 @@ def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: co
     return tables
 
 
-def _ping_all(topo: Topology, net: LabNet) -> None:
-    pairs = [(f.src, f.dst) for f in topo.flows] + [topo.mpi_pair]
-    for a, b in pairs:
-        ip = topo.hosts[b].ip
-        out = net.host(a).cmd(f"ping -n -c 3 -i 0.2 -W 1 {ip}")
-        if " 0 received" in out or "received" not in out:
-            raise LanesError(f"{a} cannot reach {b} ({ip}) through the network")
-
-
 def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:
     """One-way latency of each high flow on the idle network (1 Mb/s UDP for 2 s)."""
     out = {}
@@ -241,7 +176,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     tables = _tables(p, topo, plan, net, writes, use_grpc)
     say(f"{len(writes.entries)} set-up writes over {'P4Runtime' if use_grpc else 'the command port'}"
         if plan.family != "htb" else f"{len(writes.entries)} tc class set-up commands")  # fmt: skip
-    _ping_all(topo, net)
+    ping_all(topo, net)
     idle = _idle_owd(p, topo, net, procs)
     say("idle one-way latency: " + ", ".join(f"{k} {v:.3f} ms" for k, v in idle.items()))
     ports = {fr.flow.key: traffic.BASE_PORT + i for i, fr in enumerate(plan.flows)}
@@ -312,7 +247,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             elif now >= plan.duration_s + 0.5 and not events:
                 break
             if plan.family != "htb":
-                _check_switches(p, topo, net, now)
+                check_switches(p, topo, net, now)
             if now >= next_progress >= 0:
                 next_progress += 5.0
                 _progress(p, plan, now, writes)
@@ -361,20 +296,6 @@ def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: 
     late = f" ({done - w.t_s:.2f} s after its planned time)" if done - w.t_s > 0.25 else ""
     say(f"t={done:.1f} s: {w.switch} {w.cls} -> priority {s.prio}, {s.rate_Bps * 8 / 1e6:.1f} Mb/s{late}")
     return done
-
-
-def _check_switches(p: Params, topo: Topology, net: LabNet, now: float) -> None:
-    """Stop the run at once, saying which switch died and how, if a lanes switch is gone."""
-    for s in topo.switches:
-        proc = net.switch(s).proc
-        code = proc.poll() if proc is not None else None
-        if code is None:
-            continue
-        how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
-        log = p.out / f"{s}.log"
-        tail = log.read_text(errors="replace").strip().splitlines()[-3:] if log.exists() else []
-        when = f"at t={now:.1f} s" if now >= 0 else "before the traffic started"
-        raise LanesError(f"switch {s} died {when} ({how})" + (": " + " | ".join(tail) if tail else ""))
 
 
 def _progress(p: Params, plan: cases.Plan, now: float, writes: control.WriteLog) -> None:

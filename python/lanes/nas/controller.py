@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from lanes.emu.topo import Flow, Topology
-from lanes.lab.run import say
+from lanes.lab.core import say
 from lanes.nas.detect import Action, Detector, NasConfig
 from lanes.nas.topo import path
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from lanes.emu.topo import Topology
-from lanes.lab.run import say
+from lanes.lab.core import say
 from lanes.nas.controller import TABLE, flow_keys
 from lanes.nas.detect import NasConfig
 from lanes.nas.topo import path

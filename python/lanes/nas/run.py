@@ -11,17 +11,17 @@ from pathlib import Path
 from lanes import atomic
 from lanes.emu import control
 from lanes.emu.net import LabNet
-from lanes.emu.topo import Topology, build
+from lanes.emu.topo import Topology
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import traffic
-from lanes.lab.run import Procs, _check_switches, _ping_all, check_tools, clear_run_dir, say
+from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
 from lanes.nas import inband
 from lanes.nas.controller import Controller
 from lanes.nas.detect import NasConfig
 from lanes.nas.inband import InbandObserver
 from lanes.nas.plan import NasPlan, plan
-from lanes.nas.topo import host_mbps
+from lanes.nas.topo import build, host_mbps
 
 REPO = Path(__file__).resolve().parents[3]
 # (bmv2 JSON, P4Info): the controller's program, and the one that does it all in the data plane
@@ -131,7 +131,7 @@ def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: 
                              manual_s=pl.manual_s, end_s=pl.duration_s + 1)  # fmt: skip
             setup_writes = len(writes.entries) + ctl.nas.install(ctl.detector)
         say(f"{setup_writes} set-up writes over P4Runtime")
-        _ping_all(topo, net)
+        ping_all(topo, net)
         return _traffic(p, topo, pl, net, procs, ctl) | {"setup_writes": setup_writes}
     finally:
         for t in tables.values():
@@ -165,7 +165,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
                 break
             if ctl.error:
                 raise LanesError(f"the nas controller stopped: {ctl.error}")
-            _check_switches(p, topo, net, now)  # type: ignore[arg-type]
+            check_switches(p, topo, net, now)  # type: ignore[arg-type]
             if now >= next_progress:
                 next_progress += 5.0
                 _progress(p, pl, now, ctl)

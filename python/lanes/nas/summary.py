@@ -13,11 +13,11 @@ way. The ceiling is what the two bottlenecks delivered in `calibrate`, each with
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 from lanes.emu.topo import Topology
 from lanes.lab import traffic
+from lanes.lab.repeats import mean_ci
 from lanes.nas.detect import NasConfig
 from lanes.nas.plan import NasPlan
 
@@ -153,23 +153,6 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
         "writes_after_setup": result.get("writes_after_setup"),
         "series": {r: [[a, b, m] for a, b, m in v] for r, v in ser.items()},
     }  # fmt: skip
-
-
-# two-sided 95 % Student t quantiles by degrees of freedom
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-        10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}  # fmt: skip
-
-
-def mean_ci(xs: list[float]) -> dict | None:
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None
-    n, m = len(xs), sum(xs) / len(xs)
-    if n == 1:
-        return {"n": 1, "mean": m, "ci95": None, "min": m, "max": m}
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    t = _T95[max(k for k in _T95 if k <= n - 1)]
-    return {"n": n, "mean": m, "ci95": t * sd / math.sqrt(n), "min": min(xs), "max": max(xs)}
 
 
 AGGREGATED = ["baseline_vs_fair", "active_vs_ceiling", "gain", "ceiling_gain", "detection_s",

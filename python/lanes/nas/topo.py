@@ -15,6 +15,7 @@ Addressing as the thesis topologies: host H on switch S is 10.0.S.H.
 
 from __future__ import annotations
 
+from lanes.emu import topo as emu_topo
 from lanes.emu.topo import ClassEntry, Flow, Host, LinkSpec, Route, Topology, switch_mac
 
 NAS_TOPOLOGIES = ["nas3", "nas-ch2", "nas-line"]
@@ -90,6 +91,11 @@ def nas_line(L: float) -> Topology:
 
 
 MAKERS = {"nas3": nas3, "nas-ch2": nas_ch2, "nas-line": nas_line}
+
+
+def build(name: str, link_mbps: float) -> Topology:
+    """A topology by name: the nas ones or the thesis's (lanes.emu.topo)."""
+    return emu_topo.build(name, link_mbps, {**emu_topo.MAKERS, **MAKERS})
 
 
 def path(t: Topology, f: Flow) -> list[tuple[str, int]]:

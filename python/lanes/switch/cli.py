@@ -161,12 +161,12 @@ def _start_p4runtime(sw: object, sa: object):
 
 def _thrift_api(sw: object, sa: object):
     """bmv2's Thrift API for the command port: (running config, processor), or (None, why not)."""
-    from lanes.switch import thrift_server
+    from lanes.switch.thrift import server as thrift_server
 
     why = thrift_server.available()
     if why is not None:
         return None, why
-    from lanes.switch.thrift_context import RunningConfig, SwitchContext
+    from lanes.switch.thrift.context import RunningConfig, SwitchContext
 
     config = RunningConfig(sa.json.read_text() if sa.json is not None else None)
     ctx = SwitchContext(

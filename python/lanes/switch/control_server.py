@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lanes.switch.thrift_server import THRIFT_FIRST_BYTE
+from lanes.switch.thrift.server import THRIFT_FIRST_BYTE
 
 MAX_LINE = 1 << 16  # bytes; the longest table_add a program needs is a few hundred
 
@@ -92,7 +92,7 @@ class _Handler(socketserver.StreamRequestHandler):
             why = processor or "bmv2's Thrift API is not served by this switch"
             print(f"lanes switch: thrift connection closed: {why}", file=sys.stderr, flush=True)
             return
-        from lanes.switch.thrift_server import serve_connection
+        from lanes.switch.thrift.server import serve_connection
 
         serve_connection(self.request, processor)
 

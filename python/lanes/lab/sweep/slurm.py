@@ -17,8 +17,8 @@ from pathlib import Path
 
 from lanes import atomic
 from lanes.errors import LanesError
-from lanes.lab import slurm_queue
-from lanes.lab.sweep import Cell, _lanes_cmd, is_complete, run_timeout_s, say
+from lanes.lab.sweep import slurm_queue
+from lanes.lab.sweep.matrix import Cell, _lanes_cmd, is_complete, run_timeout_s, say
 
 MARGIN_S = 120  # beyond the run's own limit: the task's start, the run's clean stop (<= 60 s), lab clean
 JOB_NAME = "lanes-sweep"
@@ -154,7 +154,7 @@ def in_flight(out: Path, cells: list[Cell]) -> dict[str, tuple[str, int]]:
 def slurm_sweep(cells: list[Cell], out: Path, repeats: int, opts: SlurmOptions, dry_run: bool) -> list[dict] | None:
     """Submit what is not complete nor queued already, wait for it (unless told not to) and return
     one record per waited-for cell; None when nothing was waited for."""
-    from lanes.lab.slurm_wait import wait_for
+    from lanes.lab.sweep.slurm_wait import wait_for
 
     todo = [c for c in cells if not is_complete(c, c.run_dir(out, repeats))]
     if dry_run:

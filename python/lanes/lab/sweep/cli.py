@@ -11,7 +11,7 @@ from lanes.lab import mpi
 
 
 def register_sweep(sub: argparse._SubParsersAction) -> None:
-    from lanes.lab.sweep import ALGS, CASES, PRESETS, PROTOS, TOPOS
+    from lanes.lab.sweep.matrix import ALGS, CASES, PRESETS, PROTOS, TOPOS
 
     s = sub.add_parser("sweep", help="the thesis's matrix of runs, resumable, with a report")
     s.add_argument("--preset", default="fast", choices=list(PRESETS),
@@ -60,8 +60,8 @@ def register_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def _sweep_report(args: argparse.Namespace) -> int:
-    from lanes.lab.sweep_report import verdict_counts
-    from lanes.lab.sweep_reread import rewrite
+    from lanes.lab.sweep.report import verdict_counts
+    from lanes.lab.sweep.reread import rewrite
 
     for d in args.dirs:
         comp = rewrite(d, args.compare_across_machines)
@@ -70,7 +70,7 @@ def _sweep_report(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from lanes.lab.sweep import PRESETS, Eta, is_complete, plan_cells, sweep
+    from lanes.lab.sweep.matrix import PRESETS, Eta, is_complete, plan_cells, sweep
 
     preset = PRESETS[args.preset]
     cells = plan_cells(preset, args.topos, args.cases, args.algs, args.protos, args.repeats, args.duration,
@@ -88,16 +88,16 @@ def _sweep(args: argparse.Namespace) -> int:
         if os.geteuid() != 0:
             raise LanesError("lanes lab sweep needs root (Mininet)")
         sweep(cells, args.out, args.repeats, preset)
-    from lanes.lab.sweep_report import write_all
+    from lanes.lab.sweep.report import write_all
 
     write_all(args.out, cells, args.repeats, preset, args.report_dir, args.compare_across_machines)
     return 0
 
 
 def _slurm(args: argparse.Namespace, cells: list, preset: object) -> int:
-    from lanes.lab.sweep import write_plan
-    from lanes.lab.sweep_report import write_all
-    from lanes.lab.sweep_slurm import SlurmOptions, check_options, slurm_sweep
+    from lanes.lab.sweep.matrix import write_plan
+    from lanes.lab.sweep.report import write_all
+    from lanes.lab.sweep.slurm import SlurmOptions, check_options, slurm_sweep
 
     if args.report_only:
         raise LanesError("--slurm submits runs; --report-only runs nothing (give one of them)")
@@ -115,7 +115,7 @@ def _sweep_task(args: argparse.Namespace) -> int:
     """One cell: what a Slurm array task runs (exit 1 when the cell did not complete)."""
     from lanes.emu.clean import clean
     from lanes.interrupt import terminate_as_interrupt
-    from lanes.lab.sweep import Cell, run_cell, say
+    from lanes.lab.sweep.matrix import Cell, run_cell, say
 
     if os.geteuid() != 0:
         raise LanesError("lanes lab sweep-task needs root (Mininet)")

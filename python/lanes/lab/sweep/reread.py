@@ -10,9 +10,10 @@ import re
 from pathlib import Path
 
 from lanes.errors import LanesError
-from lanes.lab.sweep_machines import mark
-from lanes.lab.sweep_report import _write_docs, compare_rows, write_compare_csv
-from lanes.lab.sweep_stats import KEYS, MACHINE_KEYS, METRICS
+from lanes.lab.sweep.machines import mark
+from lanes.lab.sweep.matrix import TOPOS
+from lanes.lab.sweep.report import _write_docs, compare_rows, write_compare_csv
+from lanes.lab.sweep.stats import KEYS, MACHINE_KEYS, METRICS
 
 INTS = {"mpi_iters", "n", "valid_runs"}
 FLOATS = {"link_mbps", "duration_s", "load1", "wall_s"}
@@ -23,7 +24,7 @@ def _num(v: str) -> float | None:
 
 
 def read_rows(rep: Path) -> list[dict]:
-    """The cells of a report directory, shaped as lanes.lab.sweep_stats.cell_row makes them."""
+    """The cells of a report directory, shaped as lanes.lab.sweep.stats.cell_row makes them."""
     path = rep / "sweep.csv"
     if not path.is_file():
         raise LanesError(f"{rep}: no sweep.csv (not a sweep report directory)")
@@ -90,8 +91,6 @@ def _planned_and_preset(md: Path, rows: list[dict]) -> tuple[int, str]:
 
 
 def _figures(rep: Path) -> list[tuple[str, Path]]:
-    from lanes.lab.sweep import TOPOS
-
     figs = []
     for topo in TOPOS:
         for case in ("runtime", "proactive", "mpi"):

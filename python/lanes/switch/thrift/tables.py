@@ -1,6 +1,6 @@
 """bmv2's Standard service, match tables: add, modify, delete, defaults, reads, direct counters
 and meters, by table name and entry handle. Indirect tables and action profiles are in
-thrift_profiles.py."""
+profiles.py."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from bm_runtime.standard.ttypes import (
 )
 
 from lanes import _native
-from lanes.switch import thrift_program as tp
-from lanes.switch.thrift_context import (
+from lanes.switch.thrift import program as tp
+from lanes.switch.thrift.context import (
     ALREADY_EXISTS,
     INVALID_ARGUMENT,
     NOT_FOUND,
@@ -34,7 +34,7 @@ from lanes.switch.thrift_context import (
     log,
     native_code,
 )
-from lanes.switch.thrift_program import ProgramView, TableView
+from lanes.switch.thrift.program import ProgramView, TableView
 
 E = TableOperationErrorCode
 

@@ -1,4 +1,6 @@
-"""`lanes lab run|report|clean`: the thesis's experiments on Mininet."""
+"""`lanes lab run|sweep|report|clean`: the thesis's experiments on Mininet, and network-aware
+scheduling's (`--case nas`). It sits above lanes.lab and lanes.nas: nas builds on the lab, and
+this command offers both."""
 
 from __future__ import annotations
 
@@ -60,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rep.add_argument("runs", nargs="+", type=Path, help="run directories (or parents of them)")
     rep.add_argument("--out", type=Path, required=True, help="report directory")
     rep.set_defaults(func=_report)
-    from lanes.lab.sweep_cli import register_sweep
+    from lanes.lab.sweep.cli import register_sweep
 
     register_sweep(sub)
     c = sub.add_parser("clean", help="remove what killed lab runs left behind (idempotent)")
@@ -128,8 +130,9 @@ def _run_nas(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from lanes.lab.report import report
+    from lanes.nas.report import section
 
-    report(args.runs, args.out)
+    report(args.runs, args.out, {"nas": section})
     return 0
 
 

@@ -13,7 +13,7 @@ from sswitch_runtime.ttypes import (
 )
 
 from lanes import _native
-from lanes.switch.thrift_context import SwitchContext, log, native_code
+from lanes.switch.thrift.context import SwitchContext, log, native_code
 
 SESSION_NOT_FOUND = MirroringOperationErrorCode.SESSION_NOT_FOUND
 

@@ -9,7 +9,7 @@ import json
 
 from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode
 
-from lanes.switch.thrift_context import SwitchContext, log
+from lanes.switch.thrift.context import SwitchContext, log
 
 MC = McOperationErrorCode
 

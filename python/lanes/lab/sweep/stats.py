@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 
 from lanes.lab.csvout import write_csv
+from lanes.lab.repeats import mean_ci
 from lanes.lab.report import COLUMNS, metrics
-from lanes.lab.sweep_machines import cell_machines
-from lanes.nas.summary import mean_ci
+from lanes.lab.sweep.machines import cell_machines
+from lanes.lab.sweep.matrix import Cell, is_complete
 
 METRICS = [k for k, _ in COLUMNS]
 KEYS = ["topo", "case", "alg", "proto", "link_mbps", "duration_s", "mpi_iters"]
@@ -32,10 +33,8 @@ def _json(p: Path) -> dict:
         return {}
 
 
-def cell_row(out: Path, cell) -> dict | None:  # cell: lanes.lab.sweep.Cell
+def cell_row(out: Path, cell: Cell) -> dict | None:
     """Mean and CI of every metric over the cell's complete runs; None if it has none."""
-    from lanes.lab.sweep import is_complete
-
     runs = [(d, _json(d / "summary.json")) for d in run_dirs(out, cell.name)]
     runs = [(d, s) for d, s in runs if is_complete(cell, d)]
     if not runs:

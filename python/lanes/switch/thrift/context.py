@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanes import _native
-from lanes.switch import thrift_program
-from lanes.switch.thrift_program import ProgramView
+from lanes.switch.thrift import program as thrift_program
+from lanes.switch.thrift.program import ProgramView
 
 # gRPC codes in _native.P4rtError
 INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 3, 5, 6, 7

@@ -13,8 +13,8 @@ from bm_runtime.standard.ttypes import (
 )
 
 from lanes import _native
-from lanes.switch.thrift_context import OUT_OF_RANGE, SwitchContext, log, native_code
-from lanes.switch.thrift_tables import meter_rates, meter_rates_out
+from lanes.switch.thrift.context import OUT_OF_RANGE, SwitchContext, log, native_code
+from lanes.switch.thrift.tables import meter_rates, meter_rates_out
 
 C, M, R = CounterOperationErrorCode, MeterOperationErrorCode, RegisterOperationErrorCode
 U64 = (1 << 64) - 1

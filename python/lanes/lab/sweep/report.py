@@ -11,9 +11,10 @@ from pathlib import Path
 from lanes import atomic
 from lanes.lab.csvout import write_csv, write_run_csvs
 from lanes.lab.mpi import SIZES
-from lanes.lab.sweep_machines import machines_table, mark
-from lanes.lab.sweep_plots import mpi_curves, throughput_grid
-from lanes.lab.sweep_stats import cell_row, write_mpi_csv, write_sweep_csv
+from lanes.lab.sweep.machines import machines_table, mark
+from lanes.lab.sweep.matrix import ALGS, PROTOS, TOPOS
+from lanes.lab.sweep.plots import mpi_curves, throughput_grid
+from lanes.lab.sweep.stats import cell_row, write_mpi_csv, write_sweep_csv
 from lanes.lab.thesis import (
     ALWAYS_DIFFERS,
     FALLING_END,
@@ -239,8 +240,6 @@ def _concat_csv(path: Path, parts: list[Path]) -> None:
 
 
 def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
-    from lanes.lab.sweep import ALGS, PROTOS, TOPOS
-
     figs = []
     for topo in TOPOS:
         for case in ("runtime", "proactive", "mpi"):
@@ -312,8 +311,6 @@ def _transition_table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 
 def _mpi_table(rows: list[dict], topo: str, proto: str) -> tuple[list[str], list[list[str]]]:
-    from lanes.lab.sweep import ALGS
-
     cells = {r["alg"]: r for r in rows if (r["topo"], r["case"], r["proto"]) == (topo, "mpi", proto)}
     withheld = next((r["latency_withheld"] for r in cells.values() if r.get("latency_withheld")), "")
     if withheld and len(cells) > 1:  # side by side is a comparison: not across machine kinds

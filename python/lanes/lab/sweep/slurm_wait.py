@@ -12,9 +12,9 @@ from pathlib import Path
 
 from lanes import atomic
 from lanes.interrupt import terminate_as_interrupt
-from lanes.lab import slurm_queue
-from lanes.lab.slurm_queue import Task, TaskState
-from lanes.lab.sweep import Cell, fmt_duration, is_complete, log_path, say
+from lanes.lab.sweep import slurm_queue
+from lanes.lab.sweep.matrix import Cell, fmt_duration, is_complete, log_path, say
+from lanes.lab.sweep.slurm_queue import Task, TaskState
 
 TAIL_LINES = 6
 QUIET_PROGRESS_S = 600  # the counts are said again after this long even if none changed

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bm_runtime.standard.ttypes import BmMtActProfGroup, BmMtActProfMember
 
 from lanes import _native
-from lanes.switch.thrift_context import (
+from lanes.switch.thrift.context import (
     ALREADY_EXISTS,
     FAILED_PRECONDITION,
     INVALID_ARGUMENT,
@@ -15,8 +15,8 @@ from lanes.switch.thrift_context import (
     SwitchContext,
     native_code,
 )
-from lanes.switch.thrift_program import ProfileView, ProgramView, TableView
-from lanes.switch.thrift_tables import E, _handle, table_error
+from lanes.switch.thrift.program import ProfileView, ProgramView, TableView
+from lanes.switch.thrift.tables import E, _handle, table_error
 
 OP_ADD, OP_MODIFY, OP_DELETE = _native.OP_INSERT, _native.OP_MODIFY, _native.OP_DELETE
 GRP_CREATE, GRP_DELETE = _native.GROUP_CREATE, _native.GROUP_DELETE
