@@ -101,6 +101,7 @@ lint: setup
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/python scripts/check_architecture_map.py
+	$(VENV)/bin/python scripts/check_import_loops.py
 
 fmt:
 	$(CARGO) fmt --all

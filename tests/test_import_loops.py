@@ -1,0 +1,65 @@
+"""python/lanes has no import loops, between its parts (lanes.emu, lanes.lab, lanes.nas, ...) or
+between the modules of one part, counting imports inside functions (scripts/check_import_loops.py,
+also run by `make lint`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "scripts" / "check_import_loops.py"
+
+
+def check(pkg: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), str(pkg)], capture_output=True, text=True)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    pkg = root / "python" / "lanes"
+    for name, text in files.items():
+        path = pkg / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return pkg
+
+
+def test_the_package_has_no_import_loops():
+    r = check(REPO / "python" / "lanes")
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_loop_between_parts_hidden_in_a_function_is_named_with_where_each_step_is(tmp_path):
+    pkg = write(tmp_path, {
+        "__init__.py": "",
+        "errors.py": "",
+        "low/__init__.py": "",
+        "low/topo.py": "from lanes import errors\n\n\ndef build():\n    from lanes.high.topo import MAKERS\n",
+        "high/__init__.py": "",
+        "high/topo.py": "from lanes.low.topo import build\n",
+    })  # fmt: skip
+    r = check(pkg)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "import loop between parts: lanes.high -> lanes.low -> lanes.high  "
+        "(lanes.high: python/lanes/high/topo.py:1; lanes.low: python/lanes/low/topo.py:5)"
+    ]
+
+
+def test_a_loop_inside_a_part_is_named_and_a_layered_part_passes(tmp_path):
+    pkg = write(tmp_path, {
+        "__init__.py": "",
+        "fabric/__init__.py": "",
+        "fabric/cli.py": "from . import cli_ops\nfrom lanes.fabric.args import spec\n",
+        "fabric/cli_ops.py": "def run():\n    from .cli import spec\n",
+        "fabric/args.py": "def spec():\n    pass\n",
+    })  # fmt: skip
+    r = check(pkg)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "import loop inside lanes.fabric: lanes.fabric.cli -> lanes.fabric.cli_ops -> lanes.fabric.cli  "
+        "(lanes.fabric.cli: python/lanes/fabric/cli.py:1; lanes.fabric.cli_ops: python/lanes/fabric/cli_ops.py:2)"
+    ]
+    (pkg / "fabric" / "cli_ops.py").write_text("def run():\n    from .args import spec\n")
+    assert check(pkg).returncode == 0
