@@ -2,6 +2,7 @@
 //! load time), and those ops run on a packet (`run`).
 
 mod compile;
+mod operands;
 pub use compile::{compile_assign, compile_primitive, load_actions};
 
 use crate::bits::mask;
@@ -50,7 +51,7 @@ pub enum Op {
     /// `assign_header_stack` / `assign_union_stack`: a whole stack copied.
     CopyStack(Box<crate::stack_copy::StackCopy>),
     /// A write to a header stack element chosen at run time (boxed: rare, and keeps `Op` small).
-    Element(Box<crate::stack_index::ElementOp>),
+    Element(Box<crate::expr::stack_index::ElementOp>),
     /// push_front (`push`) or pop_front of `n` elements of a stack; `elems` are the elements'
     /// (header, first word) in order, each `words` long.
     StackShift {
@@ -61,7 +62,7 @@ pub enum Op {
         push: bool,
     },
     /// `add_header` / `remove_header` of a header ending in a varbit field.
-    VarbitValidity(crate::varbit::Validity),
+    VarbitValidity(crate::varbit_ops::Validity),
     /// `assign_VL`: a varbit field takes another's value and length (boxed: the op stays as
     /// small as it was).
     AssignVarbit(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>),
@@ -224,7 +225,7 @@ pub fn run(ops: &[Op], params: &[u64], look: &[u8], st: &mut PacketState, x: &mu
             Op::SetInvalid(h, bytes) => st.set_validity(*h, false, *bytes),
             Op::SetValidMember(h, bytes, sib) => crate::union::make_valid(st, *h, *bytes, sib),
             Op::AssignUnion(plan) => crate::union::assign(st, plan),
-            Op::Element(op) => crate::stack_index::run(op, params, look, st),
+            Op::Element(op) => crate::expr::stack_index::run(op, params, look, st),
             Op::CopyStack(c) => crate::stack_copy::run(st, c),
             Op::SetValidity(h, bytes, e) => {
                 let v = e.eval(&env!());

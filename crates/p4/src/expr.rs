@@ -12,6 +12,8 @@
 //! depends on the sign (`<`, `<=`, `>`, `>=`, `>>`) get their signed form when compiled, from
 //! the operand types (signed fields, `two_comp_mod`, `sat_cast`), never per packet.
 
+pub(crate) mod stack_index;
+
 use crate::json::{self, err, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
 use serde_json::Value;
@@ -90,10 +92,10 @@ pub enum Expr {
     SSat(Box<Expr>, u32),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// A field of a header stack element chosen at run time (crates/p4/src/stack_index.rs).
-    ElementField(Box<crate::stack_index::ElementField>),
+    /// A field of a header stack element chosen at run time (crates/p4/src/expr/stack_index.rs).
+    ElementField(Box<stack_index::ElementField>),
     /// `isValid()` of a header stack element chosen at run time.
-    ElementValid(Box<crate::stack_index::Element>),
+    ElementValid(Box<stack_index::Element>),
     /// `==` (or, with `true`, `!=`) of two varbit fields: length and value.
     VarbitEq(Box<(crate::varbit::VarRef, crate::varbit::VarRef)>, bool),
 }
@@ -319,9 +321,9 @@ fn compile_op(v: &Value, s: &Scope, ctx: &str) -> R<Expr> {
             operand(v, "left", s, ctx)?,
             operand(v, "right", s, ctx)?,
         )),
-        "access_field" => crate::stack_index::field_expr(v, s, ctx),
-        "valid" if crate::stack_index::is_element(json::get(v, "right", ctx)?) => {
-            crate::stack_index::valid_expr(json::get(v, "right", ctx)?, s, ctx)
+        "access_field" => stack_index::field_expr(v, s, ctx),
+        "valid" if stack_index::is_element(json::get(v, "right", ctx)?) => {
+            stack_index::valid_expr(json::get(v, "right", ctx)?, s, ctx)
         }
         "valid" => {
             let r = json::get(v, "right", ctx)?;
@@ -457,7 +459,7 @@ impl Expr {
                 }
             }
             Expr::ElementField(f) => f.eval128(e),
-            Expr::ElementValid(el) => u128::from(crate::stack_index::is_valid(el, e)),
+            Expr::ElementValid(el) => u128::from(stack_index::is_valid(el, e)),
             Expr::Not(a) => u128::from(a.eval128(e) == 0),
             Expr::BitNot(a) => !a.eval128(e),
             Expr::D2b(a) => u128::from(a.eval128(e) != 0),

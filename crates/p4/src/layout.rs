@@ -1,5 +1,9 @@
 //! Header types, header instances and stacks resolved to slots in the per-packet word arena.
 
+mod unions;
+
+pub use unions::{UnionInfo, UnionStackInfo};
+
 use crate::bits::words_for;
 use crate::json::{self, err, label, R};
 use serde_json::Value;
@@ -80,11 +84,11 @@ pub struct Layout {
     pub total_words: u32,
     /// Header index by bmv2 header id.
     pub by_id: HashMap<u64, u32>,
-    pub unions: Vec<crate::union::UnionInfo>,
+    pub unions: Vec<UnionInfo>,
     pub union_by_name: HashMap<String, u32>,
     /// The union each header belongs to, by header index.
     pub union_of: Vec<Option<u32>>,
-    pub union_stacks: Vec<crate::union_stack::UnionStackInfo>,
+    pub union_stacks: Vec<UnionStackInfo>,
     pub union_stack_by_name: HashMap<String, u32>,
 }
 
@@ -257,7 +261,7 @@ impl Layout {
                 .insert(name.to_string(), l.stacks.len() as u32);
             l.stacks.push(StackInfo { headers });
         }
-        crate::union::load(root, &mut l)?;
+        unions::load(root, &mut l)?;
         Ok(l)
     }
 

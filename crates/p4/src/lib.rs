@@ -84,7 +84,7 @@ mod json;
 mod layout;
 mod log_msg;
 pub mod names;
-mod operands;
+
 mod parse_errors;
 mod parser;
 mod pipeline;
@@ -92,7 +92,6 @@ mod profile;
 mod program;
 mod runtime;
 mod stack_copy;
-mod stack_index;
 mod state;
 mod table;
 #[doc(hidden)]
@@ -102,6 +101,7 @@ mod trace_hooks;
 mod union;
 mod union_stack;
 mod varbit;
+mod varbit_ops;
 mod vset;
 
 pub use checksum::{crc16_arc, crc32, csum16};

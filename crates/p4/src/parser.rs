@@ -23,7 +23,7 @@ enum POp {
     /// `extract_VL`: a header ending in a varbit field, the field's length in bits computed
     /// by `len`; the whole header may take at most `max_bytes`.
     ExtractVl {
-        into: crate::varbit::VlTarget,
+        into: crate::varbit_ops::VlTarget,
         len: Expr,
         max_bytes: u32,
     },
@@ -168,7 +168,7 @@ impl Parser {
                     "extract_VL" => {
                         need(2)?;
                         let (into, len, max_bytes) =
-                            crate::varbit::load_extract(&ps[0], &ps[1], &scope, &octx)?;
+                            crate::varbit_ops::load_extract(&ps[0], &ps[1], &scope, &octx)?;
                         look_bits = look_bits.max(len.lookahead_bits());
                         ops.push(POp::ExtractVl {
                             into,
@@ -488,7 +488,7 @@ impl Parser {
                     len,
                     max_bytes,
                 } => {
-                    let vl = crate::varbit::Extract {
+                    let vl = crate::varbit_ops::Extract {
                         into: *into,
                         len,
                         max_bytes: *max_bytes,

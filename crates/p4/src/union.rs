@@ -2,60 +2,10 @@
 //! Members are ordinary headers in the layout; a union only ties their validity together, so
 //! programs without unions run exactly the ops they ran before (the union ops are separate).
 
-use crate::json::{self, err, label, R};
+use crate::json::{self, err, R};
 use crate::layout::Layout;
 use crate::state::PacketState;
 use serde_json::Value;
-
-#[derive(Debug, Clone)]
-pub struct UnionInfo {
-    pub name: String,
-    /// Member headers, in declaration order.
-    pub members: Vec<u32>,
-}
-
-/// Reads `header_unions` (each names its members by header id) into the layout, then
-/// `header_union_stacks` (crates/p4/src/union_stack.rs).
-pub fn load(root: &Value, l: &mut Layout) -> R<()> {
-    let mut by_id = std::collections::HashMap::new();
-    l.union_of = vec![None; l.headers.len()];
-    for (i, u) in json::arr_or_empty(root, "header_unions", "top level")?
-        .iter()
-        .enumerate()
-    {
-        let ctx = label("header_unions", i, u);
-        let name = json::str_(u, "name", &ctx)?;
-        let idx = l.unions.len() as u32;
-        if let Some(id) = u.get("id").and_then(Value::as_u64) {
-            by_id.insert(id, idx);
-        }
-        let mut members = Vec::new();
-        for id in json::arr(u, "header_ids", &ctx)? {
-            let id = json::as_u64(id, &ctx)?;
-            let Some(&h) = l.by_id.get(&id) else {
-                return err(&ctx, format!("unknown header id {id}"));
-            };
-            if l.headers[h as usize].metadata {
-                return err(
-                    &ctx,
-                    format!("header id {id} is metadata, not a packet header"),
-                );
-            }
-            if l.union_of[h as usize].replace(idx).is_some() {
-                return err(&ctx, format!("header id {id} is in two unions"));
-            }
-            members.push(h);
-        }
-        if l.union_by_name.insert(name.to_string(), idx).is_some() {
-            return err(&ctx, "duplicate header union name");
-        }
-        l.unions.push(UnionInfo {
-            name: name.to_string(),
-            members,
-        });
-    }
-    crate::union_stack::load(root, l, &by_id)
-}
 
 /// The union named by a `{"type": "header_union", "value": NAME}` operand.
 pub fn operand(v: &Value, l: &Layout, ctx: &str) -> R<u32> {

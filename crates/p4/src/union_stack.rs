@@ -4,56 +4,9 @@
 //! [`crate::PacketState`]'s next indexes, for `extract(u.next.member)` (bmv2's `extract` of
 //! type `union_stack`, value `[stack, member]`).
 
-use crate::json::{self, err, label, R};
+use crate::json::{err, R};
 use crate::layout::Layout;
 use serde_json::Value;
-
-#[derive(Debug, Clone)]
-pub struct UnionStackInfo {
-    /// The element unions, in order.
-    pub unions: Vec<u32>,
-}
-
-/// Reads `header_union_stacks` (each names its element unions by union id) into the layout.
-pub fn load(
-    root: &Value,
-    l: &mut Layout,
-    union_by_id: &std::collections::HashMap<u64, u32>,
-) -> R<()> {
-    for (i, s) in json::arr_or_empty(root, "header_union_stacks", "top level")?
-        .iter()
-        .enumerate()
-    {
-        let ctx = label("header_union_stacks", i, s);
-        let name = json::str_(s, "name", &ctx)?;
-        let mut unions = Vec::new();
-        for id in json::arr(s, "header_union_ids", &ctx)? {
-            let id = json::as_u64(id, &ctx)?;
-            match union_by_id.get(&id) {
-                Some(u) => unions.push(*u),
-                None => return err(&ctx, format!("unknown header union id {id}")),
-            }
-        }
-        if unions.is_empty() || unions.len() > 255 {
-            return err(
-                &ctx,
-                format!(
-                    "a header union stack of {} elements not supported (1 to 255)",
-                    unions.len()
-                ),
-            );
-        }
-        let idx = l.union_stacks.len() as u32;
-        if l.union_stack_by_name
-            .insert(name.to_string(), idx)
-            .is_some()
-        {
-            return err(&ctx, "duplicate header union stack name");
-        }
-        l.union_stacks.push(UnionStackInfo { unions });
-    }
-    Ok(())
-}
 
 /// A member header and its siblings with their wire bytes.
 pub type MemberExtract = (u32, Box<[(u32, i32)]>);

@@ -3,7 +3,7 @@
 //! when the body could otherwise observe the difference.
 
 use crate::ast::*;
-use crate::inline_fn::walk;
+use crate::ast_map::walk;
 
 /// Paths read and written by statements; an argument of a call counts as both.
 #[derive(Default, Debug)]

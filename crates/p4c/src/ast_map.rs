@@ -1,5 +1,5 @@
 //! Rewriting every expression of statements, bottom-up (the children of an expression before
-//! the expression), for the front-end rewrites.
+//! the expression), for the front-end rewrites; and visiting every expression inside one (`walk`).
 
 use crate::ast::*;
 
@@ -74,4 +74,36 @@ pub fn expr(e: Expr, f: &dyn Fn(Expr) -> Expr) -> Expr {
         other => other,
     };
     f(e)
+}
+
+/// Calls `f` on `e` and every expression inside it.
+pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Member(x, _, _) | Expr::Unary(_, x, _) | Expr::Cast(_, x, _) => walk(x, f),
+        Expr::Index(x, y, _)
+        | Expr::Binary(_, x, y, _)
+        | Expr::Mask(x, y, _)
+        | Expr::Range(x, y, _) => {
+            walk(x, f);
+            walk(y, f);
+        }
+        Expr::Slice(x, y, z, _) | Expr::Mux(x, y, z, _) => {
+            walk(x, f);
+            walk(y, f);
+            walk(z, f);
+        }
+        Expr::Call { func, args, .. } => {
+            walk(func, f);
+            for a in args {
+                walk(a, f);
+            }
+        }
+        Expr::List(xs, _) => {
+            for x in xs {
+                walk(x, f);
+            }
+        }
+        _ => {}
+    }
 }

@@ -3,8 +3,8 @@
 //! runs once and both sides name the same element.
 
 use crate::ast::*;
+use crate::ast_map::walk;
 use crate::diag::{fail, Loc, Res};
-use crate::inline_fn::walk;
 
 /// The statement for `lhs op= rhs` (`loc`: the statement, `oloc`: the operator).
 pub fn compound_assign(lhs: Expr, op: &'static str, rhs: Expr, loc: Loc, oloc: Loc) -> Res<Stmt> {

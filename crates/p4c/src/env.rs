@@ -6,6 +6,7 @@ use crate::diag::{fail, Loc, Res};
 use std::collections::HashMap;
 
 mod consts;
+pub(crate) mod header_structs;
 
 /// A resolved type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,7 +336,7 @@ impl Env {
                 return fail(f.loc, format!("duplicate field '{}'", f.name));
             }
             if let (true, Ty::Struct(s)) = (header, &ty) {
-                crate::header_structs::expand(self, f, s, &mut out)?;
+                header_structs::expand(self, f, s, &mut out)?;
                 continue;
             }
             if let Some(v) = out.iter().find(|o| matches!(o.ty, Ty::Varbit(_))) {

@@ -7,6 +7,7 @@
 //! (fn_return_flag.rs).
 
 use crate::ast::*;
+use crate::ast_map::walk;
 use crate::diag::{fail, Loc, Res};
 use crate::subst::Subst;
 use std::collections::HashMap;
@@ -511,38 +512,6 @@ fn replace_returns(stmts: Vec<Stmt>, ret: &str, loc: Loc) -> Vec<Stmt> {
             other => other,
         })
         .collect()
-}
-
-/// Calls `f` on `e` and every expression inside it.
-pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match e {
-        Expr::Member(x, _, _) | Expr::Unary(_, x, _) | Expr::Cast(_, x, _) => walk(x, f),
-        Expr::Index(x, y, _)
-        | Expr::Binary(_, x, y, _)
-        | Expr::Mask(x, y, _)
-        | Expr::Range(x, y, _) => {
-            walk(x, f);
-            walk(y, f);
-        }
-        Expr::Slice(x, y, z, _) | Expr::Mux(x, y, z, _) => {
-            walk(x, f);
-            walk(y, f);
-            walk(z, f);
-        }
-        Expr::Call { func, args, .. } => {
-            walk(func, f);
-            for a in args {
-                walk(a, f);
-            }
-        }
-        Expr::List(xs, _) => {
-            for x in xs {
-                walk(x, f);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Moves the variables a conditional block declares (typed ones: a function's parameters and

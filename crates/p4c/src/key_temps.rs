@@ -166,7 +166,7 @@ fn text(e: &Expr) -> Option<String> {
 /// Whether `e` contains `t.apply()`.
 fn applies(e: &Expr, t: &str) -> bool {
     let mut found = false;
-    crate::inline_fn::walk(e, &mut |x| {
+    crate::ast_map::walk(e, &mut |x| {
         if let Expr::Call { func, .. } = x {
             if let Expr::Member(b, m, _) = &**func {
                 found |= m == "apply" && matches!(&**b, Expr::Name(n, _) if n == t);

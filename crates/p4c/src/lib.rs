@@ -5,8 +5,8 @@
 //! [`Diag`]s: one line, `file:line:col: error: what to do`.
 //!
 //! What it takes: `#include` / `#define` (also with arguments) / `#if` / `#ifdef`; headers,
-//! header stacks (indexed by constants or at run time, `stack_index`; assigned whole,
-//! `stack_copy`), header unions and union stacks (`union_stack`), structs, `typedef` and `type`, enums and serializable enums, constants,
+//! header stacks (indexed by constants or at run time, `lower::stack_index`; assigned whole,
+//! `stack_copy`), header unions and union stacks (`lower::union_stack`), structs, `typedef` and `type`, enums and serializable enums, constants,
 //! `bit<W>` and `bool`, casts, slices (read and written), `++`, arithmetic that wraps at the operand width; parsers with
 //! `extract` (also `stack.next`), `lookahead<T>()` (and a header's field), `advance`, `verify`,
 //! `select` on tuples with masks, ranges and `default`; controls with tables (exact, lpm,
@@ -14,7 +14,7 @@
 //! counters and meters), actions (calls between actions are inlined), `apply` with
 //! `hit` / `miss` / `action_run`, `if`, `exit`, `for` loops (with `break` / `continue`);
 //! `==` on headers, stacks and structs; variables of enum, tuple and header stack types;
-//! struct-typed header fields (`header_structs`); functions, controls instantiated inside
+//! struct-typed header fields (`env::header_structs`); functions, controls instantiated inside
 //! controls and parsers inside parsers (inlined first, `inline`, `inline_parser`); the v1model
 //! externs the switch runs (counter,
 //! meter, register, direct_counter, direct_meter, hash, checksums, mark_to_drop, clone and
@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod alias;
+mod arch;
 mod ast;
 mod ast_map;
 mod bound_action;
@@ -44,11 +45,8 @@ mod ctor_args;
 mod desugar;
 mod diag;
 mod emit;
-mod emit_psa;
-mod emit_union;
 mod env;
 mod fn_return_flag;
-mod header_structs;
 mod hoist_apply;
 pub mod ids;
 mod inline;
@@ -67,9 +65,7 @@ mod parser_ifs;
 mod preproc;
 mod psa_hoist;
 mod stack_copy;
-mod stack_index;
 mod subst;
-mod union_stack;
 
 pub use diag::Diag;
 use std::path::{Path, PathBuf};

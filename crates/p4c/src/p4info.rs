@@ -173,7 +173,7 @@ pub fn write(l: &Lowerer, env: &Env) -> Res<String> {
             .filter_map(|v| v["name"].as_str().map(str::to_string)),
     );
 
-    let arch = if crate::emit_psa::is_psa(env) {
+    let arch = if crate::arch::is_psa(env) {
         "psa"
     } else {
         "v1model"

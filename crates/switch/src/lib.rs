@@ -10,13 +10,15 @@ mod controller_wait;
 pub mod dataplane;
 pub mod delay;
 pub mod file_ports;
+#[allow(unsafe_code)] // the AF_PACKET socket's system calls
+mod packet_socket;
 mod pcap;
 pub mod pcap_reader;
 pub mod port;
 pub mod pre;
 mod queue_cfg;
 #[allow(unsafe_code)]
-// the receive ring's shared memory: every unsafe block is in ring.rs or sys.rs
+// the receive ring's shared memory
 mod ring;
 mod switch;
 #[allow(unsafe_code)] // thin wrappers over system calls

@@ -6,7 +6,8 @@ use std::io;
 use std::os::fd::RawFd;
 use std::str::FromStr;
 
-use crate::sys::{MsgScratch, PacketSocket};
+use crate::packet_socket::PacketSocket;
+use crate::sys::MsgScratch;
 use crate::xsk::XskSocket;
 
 /// Which socket the ports use.

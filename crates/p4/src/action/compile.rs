@@ -1,11 +1,11 @@
 //! Compiling bmv2 JSON actions and their primitives into ops, at program load.
 
+use super::operands::{extern_index, field_list_param};
 use super::{Action, Names, Op, ParamInfo, WideSrc};
 use crate::bits::{bytes_to_words, words_for};
 use crate::expr::{self, Scope};
 use crate::json::{self, err, label, R};
 use crate::layout::{FieldLoc, FieldRef, Layout};
-use crate::operands::{extern_index, field_list_param};
 use serde_json::Value;
 
 /// Wire bytes of header `h` (0 for metadata: its validity is not in the packet's length).
@@ -46,12 +46,12 @@ fn narrow(f: FieldRef, ctx: &str) -> R<FieldRef> {
 pub fn compile_assign(dst: &Value, src: &Value, s: &Scope, ctx: &str) -> R<Op> {
     let l = s.layout;
     let dst_ty = json::str_(dst, "type", ctx)?;
-    if crate::stack_index::is_element(dst) || crate::stack_index::is_element(src) {
-        let op = crate::stack_index::compile_copy(dst, src, s, ctx)?;
+    if crate::expr::stack_index::is_element(dst) || crate::expr::stack_index::is_element(src) {
+        let op = crate::expr::stack_index::compile_copy(dst, src, s, ctx)?;
         return Ok(Op::Element(Box::new(op)));
     }
     if dst_ty == "expression" {
-        let op = crate::stack_index::compile_set(dst, src, s, ctx)?;
+        let op = crate::expr::stack_index::compile_set(dst, src, s, ctx)?;
         return Ok(Op::Element(Box::new(op)));
     }
     if dst_ty == "header" {
@@ -159,17 +159,17 @@ pub fn compile_primitive(
             compile_assign(&ps[0], &ps[1], s, ctx)?
         }
         "add_header" | "setValid" | "remove_header" | "setInvalid"
-            if ps.first().is_some_and(crate::stack_index::is_element) =>
+            if ps.first().is_some_and(crate::expr::stack_index::is_element) =>
         {
             want(1)?;
             let valid = matches!(op, "add_header" | "setValid");
-            let op = crate::stack_index::compile_validity(&ps[0], valid, s, ctx)?;
+            let op = crate::expr::stack_index::compile_validity(&ps[0], valid, s, ctx)?;
             Op::Element(Box::new(op))
         }
         "add_header" | "setValid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
-            if let Some(v) = crate::varbit::Validity::of(l, h, true) {
+            if let Some(v) = crate::varbit_ops::Validity::of(l, h, true) {
                 return Ok(Op::VarbitValidity(v));
             }
             match crate::union::siblings(l, h) {
@@ -198,7 +198,7 @@ pub fn compile_primitive(
         "remove_header" | "setInvalid" => {
             want(1)?;
             let h = header_operand(&ps[0], l, ctx)?;
-            if let Some(v) = crate::varbit::Validity::of(l, h, false) {
+            if let Some(v) = crate::varbit_ops::Validity::of(l, h, false) {
                 return Ok(Op::VarbitValidity(v));
             }
             Op::SetInvalid(h, wire_bytes(l, h))

@@ -5,8 +5,8 @@ use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::{mask, Ty};
 use crate::lower::expr::Ref;
+use crate::lower::stack_index::header_operand;
 use crate::lower::{hexstr, op, Binding, Lowerer, Scope};
-use crate::stack_index::header_operand;
 use serde_json::{json, Value};
 
 pub fn prim(o: &str, params: Vec<Value>) -> Value {

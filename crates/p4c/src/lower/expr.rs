@@ -16,7 +16,7 @@ impl Lowerer<'_> {
         match self.resolve(sc, e)? {
             Ref::Field { h, f, ty } => Ok((field(&h, &f), ty)),
             Ref::ElementField { elem, pos, ty } => {
-                Ok((crate::stack_index::field_json(elem, pos), ty))
+                Ok((crate::lower::stack_index::field_json(elem, pos), ty))
             }
             Ref::Param(..) => fail(
                 e.loc(),
@@ -82,7 +82,7 @@ impl Lowerer<'_> {
                 }
                 Ref::Value(v, t) => Ok((v, t)),
                 Ref::ElementField { elem, pos, ty } => {
-                    Ok((crate::stack_index::field_value(elem, pos, &ty), ty))
+                    Ok((crate::lower::stack_index::field_value(elem, pos, &ty), ty))
                 }
                 _ => fail(
                     e.loc(),
@@ -379,7 +379,7 @@ impl Lowerer<'_> {
                 if !args.is_empty() {
                     return fail(loc, "isValid() takes no arguments");
                 }
-                Ok((crate::stack_index::valid_json(elem), Ty::Bool))
+                Ok((crate::lower::stack_index::valid_json(elem), Ty::Bool))
             }
             (Ref::Struct { prefix, sname, .. }, "isValid") if self.env.unions.contains(&sname) => {
                 if !args.is_empty() {

@@ -10,11 +10,14 @@ mod equality;
 pub(crate) mod expr;
 mod externs;
 mod for_loop;
+mod header_structs;
 mod names;
 mod parser;
 mod profile;
 mod psa_extern;
+pub(crate) mod stack_index;
 mod table;
+pub(crate) mod union_stack;
 
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
@@ -498,8 +501,8 @@ pub fn bind_params(
             t => match env.resolve(t)? {
                 Ty::Struct(s) if s == hdr_struct => Binding::Headers(s),
                 Ty::Struct(s) if s == meta_struct => Binding::Meta(s),
-                Ty::Struct(s) if crate::emit_psa::psa_prefix(&s).is_some() => {
-                    let prefix = crate::emit_psa::psa_prefix(&s).unwrap_or_default();
+                Ty::Struct(s) if crate::arch::psa_prefix(&s).is_some() => {
+                    let prefix = crate::arch::psa_prefix(&s).unwrap_or_default();
                     Binding::StructVar(prefix, s)
                 }
                 // PSA's resubmit, recirculate, clone and normal metadata: lanes carries none

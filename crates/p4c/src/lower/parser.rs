@@ -225,7 +225,7 @@ impl Lowerer<'_> {
                         ("stack", name, htype.unwrap_or_default())
                     }
                     Ref::UnionStackNextMember { stack, member } if len.is_none() => {
-                        return Ok(crate::union_stack::extract_json(&stack, &member));
+                        return Ok(crate::lower::union_stack::extract_json(&stack, &member));
                     }
                     _ => return fail(a.loc(), "extract needs a header (hdr.x or hdr.stack.next)"),
                 };
@@ -410,7 +410,7 @@ impl Lowerer<'_> {
         flat(&c.apply, &mut stmts);
         // PSA deparsers may compute (an InternetChecksum) before they emit: bmv2's deparser
         // primitives, run before the headers are emitted
-        let computes = crate::emit_psa::is_psa(self.env);
+        let computes = crate::arch::is_psa(self.env);
         let mut pre: Vec<Stmt> = init;
         for s in stmts {
             let emit = match s {

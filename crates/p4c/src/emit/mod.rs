@@ -2,6 +2,9 @@
 //! bmv2 JSON document (header types, headers, stacks, errors, parser, deparser, externs,
 //! actions, pipelines, checksums).
 
+mod psa;
+mod union;
+
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::env::Ty;
@@ -77,8 +80,8 @@ pub fn padded(mut fields: Vec<Value>, bits: u32, pad_name: &str) -> Vec<Value> {
 }
 
 pub fn program(l: &mut Lowerer) -> Res<String> {
-    if crate::emit_psa::is_psa(l.env) {
-        return crate::emit_psa::program(l);
+    if crate::arch::is_psa(l.env) {
+        return psa::program(l);
     }
     let b = main_blocks(l)?;
     let env = l.env;
@@ -258,9 +261,9 @@ pub fn document(l: &Lowerer, p: Parts) -> String {
         "header_types": header_types,
         "headers": headers,
         "header_stacks": stacks,
-        "header_union_types": crate::emit_union::union_types(env, l),
-        "header_unions": crate::emit_union::unions(l),
-        "header_union_stacks": crate::union_stack::union_stacks_json(l),
+        "header_union_types": union::union_types(env, l),
+        "header_unions": union::unions(l),
+        "header_union_stacks": crate::lower::union_stack::union_stacks_json(l),
         "field_lists": l.field_lists,
         "errors": errors,
         "enums": [],

@@ -7,38 +7,13 @@
 //! egress share one layout, so they must use the same headers and metadata types (psa_switch
 //! shares the packet's fields between them too), or egress must declare none (an empty struct).
 
+use crate::arch::{psa_prefix, PSA_STRUCTS};
 use crate::ast::*;
 use crate::diag::{fail, Loc, Res};
 use crate::emit::{document, padded, Parts};
 use crate::env::{Env, Ty};
 use crate::lower::Lowerer;
 use serde_json::{json, Value};
-
-/// The PSA metadata structs the switch fills or reads, each laid out once under its name.
-pub const PSA_STRUCTS: [&str; 7] = [
-    "psa_ingress_parser_input_metadata_t",
-    "psa_ingress_input_metadata_t",
-    "psa_ingress_output_metadata_t",
-    "psa_egress_parser_input_metadata_t",
-    "psa_egress_input_metadata_t",
-    "psa_egress_output_metadata_t",
-    "psa_egress_deparser_input_metadata_t",
-];
-
-/// The prefix of a PSA metadata struct's fields in `scalars` (`psa_ingress_output_metadata.`),
-/// or None if `s` is not one of them.
-pub fn psa_prefix(s: &str) -> Option<String> {
-    PSA_STRUCTS
-        .contains(&s)
-        .then(|| format!("{}.", s.trim_end_matches("_t")))
-}
-
-/// Whether the program instantiates `PSA_Switch` as its main package.
-pub fn is_psa(env: &Env) -> bool {
-    env.instances
-        .iter()
-        .any(|i| matches!(&i.ty, Type::Named(n, _, _) if n == "PSA_Switch"))
-}
 
 /// The bookkeeping fields of the switch (never named by a PSA program): the port a packet
 /// arrived on and leaves by, its copy kind and replication id, as in v1model's standard

@@ -3,11 +3,9 @@
 //! midend names them (`_row_e0`, `_row_t1`, ...: the field, the member, the running count of
 //! such fields in the header), and `hdr.h.row.e` reads or writes that field.
 
-use crate::ast::{Expr, Field};
+use crate::ast::Field;
 use crate::diag::{fail, Res};
 use crate::env::{Env, FieldTy, Ty};
-use crate::lower::expr::Ref;
-use crate::lower::{Lowerer, Scope};
 
 /// Appends the fields of struct `s` (the type of header field `f`) to `out`, flattened.
 pub fn expand(env: &Env, f: &Field, s: &str, out: &mut Vec<FieldTy>) -> Res<()> {
@@ -45,30 +43,7 @@ fn is_flattened(name: &str) -> bool {
 }
 
 /// Whether `name` is the flattened name of member `m` of header field `sf`.
-fn flattens(name: &str, sf: &str, m: &str) -> bool {
+pub(crate) fn flattens(name: &str, sf: &str, m: &str) -> bool {
     name.strip_prefix(&format!("_{sf}_{m}"))
         .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
-}
-
-impl Lowerer<'_> {
-    /// `base.m` where `base` is `hdr.x.row` and `row` a struct-typed field of header `hdr.x`:
-    /// the flattened field; None for anything else.
-    pub(crate) fn header_struct_member(&self, sc: &Scope, base: &Expr, m: &str) -> Option<Ref> {
-        let Expr::Member(hdr, sf, _) = base else {
-            return None;
-        };
-        let Ok(Ref::Header { inst, htype }) = self.resolve(sc, hdr) else {
-            return None;
-        };
-        let fs = self.env.header_fields(&htype);
-        if fs.iter().any(|f| f.name == *sf) {
-            return None;
-        }
-        let f = fs.iter().find(|f| flattens(&f.name, sf, m))?;
-        Some(Ref::Field {
-            h: inst,
-            f: f.name.clone(),
-            ty: f.ty.clone(),
-        })
-    }
 }

@@ -2,7 +2,7 @@
 //! them: the element is a `dereference_header_stack` expression (the stack and the index), a
 //! field of it an `access_field` of that expression with the field's position in the header.
 //! The pipeline reads an index past the stack as an invalid header of zeros and ignores writes
-//! to it (crates/p4/src/stack_index.rs).
+//! to it (crates/p4/src/expr/stack_index.rs).
 
 use crate::ast::Expr;
 use crate::diag::{fail, Loc, Res};
