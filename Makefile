@@ -102,6 +102,7 @@ lint: setup
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/python scripts/check_architecture_map.py
 	$(VENV)/bin/python scripts/check_import_loops.py
+	$(VENV)/bin/python scripts/check_rust_module_loops.py
 
 fmt:
 	$(CARGO) fmt --all

@@ -1,6 +1,7 @@
 """python/lanes has no import loops, between its parts (lanes.emu, lanes.lab, lanes.nas, ...) or
-between the modules of one part, counting imports inside functions (scripts/check_import_loops.py,
-also run by `make lint`)."""
+between the modules of one part, counting imports inside functions (scripts/check_import_loops.py);
+nor do the top-level modules of lanes-p4, lanes-p4c and lanes-switch
+(scripts/check_rust_module_loops.py). `make lint` runs both."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "check_import_loops.py"
+RUST_SCRIPT = REPO / "scripts" / "check_rust_module_loops.py"
 
 
 def check(pkg: Path) -> subprocess.CompletedProcess:
@@ -63,3 +65,35 @@ def test_a_loop_inside_a_part_is_named_and_a_layered_part_passes(tmp_path):
     ]
     (pkg / "fabric" / "cli_ops.py").write_text("def run():\n    from .args import spec\n")
     assert check(pkg).returncode == 0
+
+
+def check_rust(*crates: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUST_SCRIPT), *map(str, crates)], capture_output=True, text=True)
+
+
+def test_the_crates_have_no_module_loops():
+    r = check_rust()
+    assert r.returncode == 0, r.stdout
+
+
+def test_a_crate_module_loop_is_named_and_test_code_and_folders_do_not_count(tmp_path):
+    crate = tmp_path / "demo"
+    files = {
+        "lib.rs": "mod program;\nmod state;\nmod lower;\npub use program::Program;\n",
+        "state.rs": "use crate::{Program, lower::Scope};\n",
+        "program.rs": "use crate::state::State;\n\n#[cfg(test)]\nmod tests {\n    use crate::lower::x;\n}\n",
+        "lower/mod.rs": "mod expr;\nuse crate::program::Program;\n",
+        "lower/expr.rs": "use crate::lower::Scope;\n",
+    }
+    for name, text in files.items():
+        (crate / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (crate / "src" / name).write_text(text)
+    r = check_rust(crate)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "demo: lower -> program -> state -> lower  "
+        "(lower: src/lower/mod.rs:2; program: src/program.rs:1; state: src/state.rs:1)"
+    ]
+    (crate / "src" / "state.rs").write_text("pub struct State;\n")
+    r = check_rust(crate)
+    assert (r.returncode, r.stdout) == (0, "no module loops in demo\n")
