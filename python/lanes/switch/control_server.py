@@ -6,7 +6,7 @@ protocols, told apart by a connection's first byte:
   once its newline has come: a client that leaves mid-line has sent nothing. A line longer
   than MAX_LINE bytes is refused whole, not gathered in memory;
 - bmv2's Thrift API (simple_switch_CLI and other bmv2 clients): a binary Thrift message starts
-  with 0x80, which no text command does (thrift_server)."""
+  with 0x80, which no text command does (thrift/server.py)."""
 
 from __future__ import annotations
 
