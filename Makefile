@@ -45,6 +45,13 @@ build/bench/sa_load: bench/sa/sa_load.c $(STAMPS)/apt
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -Wextra -o $@ $< -libmad -libumad
 
+# The SA client with the path-record cache (bench/fabric_sa_cache.py, tests/test_sa_cache.py).
+SA_CACHE_SRC := bench/sa/sa_cache.c bench/sa/pathcache.c
+setup: build/bench/sa_cache
+build/bench/sa_cache: $(SA_CACHE_SRC) bench/sa/pathcache.h $(STAMPS)/apt
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -o $@ $(SA_CACHE_SRC) -libmad -libumad
+
 # The extension module and the editable `lanes` command, rebuilt only when Rust changes.
 $(STAMPS)/native: $(STAMPS)/venv $(RUST_SOURCES) pyproject.toml
 	@command -v $(CARGO) >/dev/null || { echo "setup: cargo not found: install a Rust toolchain (rustup)" >&2; exit 1; }

@@ -28,6 +28,7 @@ from lanes.fabric import native, opensm, plugin, smpread
 # ibsim's console answers a command it cannot carry out with a '# ...' line at once.
 _IBSIM_REFUSAL = re.compile(r"^#\s*(.*(?:not found|bad |can't|unknown).*)$", re.MULTILINE)
 _MADS_SENT = re.compile(r"QP0 MADs sent\s*:\s*(\d+)")
+_SA_MADS = re.compile(r"SA MADs rcvd\s*:\s*(\d+)\s+SA MADs sent\s*:\s*(\d+)")
 # OSM_LOG_ROUTING: the bit that makes OpenSM write its routing dumps after every sweep.
 _ROUTING_DUMPS = 0x40
 _EVENT = re.compile(r'^\s*(unlink|relink)\s+"?([^"\[\s]+)"?(?:\[(\d+)\])?\s*$', re.IGNORECASE)
@@ -159,6 +160,15 @@ class LiveSubnet:
 
     def mads_sent(self, timeout: float = 60) -> int:
         """SMPs (QP0 MADs) OpenSM has sent since it started: its console's `status` answer."""
+        return int(self._console_status(_MADS_SENT, timeout).group(1))
+
+    def sa_mads(self, timeout: float = 60) -> dict[str, int]:
+        """SA MADs (queries, subscriptions, report answers) OpenSM has received and sent since it
+        started: its console's `status` answer, counted on OpenSM's side."""
+        m = self._console_status(_SA_MADS, timeout)
+        return {"received": int(m.group(1)), "sent": int(m.group(2))}
+
+    def _console_status(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
         if self.osm is None or self.osm.stdin is None:
             raise LanesError("OpenSM is not running")
         out = self.outdir / "opensm.out"
@@ -169,9 +179,9 @@ class LiveSubnet:
         while True:
             with open(out, "rb") as fh:
                 fh.seek(since)
-                m = _MADS_SENT.search(fh.read().decode(errors="replace"))
+                m = pattern.search(fh.read().decode(errors="replace"))
             if m:
-                return int(m.group(1))
+                return m
             if self.osm.poll() is not None:
                 raise LanesError(f"opensm exited (rc {self.osm.returncode}, see opensm.log)")
             if time.monotonic() > deadline:
