@@ -2,7 +2,8 @@
 its own CA) look up all peers, then the fabric changes (a spine switch fails and comes back, a leaf
 switch fails and comes back, a node leaves and comes back, a node comes back under a new GUID and
 so a new LID) and they look up all peers again after each change. Run once with the cache (clients
-subscribed to OpenSM's GID in/out-of-service notices, asking the SA only on a miss) and once
+subscribed to OpenSM's GID in/out-of-service notices, traps 64 and 65, asking the SA only on a miss
+or after a notice) and once
 without (every lookup a query), each on a fresh subnet. Counted on OpenSM's side: the SA MADs it
 received and sent (its console's counters) per round; on the clients' side: queries, failed
 lookups, time to all answers; with the cache, every cached record is then compared with the SA's
@@ -88,7 +89,8 @@ def run(net: str, work: Path, cache: bool, settle_s: float) -> dict[str, Any]:
                 if cache:
                     checks = clients.verify()
                     r["verify"] = {
-                        k: sum(c[k] for c in checks) for k in ("compared", "uncached", "sa_failed", "mismatched")
+                        k: sum(c[k] for c in checks)
+                        for k in ("compared", "uncached", "sa_failed", "mismatched")
                     }
                 rounds.append(r)
                 print(
@@ -140,14 +142,20 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(text + "\n")
     no, yes = result["runs"]
-    print("| event | no cache: SA MADs at OpenSM / failed / s | cache: SA MADs at OpenSM / failed / s | cache: hits / notices / invalidated | cache = SA |")
-    print("|---|---|---|---|---|")
+    print(
+        "| event | no cache: SA MADs at OpenSM / failed / s | cache: SA MADs at OpenSM / failed / s "
+        "| cache: Reports OpenSM sent / answers it got | cache: hits / notices / dropped | cache = SA |"
+    )
+    print("|---|---|---|---|---|---|")
     for a, b in zip(no["rounds"], yes["rounds"], strict=True):
         v = b["verify"]
         same = f"{v['compared']} equal" if not v["mismatched"] else f"{v['mismatched']} DIFFER"
+        if v["uncached"]:
+            same += f", {v['uncached']} unknown to both"
         print(
             f"| {a['event']} | {a['sa_mads_received_by_opensm']} / {a['failed']} / {a['seconds']:.3f} "
             f"| {b['sa_mads_received_by_opensm']} / {b['failed']} / {b['seconds']:.3f} "
+            f"| {b['notice_mads_sent_by_opensm']} / {b['notice_mads_received_by_opensm']} "
             f"| {b['hits']} / {b['notices']} / {b['invalidated']} | {same} |"
         )
     return 0

@@ -24,7 +24,16 @@ SA = Path(__file__).resolve().parents[1] / "bench" / "sa"
 def test_the_cache_rules(tmp_path: Path) -> None:
     exe = tmp_path / "test_pathcache"
     subprocess.run(
-        ["cc", "-Wall", "-Wextra", "-Werror", "-o", str(exe), str(SA / "test_pathcache.c"), str(SA / "pathcache.c")],
+        [
+            "cc",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-o",
+            str(exe),
+            str(SA / "test_pathcache.c"),
+            str(SA / "pathcache.c"),
+        ],
         check=True,
     )
     r = subprocess.run([str(exe)], capture_output=True, text=True)

@@ -1,14 +1,16 @@
 /*
  * An SA client with a path-record cache (bench/fabric_sa_cache.py), run under ibsim's umad2sim
- * (LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST = the CA it sits on). It subscribes to OpenSM's notices
- * (InformInfo Set: every generic trap) and keeps PathRecords in a cache (pathcache.c): a lookup
- * asks the SA only on a miss, and a GID in/out-of-service notice (traps 64, 65) drops that GID's
- * entries. With --no-cache every lookup is an SA query and no subscription is made.
+ * (LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST = the CA it sits on, SIM_SET_ISSM=1: ibsim hands OpenSM's
+ * Reports only to clients it marks as SM ports). It subscribes to OpenSM's GID in/out-of-service
+ * notices (InformInfo Set for traps 64 and 65) and keeps PathRecords in a cache (pathcache.c): a
+ * lookup asks the SA only on a miss, and a notice drops that GID's entries. With --no-cache every
+ * lookup is an SA query and no subscription is made.
  *
  *   sa_cache [--no-cache] TIMEOUT_MS DLID [DLID ...]
  *
  * Commands on stdin, one JSON line answered on stdout for each:
- *   round LABEL     look up every DLID (up to 32 SA queries in flight)
+ *   round LABEL     look up every DLID (up to 32 SA queries in flight); the line counts the
+ *                   notices and entries dropped since the previous round
  *   verify          ask the SA again for every DLID and compare with the cached record
  *   peer OLD NEW    the peer at DLID OLD is now at NEW (it came back under a new LID)
  *   quit
@@ -145,9 +147,9 @@ static int receive(struct client *c, int wait_ms)
 	return 1;
 }
 
-/* Subscribes to every generic notice (GID 0 and LID range 0xFFFF: any issuer; type, trap number
- * and producer type all wildcards). Returns 0 once the SA confirmed it. */
-static int subscribe(struct client *c)
+/* Subscribes to one generic trap from any issuer (GID 0 and LID range 0xFFFF; type and producer
+ * type wildcards). Returns 0 once the SA confirmed it. */
+static int subscribe(struct client *c, uint16_t trap)
 {
 	uint8_t *mad = umad_get_mad(c->out), *ii = mad + SA_HDR;
 	uint32_t tid = c->tid_base + c->next_tid++;
@@ -158,7 +160,8 @@ static int subscribe(struct client *c)
 	ii[22] = 1;		/* IsGeneric */
 	ii[23] = 1;		/* Subscribe */
 	ii[24] = ii[25] = 0xff; /* Type: all */
-	ii[26] = ii[27] = 0xff; /* TrapNumber: all */
+	ii[26] = trap >> 8;	/* TrapNumber */
+	ii[27] = trap & 0xff;
 	ii[33] = ii[34] = ii[35] = 0xff; /* ProducerType: all */
 	if (send_mad(c) < 0)
 		return -1;
@@ -399,7 +402,7 @@ int main(int argc, char **argv)
 	b.dlids = dlids;
 	if (open_client(&c) < 0)
 		return 1;
-	if (c.cache_on && subscribe(&c) < 0) {
+	if (c.cache_on && (subscribe(&c, TRAP_GID_IN) < 0 || subscribe(&c, TRAP_GID_OUT) < 0)) {
 		fprintf(stderr, "sa_cache: the SA refused or did not answer the InformInfo subscription\n");
 		return 1;
 	}
