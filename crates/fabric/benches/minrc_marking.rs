@@ -1,6 +1,8 @@
 //! FTreeMinRC's marking (which switches must change their entry for a migrated VM's LID) on
 //! vSwitch fat trees of 36-port switches: one intra-leaf move, one to the next leaf and one
-//! between the edges of the tree (first to last hypervisor, Paper V Table 3's worst case).
+//! between the edges of the tree (first to last hypervisor, Paper V Table 3's worst case). Paper
+//! V's 4-level tree (12-4-1-half: 6912 switches, 20736 hypervisors) fits the LID space only with
+//! one VF per hypervisor and a VM on one hypervisor in 30 (49,075 LIDs).
 use criterion::{criterion_group, criterion_main, Criterion};
 use lanes_fabric::migrate::{migrate, Mode};
 use lanes_fabric::topo::Topo;
@@ -9,11 +11,19 @@ use lanes_fabric::{gen::Pgft, minrc, vswitch};
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("minrc_marking");
     g.sample_size(10);
-    for name in ["18-2-1-full", "18-3-1-half", "18-3-1-full"] {
+    let mut one_in_30 = vec![0; 30];
+    one_in_30[0] = 1;
+    for (name, vfs, vms) in [
         // 2 VFs per hypervisor, one VM each: the other VF is free for a LID copy.
+        ("18-2-1-full", 2, vec![1]),
+        ("18-3-1-half", 2, vec![1]),
+        ("18-3-1-full", 2, vec![1]),
+        // hv-0 holds a VM; hv-1, hv-19 and the last hypervisor (20735) have their VF free.
+        ("12-4-1-half", 1, one_in_30),
+    ] {
         let phys = Pgft::named(name).unwrap().build().unwrap();
         let last = format!("hv-{}", phys.num_hcas() - 1);
-        let f = vswitch::expand(&phys, 2, &[1]).unwrap();
+        let f = vswitch::expand(&phys, vfs, &vms).unwrap();
         let t = Topo::new(&f).unwrap();
         let (l, _) = vswitch::route(&f, &t, None).unwrap();
         for (scope, to) in [
