@@ -1,8 +1,8 @@
 //! FTreeMinRC's marking (which switches must change their entry for a migrated VM's LID) on
-//! vSwitch fat trees of 36-port switches: one intra-leaf move, one to the next leaf and one
+//! vSwitch fat trees (36-port switches; 24-port for 12-4-1-half): one intra-leaf move, one to the next leaf and one
 //! between the edges of the tree (first to last hypervisor, Paper V Table 3's worst case). Paper
 //! V's 4-level tree (12-4-1-half: 6912 switches, 20736 hypervisors) fits the LID space only with
-//! one VF per hypervisor and a VM on one hypervisor in 30 (49,075 LIDs).
+//! one VF per hypervisor and a VM on every 30th hypervisor.
 use criterion::{criterion_group, criterion_main, Criterion};
 use lanes_fabric::migrate::{migrate, Mode};
 use lanes_fabric::topo::Topo;
