@@ -104,7 +104,23 @@ def test_sweep_rows_reads_the_named_columns(tmp_path):
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("argv", [["--export", "x"], ["--cells", "y"]])
+def test_cpu_table_averages_the_load_cases_per_algorithm_and_rate(tmp_path):
+    d = tmp_path / "thesis"
+    d.mkdir()
+    (d / "sweep.csv").write_text(
+        "topo,case,alg,proto,link_mbps,load1,switch_cpu_pct\n"
+        "star,runtime,no,tcp,100,0.6,22\nstar,proactive,no,tcp,100,0.4,24\nstar,mpi,no,tcp,100,0.1,90\n"
+        "star,runtime,strict,tcp,100,0.2,20\n"
+    )
+    assert x.cpu_table([d / "sweep.csv"]) == [
+        {"report": "thesis", "topo": "star", "proto": "tcp", "alg": "no", "link_mbps": 100.0, "cells": 2,
+         "switch_cpu_pct": 23.0, "load1_max": 0.6},
+        {"report": "thesis", "topo": "star", "proto": "tcp", "alg": "strict", "link_mbps": 100.0, "cells": 1,
+         "switch_cpu_pct": 20.0, "load1_max": 0.2},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", [["--export", "x"], ["--cells", "y"], ["--cpu", "z"]])
 def test_cli_needs_its_destination(argv):
     with pytest.raises(SystemExit):
         x.main(argv)

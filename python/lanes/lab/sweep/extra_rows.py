@@ -216,6 +216,28 @@ def sweep_rows(sweep_csv: Path, columns: list[str]) -> list[dict]:
     return out
 
 
+CPU_FIELDS = ["report", "topo", "proto", "alg", "link_mbps", "cells", "switch_cpu_pct", "load1_max"]
+
+
+def cpu_table(sweep_csvs: list[Path]) -> list[dict]:
+    """Switch CPU (sweep.csv's switch_cpu_pct: the busiest switch process's run mean) per report,
+    topology, load protocol, algorithm and link rate, averaged over the RUNTIME and PROACTIVE
+    cells (MPI cells carry a ping-pong, not the same load)."""
+    groups: dict[tuple, list[dict]] = {}
+    for path in sweep_csvs:
+        for r in sweep_rows(path, ["switch_cpu_pct"]):
+            if r["case"] in ("runtime", "proactive") and r["switch_cpu_pct"] is not None:
+                key = (path.parent.name, r["topo"], r["proto"], r["alg"], r["link_mbps"])
+                groups.setdefault(key, []).append(r)
+    out = []
+    for (rep, topo, proto, alg, link), rs in groups.items():
+        loads = [r["load1"] for r in rs if r["load1"] is not None]
+        out.append({"report": rep, "topo": topo, "proto": proto, "alg": alg, "link_mbps": link, "cells": len(rs),
+                    "switch_cpu_pct": round(statistics.fmean(r["switch_cpu_pct"] for r in rs), 1),
+                    "load1_max": max(loads) if loads else None})  # fmt: skip
+    return out
+
+
 CELL_FIELDS = ["topo", "case", "alg", "proto", "link_mbps", "duration_s", "switch_cpu_pct", "retries_per_s",
                "high_plateau_ms", "buildup_s", "convergence_s", "stability_window_s", "max_cv", "max_dev_pct",
                "load1_start"]  # fmt: skip
@@ -245,12 +267,22 @@ def main(argv: list[str] | None = None) -> int:
         "--cells", nargs="+", type=Path, metavar="DIR", help="exported cells to compute the rows of"
     )
     ap.add_argument("--csv", type=Path, help="where the rows of --cells go")
+    ap.add_argument(
+        "--cpu", nargs="+", type=Path, metavar="SWEEP_CSV", help="sweeps to tabulate switch CPU from"
+    )
+    ap.add_argument("--cpu-csv", type=Path, help="where the table of --cpu goes")
     a = ap.parse_args(argv)
     if a.export:
         if not a.to:
             ap.error("--export needs --to")
         for rd in a.export:
             print(export_run(rd, a.to / rd.name))
+    if a.cpu:
+        if not a.cpu_csv:
+            ap.error("--cpu needs --cpu-csv")
+        rows = cpu_table(a.cpu)
+        write_csv(a.cpu_csv, CPU_FIELDS, [[r[k] for k in CPU_FIELDS] for r in rows])
+        print(f"{len(rows)} rows -> {a.cpu_csv}")
     if a.cells:
         if not a.csv:
             ap.error("--cells needs --csv")
