@@ -4,6 +4,7 @@ synthetic series and a synthetic run directory."""
 import json
 
 import pytest
+from lanes.lab import traffic
 from lanes.lab.sweep import extra_rows as x
 
 CLIENT_LOG = """\
@@ -15,7 +16,7 @@ CLIENT_LOG = """\
 
 
 def test_client_retries_per_second_without_the_summary_line():
-    assert x.parse_client_retries(CLIENT_LOG) == [(1.0, 5), (2.0, 12)]
+    assert traffic.parse_client_retries(CLIENT_LOG) == [(1.0, 5), (2.0, 12)]
 
 
 def test_buildup_is_the_first_second_at_ninety_percent_of_the_plateau():
@@ -124,3 +125,14 @@ def test_cpu_table_averages_the_load_cases_per_algorithm_and_rate(tmp_path):
 def test_cli_needs_its_destination(argv):
     with pytest.raises(SystemExit):
         x.main(argv)
+
+
+def test_a_tcp_run_summary_counts_each_clients_retransmissions(tmp_path):
+    from types import SimpleNamespace
+
+    from lanes.lab import summary
+
+    flow = SimpleNamespace(src="h1", dst="h4", key="h1->h4")
+    (tmp_path / "client_h1_h4.txt").write_text(CLIENT_LOG)
+    plan = SimpleNamespace(flows=[SimpleNamespace(flow=flow), SimpleNamespace(flow=SimpleNamespace(src="h2", dst="h4"))])
+    assert summary._tcp_retries(tmp_path, plan) == {"h1->h4": 17}  # 5 + 12; h2's client left no log

@@ -165,6 +165,8 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         # egress queue depths and receive-ring backlogs, per phase (lanes only, in packets)
         "occupancy": occupancy.per_phase(telemetry, _jsonl(out / "rx.jsonl"), phases),
     }  # fmt: skip
+    if p.proto == "tcp":  # retransmissions per flow over the run, from the clients' own reports
+        summary["tcp_retries"] = _tcp_retries(out, plan)
     if result.get("mpi") is not None:
         summary["mpi"] = result["mpi"]
     if p.case == "runtime":
@@ -192,6 +194,15 @@ def _high_class_dequeues(records: list[dict], topo: Topology, plan: Plan) -> dic
         if f.cls == "high":
             sw = topo.hosts[f.src].switch
             res[f.key] = dequeue_rates(records, sw, topo.out_port(sw, topo.hosts[f.dst].ip), qids)
+    return res
+
+
+def _tcp_retries(out: Path, plan: Plan) -> dict[str, int]:
+    res = {}
+    for fr in plan.flows:
+        log = out / f"client_{fr.flow.src}_{fr.flow.dst}.txt"
+        if log.exists():
+            res[fr.flow.key] = sum(n for _, n in traffic.parse_client_retries(log.read_text()))
     return res
 
 

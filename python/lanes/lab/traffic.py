@@ -21,6 +21,12 @@ _UDP = re.compile(
     r"(?:\s+(?P<avg>[\d.]+)/(?P<min>[\d.]+)/(?P<max>[\d.]+)/(?P<std>[\d.]+)\s+ms)?"
 )
 
+# a TCP client's interval line with -e: "... Mbits/sec  10885/0  5  1023K/90(60) us ..." (writes/errors, retries)
+_CLIENT_TCP = re.compile(
+    r"^\[\s*\d+\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+[\d.]+\s+[KMG]?Bytes\s+[\d.]+\s+[KMG]?bits/sec"
+    r"\s+\d+/\d+\s+(?P<rtry>\d+)\s"
+)
+
 
 @dataclass
 class Interval:
@@ -84,4 +90,15 @@ def parse_server(text: str) -> list[Interval]:
                 iv.owd_ms = float(u["avg"])
                 iv.owd_max_ms = float(u["max"])
         out.append(iv)
+    return out
+
+
+def parse_client_retries(text: str) -> list[tuple[float, int]]:
+    """(interval end in s since the connection started, TCP retransmissions) per one-second line of
+    an iperf 2 TCP client's enhanced report; the whole-run summary line is left out."""
+    out = []
+    for line in text.splitlines():
+        m = _CLIENT_TCP.match(line.strip())
+        if m and 0 < float(m["b"]) - float(m["a"]) <= 1.5:
+            out.append((float(m["b"]), int(m["rtry"])))
     return out

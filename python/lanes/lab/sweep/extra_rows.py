@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import statistics
 from pathlib import Path
 
 from lanes.lab.csvout import write_csv, write_run_csvs
+from lanes.lab.traffic import parse_client_retries
 from lanes.lab.transitions import time_to_settle
 
 BUILDUP_FRACTION = 0.9
@@ -28,23 +28,6 @@ PLATEAU_FLOOR_MS = 1.0  # below this the delay has no build-up worth timing
 SETTLE_S = 2.0  # seconds after a change left out of the stability window, as the phase means do
 STABILITY_S = 30.0
 STABLE_CV = 0.10  # a flow whose per-second rate varies by at most this (std/mean) is stable
-
-# iperf 2 -e client interval: "... Mbits/sec  10885/0  5  1023K/90(60) us ..." (writes/errors, retries)
-_CLIENT = re.compile(
-    r"^\[\s*\d+\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+[\d.]+\s+[KMG]?Bytes\s+[\d.]+\s+[KMG]?bits/sec"
-    r"\s+\d+/\d+\s+(?P<rtry>\d+)\s"
-)
-
-
-def parse_client_retries(text: str) -> list[tuple[float, int]]:
-    """(interval end in s since the connection started, retransmissions) per one-second line of an
-    iperf 2 TCP client's enhanced report; the whole-run summary line is left out."""
-    out = []
-    for line in text.splitlines():
-        m = _CLIENT.match(line.strip())
-        if m and 0 < float(m["b"]) - float(m["a"]) <= 1.5:
-            out.append((float(m["b"]), int(m["rtry"])))
-    return out
 
 
 def buildup_s(rows: list[dict], start_s: float, end_s: float, fraction: float = BUILDUP_FRACTION) -> dict:
