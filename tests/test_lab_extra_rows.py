@@ -77,6 +77,7 @@ def test_export_then_rows_of_a_udp_cell(tmp_path):
     r = x.cell_rows(x.load_cell(cell_dir))
     assert r["switch_cpu_pct"] == 50.0  # 20 s at 40 % and 20 s at 60 %
     assert (r["high_plateau_ms"], r["buildup_s"]) == (4.0, 4.0)
+    assert (r["low_buildup_s"], r["low_rebuild_s"]) == (1.0, 1.0)  # 5 ms from the first second
     assert r["retries_per_s"] is None and "convergence_s" not in r
 
 
@@ -134,5 +135,7 @@ def test_a_tcp_run_summary_counts_each_clients_retransmissions(tmp_path):
 
     flow = SimpleNamespace(src="h1", dst="h4", key="h1->h4")
     (tmp_path / "client_h1_h4.txt").write_text(CLIENT_LOG)
-    plan = SimpleNamespace(flows=[SimpleNamespace(flow=flow), SimpleNamespace(flow=SimpleNamespace(src="h2", dst="h4"))])
+    plan = SimpleNamespace(
+        flows=[SimpleNamespace(flow=flow), SimpleNamespace(flow=SimpleNamespace(src="h2", dst="h4"))]
+    )
     assert summary._tcp_retries(tmp_path, plan) == {"h1->h4": 17}  # 5 + 12; h2's client left no log

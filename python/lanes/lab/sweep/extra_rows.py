@@ -169,6 +169,15 @@ def cell_rows(cell: dict) -> dict:
         )
         times = [x["buildup_s"] for x in bu if x["buildup_s"] is not None]
         out["buildup_s"] = max(times) if times else None
+        # the lower classes: from the load's start, and again when the high class joins
+        first = _phase(cell, "low_only")
+        low = [k for k, c in cell["classes"].items() if c != "high"]
+        for col, (a0, b0) in (
+            ("low_buildup_s", (first["start_s"], first["end_s"])),
+            ("low_rebuild_s", (ph["start_s"], b)),
+        ):
+            t = [buildup_s(cell["series"].get(k, []), a0, b0)["buildup_s"] for k in low]
+            out[col] = max((x for x in t if x is not None), default=None)
     if q["proto"] == "tcp":
         conv = [convergence_s(rows, ph["start_s"], b) for rows in cell["series"].values()]
         out["convergence_s"] = None if any(c is None for c in conv) or not conv else max(conv)
@@ -222,7 +231,7 @@ def cpu_table(sweep_csvs: list[Path]) -> list[dict]:
 
 
 CELL_FIELDS = ["topo", "case", "alg", "proto", "link_mbps", "duration_s", "switch_cpu_pct", "retries_per_s",
-               "high_plateau_ms", "buildup_s", "convergence_s", "stability_window_s", "max_cv", "max_dev_pct",
+               "high_plateau_ms", "buildup_s", "low_buildup_s", "low_rebuild_s", "convergence_s", "stability_window_s", "max_cv", "max_dev_pct",
                "load1_start"]  # fmt: skip
 
 
