@@ -139,3 +139,8 @@ def test_a_tcp_run_summary_counts_each_clients_retransmissions(tmp_path):
         flows=[SimpleNamespace(flow=flow), SimpleNamespace(flow=SimpleNamespace(src="h2", dst="h4"))]
     )
     assert summary._tcp_retries(tmp_path, plan) == {"h1->h4": 17}  # 5 + 12; h2's client left no log
+
+
+def test_export_of_a_directory_that_is_no_run_is_one_line(tmp_path, capsys):
+    assert x.main(["--export", str(tmp_path), "--to", str(tmp_path / "out")]) == 1
+    assert capsys.readouterr().err == f"error: {tmp_path}: not a lab run directory (no summary.json)\n"

@@ -17,8 +17,10 @@ from __future__ import annotations
 import csv
 import json
 import statistics
+import sys
 from pathlib import Path
 
+from lanes.errors import LanesError
 from lanes.lab.csvout import write_csv, write_run_csvs
 from lanes.lab.traffic import parse_client_retries
 from lanes.lab.transitions import time_to_settle
@@ -72,6 +74,8 @@ def export_run(run_dir: Path, dest: Path) -> Path:
     """Copy what the rows need from a lab run directory into `dest` (small files, committable):
     run.json (params, phases, flow classes, start and load), series.csv (the run's own), cpu.csv (per second),
     tcp_retries.csv (per flow and second, TCP runs)."""
+    if not (run_dir / "summary.json").is_file():
+        raise LanesError(f"{run_dir}: not a lab run directory (no summary.json)")
     s = json.loads((run_dir / "summary.json").read_text())
     dest.mkdir(parents=True, exist_ok=True)
     rec = json.loads((run_dir / "cell.json").read_text()) if (run_dir / "cell.json").exists() else {}
@@ -267,8 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.export:
         if not a.to:
             ap.error("--export needs --to")
-        for rd in a.export:
-            print(export_run(rd, a.to / rd.name))
+        try:
+            for rd in a.export:
+                print(export_run(rd, a.to / rd.name))
+        except LanesError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
     if a.cpu:
         if not a.cpu_csv:
             ap.error("--cpu needs --cpu-csv")
