@@ -11,6 +11,7 @@ from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
 from lanes.lab import mpi
 from lanes.lab.cases import CASES
+from lanes.nas.original import PRESETS
 from lanes.nas.plan import NAS_ALGS
 from lanes.nas.topo import NAS_TOPOLOGIES
 
@@ -26,13 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="no | strict | rlsp-drr | drr | rlsp-drr-borrow | linux-htb; case nas: " + " | ".join(NAS_ALGS),
     )  # fmt: skip
     r.add_argument("--proto", default="udp", help="udp | tcp")
-    r.add_argument("--link-mbps", type=float, default=100.0, help="link rate (tree2: ToR-aggregation x2)")
+    r.add_argument("--link-mbps", type=float, help="link rate (default 100; tree2: ToR-aggregation x2)")
     r.add_argument("--duration", type=float, help="seconds, phases scale with it (default 20; case nas: 40)")
     r.add_argument("--high-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of the high class in %% of the link (thesis: 50)")  # fmt: skip
     r.add_argument("--low-load", type=float, default=50.0, metavar="PCT",
                    help="UDP rate of each lower class in %% of the link (thesis: 50)")  # fmt: skip
-    r.add_argument("--queue-depth", type=int, default=64, help="packets per switch queue")
+    r.add_argument("--queue-depth", type=int, help="packets per switch queue (default 64)")
     r.add_argument("--switch-model", default="lanes", metavar="MODEL",
                    help="the switches' TM: lanes (paced, default) or bmv2 (a model of bmv2's: unpaced "
                    "scheduler into a 128-packet output buffer, as the thesis ran it)")  # fmt: skip
@@ -56,6 +57,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="each sender's UDP rate in %% of its host link")  # fmt: skip
     nas.add_argument("--roles", help="only these flows: victim,up,down (default: all)")
     nas.add_argument("--repeats", type=int, default=1, help="run N times; aggregate.json with mean and 95%% CI")
+    nas.add_argument("--preset", choices=PRESETS,
+                     help="original: the original's own set-up (nas3 at 500/600 kb/s, 50-packet drop-tail "
+                     "queues, the hand trigger at 17 s); options given beside it win")  # fmt: skip
+    nas.add_argument("--manual-at", type=float, metavar="S", help="second of the hand trigger (nas-manual)")
+    nas.add_argument("--drop", choices=["random", "tail"], help="what a full switch queue drops (default random)")
     r.add_argument("--out", type=Path, required=True, help="run directory")
     r.set_defaults(func=_run)
     rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
@@ -81,6 +87,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.topo in NAS_TOPOLOGIES:
         raise LanesError(f"topology {args.topo} is for case nas (the thesis cases run on {', '.join(TOPOLOGIES)})")
     args.duration = 20.0 if args.duration is None else args.duration
+    args.link_mbps = 100.0 if args.link_mbps is None else args.link_mbps
+    args.queue_depth = 64 if args.queue_depth is None else args.queue_depth
     if not (0 < args.high_load <= 1000 and 0 < args.low_load <= 1000):
         raise LanesError("--high-load and --low-load must be between 0 and 1000 (% of the link)")
     if not 1 <= args.mpi_iters <= 10_000:
@@ -108,8 +116,28 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def nas_params(args: argparse.Namespace) -> object:
+    """NasParams from the command line: the preset's settings, then the options given beside it."""
+    from lanes.nas.original import settings
+    from lanes.nas.run import NasParams
+
+    fields: dict = settings(args.alg) if args.preset else {"duration_s": 40.0}
+    given = {"link_mbps": args.link_mbps, "queue_depth": args.queue_depth, "duration_s": args.duration,
+             "manual_at_s": args.manual_at, "drop": args.drop}  # fmt: skip
+    fields |= {k: v for k, v in given.items() if v is not None}
+    if fields.get("queue_depth", 1) < 1:
+        raise LanesError(f"--queue-depth must be at least 1, got {fields['queue_depth']}")
+    if fields.get("link_mbps", 1) <= 0:
+        raise LanesError(f"--link-mbps must be above 0, got {fields['link_mbps']:g}")
+    return NasParams(
+        topo=args.topo, alg=args.alg, proto=args.proto, out=args.out, hold_s=args.hold, load_pct=args.load,
+        roles=args.roles.split(",") if args.roles else None, switch_rt=args.switch_rt, repeats=args.repeats,
+        preset=args.preset, **{"link_mbps": 100.0, **fields},
+    )  # fmt: skip
+
+
 def _run_nas(args: argparse.Namespace) -> int:
-    from lanes.nas.run import NasParams, run
+    from lanes.nas.run import run
 
     if not 0 < args.load <= 1000:
         raise LanesError(f"--load must be between 0 and 1000 (% of the host link), got {args.load:g}")
@@ -117,14 +145,7 @@ def _run_nas(args: argparse.Namespace) -> int:
         raise LanesError(f"--hold must be between 0 and 600 s, got {args.hold:g}")
     if not 1 <= args.repeats <= 100:
         raise LanesError(f"--repeats must be 1 to 100, got {args.repeats}")
-    run(
-        NasParams(
-            topo=args.topo, alg=args.alg, proto=args.proto, link_mbps=args.link_mbps,
-            duration_s=40.0 if args.duration is None else args.duration, out=args.out, hold_s=args.hold, load_pct=args.load,
-            roles=args.roles.split(",") if args.roles else None, queue_depth=args.queue_depth,
-            switch_rt=args.switch_rt, repeats=args.repeats,
-        )
-    )  # fmt: skip
+    run(nas_params(args))  # type: ignore[arg-type]
     return 0
 
 

@@ -54,14 +54,15 @@ def udp_counters(snmp: str) -> dict[str, int]:
 
 
 def client_cmd(
-    proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float, txstart: float | None = None
+    proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float, txstart: float | None = None,
+    udp_len: int = UDP_LEN,
 ) -> list[str]:
     cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "-i", "1", "--trip-times"]
     cmd += ["-t", f"{seconds:.0f}"]
     if txstart is not None:
         cmd += ["--txstart-time", f"{txstart:.6f}"]
     if proto == "udp":
-        cmd += ["-u", "-b", f"{udp_mbps:g}M", "-l", str(UDP_LEN)]
+        cmd += ["-u", "-b", f"{udp_mbps:g}M", "-l", str(udp_len)]
     return cmd
 
 

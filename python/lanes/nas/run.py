@@ -32,9 +32,10 @@ PROGRAMS = {
 HEADERS = 42  # Ethernet + IPv4 + UDP bytes around an iperf datagram
 # Every sender here is paced at its host link's rate, as exactly as the switch paces its ports:
 # drop-tail then hands each freed slot of a full queue to the same sender and locks the other out,
-# so the shared queues drop at random (in proportion to what each flow sends, as the analytic
-# baseline assumes). Same for every algorithm of the case.
-SWITCH_ARGS = ("--drop", "random")
+# so by default the shared queues drop at random (in proportion to what each flow sends, as the
+# analytic baseline assumes). Same for every algorithm of the case; the original's preset has
+# drop-tail, as the original had.
+DROP = "random"
 
 
 @dataclass
@@ -52,6 +53,13 @@ class NasParams:
     switch_rt: int = 20
     repeats: int = 1
     case: str = "nas"
+    drop: str = DROP  # what a full switch queue drops: random | tail
+    timeline: str = "scaled"  # lanes.nas.plan
+    manual_at_s: float | None = None  # the hand trigger (None: the plan's)
+    poll_s: float = 0.25  # the controller's poll period
+    min_pkts: int = 20  # a flow's packets a poll must carry to be judged
+    udp_len: int = traffic.UDP_LEN  # iperf's datagram
+    preset: str | None = None  # lanes.nas.original: what set the fields above
 
 
 def run(p: NasParams) -> Path:
@@ -71,7 +79,7 @@ def run(p: NasParams) -> Path:
 
 def offered_mbps(p: NasParams, topo: Topology, src: str) -> float:
     """iperf's -b for a sender: its host link's rate (x load), less the headers iperf does not count."""
-    return host_mbps(topo, src) * p.load_pct / 100 * traffic.UDP_LEN / (traffic.UDP_LEN + HEADERS)
+    return host_mbps(topo, src) * p.load_pct / 100 * p.udp_len / (p.udp_len + HEADERS)
 
 
 def run_once(p: NasParams) -> Path:
@@ -79,17 +87,14 @@ def run_once(p: NasParams) -> Path:
     if not control.p4runtime_available():
         raise LanesError("case nas needs P4Runtime (the grpc and p4runtime packages; run `make setup`)")
     topo = build(p.topo, p.link_mbps)
-    pl = plan(topo, p.alg, p.duration_s, p.roles)
-    cfg = NasConfig(mode=pl.mode, hold_s=p.hold_s)
+    pl = plan(topo, p.alg, p.duration_s, p.roles, timeline=p.timeline, manual_at_s=p.manual_at_s)
+    cfg = NasConfig(mode=pl.mode, hold_s=p.hold_s, poll_s=p.poll_s, min_pkts=p.min_pkts)
     clear_run_dir(p.out)
     (p.out / "params.json").write_text(json.dumps({**asdict(p), "out": str(p.out)}, indent=1))
     (p.out / "plan.json").write_text(json.dumps(asdict(pl), indent=1, default=str))
     say(f"{p.topo} nas {p.alg} {p.proto} at {p.link_mbps:g} Mb/s for {p.duration_s:g} s -> {p.out}")
     procs = Procs()
-    with terminate_as_interrupt(), LabNet(
-        topo, backend="lanes", out_dir=p.out, program=_program(pl)[0], scheduler=pl.scheduler,
-        queue_depth=p.queue_depth, grpc=True, switch_rt=p.switch_rt, switch_args=SWITCH_ARGS,
-    ) as net:  # fmt: skip
+    with terminate_as_interrupt(), LabNet(topo, **net_args(p, pl)) as net:
         procs.net = net
         try:
             result = _experiment(p, topo, pl, cfg, net, procs)
@@ -103,6 +108,13 @@ def run_once(p: NasParams) -> Path:
     plot_goodput(p.out, summary)
     say(f"done: {p.out}/summary.json")
     return p.out
+
+
+def net_args(p: NasParams, pl: NasPlan) -> dict:
+    """LabNet's arguments besides the topology: what every switch of the run gets."""
+    return {"backend": "lanes", "out_dir": p.out, "program": _program(pl)[0], "scheduler": pl.scheduler,
+            "queue_depth": p.queue_depth, "grpc": True, "switch_rt": p.switch_rt,
+            "switch_args": ("--drop", p.drop)}  # fmt: skip
 
 
 def _program(pl: NasPlan) -> tuple[Path, Path]:
@@ -154,7 +166,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     for snd in pl.senders:
         rate = offered_mbps(p, topo, snd.flow.src)
         cmd = traffic.client_cmd(p.proto, topo.hosts[snd.flow.dst].ip, ports[snd.name], snd.end_s - snd.start_s,
-                                 rate, txstart=epoch0 + snd.start_s)  # fmt: skip
+                                 rate, txstart=epoch0 + snd.start_s, udp_len=p.udp_len)  # fmt: skip
         clients.append(procs.start(net.host(snd.flow.src), cmd, p.out / f"client_{snd.name}.txt"))
     ctl.start()
     next_progress = 0.0
