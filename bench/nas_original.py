@@ -23,30 +23,34 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 LANES = REPO / ".venv" / "bin" / "lanes"
 LOCK = "/work/timing.lock"
-# name -> (alg, proto)
+RANDOM = ("--drop", "random")  # the same with random drop on full (our default), beside drop-tail
+# name -> (alg, proto, more options)
 CELLS = {
-    "udp_nas-manual": ("nas-manual", "udp"),
-    "udp_nas-auto": ("nas-auto", "udp"),
-    "tcp_nas-off": ("nas-off", "tcp"),
-    "udp_nas-inband": ("nas-inband", "udp"),
-    "udp_nas-off": ("nas-off", "udp"),
-    "tcp_nas-auto": ("nas-auto", "tcp"),
+    "udp_nas-manual": ("nas-manual", "udp", ()),
+    "udp_nas-auto": ("nas-auto", "udp", ()),
+    "udp_nas-manual_random": ("nas-manual", "udp", RANDOM),
+    "udp_nas-auto_random": ("nas-auto", "udp", RANDOM),
+    "tcp_nas-off": ("nas-off", "tcp", ()),
+    "udp_nas-inband": ("nas-inband", "udp", ()),
+    "udp_nas-inband_random": ("nas-inband", "udp", RANDOM),
+    "tcp_nas-auto": ("nas-auto", "tcp", ()),
+    "udp_nas-off": ("nas-off", "udp", ()),
 }
 KBPS = 1000.0  # Mb/s -> kb/s
-FIELDS = ["cell", "alg", "proto", "rep", "udp_len", "baseline_kbps", "active_kbps", "gain", "ceiling_kbps",
+FIELDS = ["cell", "alg", "proto", "drop", "rep", "udp_len", "baseline_kbps", "active_kbps", "gain", "ceiling_kbps",
           "analytic_kbps", "active_vs_ceiling", "victim_base_kbps", "up_base_kbps", "down_base_kbps",
           "victim_active_kbps", "up_active_kbps", "down_active_kbps", "onset_s", "demote_t_s", "detection_s",
           "demotions", "feedback_msgs", "false_positives", "loadavg_start", "loadavg_end"]  # fmt: skip
 
 
 def run_cell(out: Path, name: str, repeats: int, lanes: Path) -> None:
-    alg, proto = CELLS[name]
+    alg, proto, extra = CELLS[name]
     dirs = [out / name / f"rep{i}" for i in range(1, repeats + 1)]
     if all((d / "summary.json").is_file() for d in dirs):
         print(f"nas_original: {name}: already in {out / name}", file=sys.stderr, flush=True)
         return
     cmd = [str(lanes), "lab", "run", "--case", "nas", "--topo", "nas3", "--alg", alg, "--proto", proto,
-           "--preset", "original", "--repeats", str(repeats), "--out", str(out / name)]  # fmt: skip
+           "--preset", "original", "--repeats", str(repeats), "--out", str(out / name), *extra]  # fmt: skip
     # the load average before and after, inside the lock, beside the cell
     script = 'd=$1; shift; cat /proc/loadavg > "$d/loadavg_start"; "$@"; rc=$?; cat /proc/loadavg > "$d/loadavg_end"; exit $rc'
     (out / name).mkdir(parents=True, exist_ok=True)
@@ -72,7 +76,7 @@ def rows(out: Path) -> list[dict]:
             load = {k: (out / name / f"loadavg_{k}") for k in ("start", "end")}
             got.append({
                 "cell": name, "alg": s["params"]["alg"], "proto": s["params"]["proto"], "rep": rep.parent.name,
-                "udp_len": s["params"].get("udp_len"),
+                "drop": s["params"].get("drop"), "udp_len": s["params"].get("udp_len"),
                 "baseline_kbps": _kbps(g["baseline"]["total"]), "active_kbps": _kbps(g["active"]["total"]),
                 "gain": s["gain"], "ceiling_kbps": _kbps(s["ceiling_mbps"]),
                 "analytic_kbps": _kbps(s["fair_mbps"]["total"]) if s["fair_mbps"] else None,

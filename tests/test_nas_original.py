@@ -69,8 +69,9 @@ def test_the_originals_timeline_automatic_down_returns_at_the_trigger_second() -
         ("calibrate", 0, 5), ("baseline", 5, 13), ("gap", 13, 17), ("active", 17, 32), ("reset", 32, 40)]  # fmt: skip
     assert [(s.name, s.start_s, s.end_s) for s in pl.senders] == [
         ("up", 0, 40), ("down-1", 0, 13), ("down-2", 17, 32), ("victim", 5, 40)]  # fmt: skip
-    assert (pl.manual_s, pl.onset_s, pl.arm_s) == (None, 17.0, 13.0)
-    assert plan(build("nas3", 1.0), "nas-inband", 40, timeline="original").arm_s == 13.5
+    # armed 1.5 s before the onset: a full queue still delivers down's packets a second into the gap
+    assert (pl.manual_s, pl.onset_s, pl.arm_s) == (None, 17.0, 15.5)
+    assert plan(build("nas3", 1.0), "nas-inband", 40, timeline="original").arm_s == 15.5
 
 
 def test_a_trigger_the_timeline_cannot_hold_is_a_clear_error() -> None:
@@ -88,7 +89,9 @@ def test_the_scaled_timeline_is_unchanged() -> None:
         ("calibrate", 0, 6), ("baseline", 6, 14), ("gap", 14, 18), ("active", 18, 30), ("reset", 30, 40)]  # fmt: skip
     assert [(s.name, s.start_s, s.end_s) for s in pl.senders] == [
         ("up", 0, 40), ("down-1", 0, 14), ("down-2", 18, 30), ("victim", 6, 40)]  # fmt: skip
-    assert (pl.manual_s, pl.onset_s) == (19.0, 18.0)
+    assert (pl.manual_s, pl.onset_s, pl.arm_s) == (19.0, 18.0, None)
+    assert (plan(build("nas3", 100), "nas-auto", 40).arm_s, plan(build("nas3", 100), "nas-inband", 40).arm_s) == (
+        14.0, 14.5)  # fmt: skip
 
 
 def _frames(kbps: float, seconds: float) -> int:

@@ -16,7 +16,10 @@ trigger, as the original did:
   active    [M, M+15)   by hand: the trigger at M
   reset     [M+15, T]   down stops
 An automatic variant has nothing to detect unless down arrives, so there down pauses for the last
-ORIGINAL_GAP_S of the baseline (the gap, detection armed) and comes back at M: the onset.
+ORIGINAL_GAP_S of the baseline (the gap) and comes back at M: the onset. Detection is armed
+ORIGINAL_ARM_BEFORE_S before M, not at the gap's start: at these rates a full 50-packet queue
+holds a second and more of down's packets after its sender stops (and iperf's pacing runs ahead of
+the link, so the host's own queue holds some more), and a detector armed at once judges that tail.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ ORIGINAL_CALIBRATE_S = 5.0
 ORIGINAL_GAP_S = 4.0
 ORIGINAL_ACTIVE_S = 15.0
 ORIGINAL_RESET_S = 5.0  # at least: the hold time and a second or two to restore
+ORIGINAL_ARM_BEFORE_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ def plan(topo: Topology, alg: str, duration_s: float, roles: list[str] | None = 
     phases = [Phase(n, round(a, 3), round(b, 3)) for n, a, b in zip(names, cuts, cuts[1:], strict=False)]
     onset = phases[3].start_s
     manual = (onset + MANUAL_DELAY_S if manual_at_s is None else manual_at_s) if control == "manual" else None
-    return _plan(topo, alg, phases, roles, onset, manual)
+    return _plan(topo, alg, phases, roles, onset, manual, arm_lag=ARM_LAG_S if control == "inband" else 0.0)
 
 
 def _original(topo: Topology, alg: str, T: float, roles: list[str] | None, trigger: float) -> NasPlan:
@@ -110,13 +114,15 @@ def _original(topo: Topology, alg: str, T: float, roles: list[str] | None, trigg
             trigger + ORIGINAL_ACTIVE_S, T]  # fmt: skip
     names = ["calibrate", "baseline", *(["gap"] if gap else []), "active", "reset"]
     phases = [Phase(n, round(a, 3), round(b, 3)) for n, a, b in zip(names, cuts, cuts[1:], strict=False)]
-    return _plan(topo, alg, phases, roles, trigger, trigger if control == "manual" else None)
+    manual = trigger if control == "manual" else None
+    return _plan(topo, alg, phases, roles, trigger, manual, arm_lag=ORIGINAL_GAP_S - ORIGINAL_ARM_BEFORE_S)
 
 
 def _plan(topo: Topology, alg: str, phases: list[Phase], roles: list[str] | None, onset: float,
-          manual_s: float | None) -> NasPlan:  # fmt: skip
+          manual_s: float | None, arm_lag: float) -> NasPlan:  # fmt: skip
     """Senders from the phases: up all along; down in calibrate up to the gap (or the active phase
-    where there is no gap) and again in active; the victim from the baseline on."""
+    where there is no gap) and again in active; the victim from the baseline on. Automatic
+    detection is armed `arm_lag` into the gap."""
     scheduler, control, mode = NAS_ALGS[alg]
     by_name = {ph.name: ph for ph in phases}
     T = phases[-1].end_s
@@ -136,6 +142,6 @@ def _plan(topo: Topology, alg: str, phases: list[Phase], roles: list[str] | None
         raise LanesError(f"topology {topo.name} has none of the roles {', '.join(roles or ROLES)}")
     arm = None
     if control in ("auto", "inband"):
-        arm = by_name["gap"].start_s + (ARM_LAG_S if control == "inband" else 0)
+        arm = by_name["gap"].start_s + arm_lag
     return NasPlan(alg, scheduler, control, mode, T, phases, senders, arm_s=arm, manual_s=manual_s,
                    onset_s=onset, reset_s=by_name["reset"].start_s)  # fmt: skip
