@@ -68,7 +68,9 @@ def _kbps(x: float | None) -> float | None:
 
 def rows(out: Path) -> list[dict]:
     got = []
-    for name in CELLS:
+    # the cells above in their order, then any other run directory in DIR (a variant kept apart)
+    names = [*CELLS, *sorted(d.name for d in out.iterdir() if d.is_dir() and d.name not in CELLS)]
+    for name in names:
         for rep in sorted((out / name).glob("rep*/summary.json")):
             s = json.loads(rep.read_text())
             g = s["goodput_mbps"]
