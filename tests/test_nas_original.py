@@ -8,12 +8,12 @@ import argparse
 from pathlib import Path
 
 import pytest
-from lanes.emu.topo import build
 from lanes.errors import LanesError
-from lanes.lab.cli import nas_params, register
+from lanes.lab_cli import nas_params, register
 from lanes.nas.detect import Detector, NasConfig
 from lanes.nas.plan import plan
 from lanes.nas.run import net_args, offered_mbps
+from lanes.nas.topo import build
 
 VICTIM, UP, DOWN = "h1->h4", "h2->h3", "h5->h6"
 
