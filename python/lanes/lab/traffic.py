@@ -56,7 +56,6 @@ def udp_counters(snmp: str) -> dict[str, int]:
 def client_cmd(
     proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float, txstart: float | None = None,
     udp_len: int = UDP_LEN,
-    tcp_len: int | None = None,  # TCP: bytes per write (iperf's default 128 KiB when None)
 ) -> list[str]:
     cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "-i", "1", "--trip-times"]
     cmd += ["-t", f"{seconds:.0f}"]
@@ -64,8 +63,6 @@ def client_cmd(
         cmd += ["--txstart-time", f"{txstart:.6f}"]
     if proto == "udp":
         cmd += ["-u", "-b", f"{udp_mbps:g}M", "-l", str(udp_len)]
-    elif tcp_len is not None:
-        cmd += ["-l", str(tcp_len)]
     return cmd
 
 

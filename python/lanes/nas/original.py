@@ -29,17 +29,12 @@ DURATION_S = 40.0
 POLL_S = 1.0
 MIN_PKTS = 10
 UDP_LEN_INBAND = 200  # 242-byte frames: the victim brings about 32 to s2's port in a 250 ms window
-# TCP: iperf 2 gives up on a write that blocks too long ("written fatal failed: Resource temporarily
-# unavailable"); its 128 KiB writes do behind a 50-packet queue at 500 kb/s (RTT about 1.5 s), and
-# the clients quit after a few seconds. One segment a write keeps them sending.
-TCP_LEN = 1448
 
 
 def settings(alg: str) -> dict:
     """What the preset sets (NasParams fields), for one algorithm."""
     out = {"link_mbps": LINK_MBPS, "queue_depth": QUEUE_DEPTH, "drop": DROP, "manual_at_s": TRIGGER_S,
-           "duration_s": DURATION_S, "timeline": "original", "poll_s": POLL_S, "min_pkts": MIN_PKTS,
-           "tcp_len": TCP_LEN}  # fmt: skip
+           "duration_s": DURATION_S, "timeline": "original", "poll_s": POLL_S, "min_pkts": MIN_PKTS}  # fmt: skip
     if alg.startswith("nas-inband"):
         out["udp_len"] = UDP_LEN_INBAND
     return out

@@ -59,7 +59,6 @@ class NasParams:
     poll_s: float = 0.25  # the controller's poll period
     min_pkts: int = 20  # a flow's packets a poll must carry to be judged
     udp_len: int = traffic.UDP_LEN  # iperf's datagram
-    tcp_len: int | None = None  # iperf's TCP write (None: its own 128 KiB)
     preset: str | None = None  # lanes.nas.original: what set the fields above
 
 
@@ -167,8 +166,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     for snd in pl.senders:
         rate = offered_mbps(p, topo, snd.flow.src)
         cmd = traffic.client_cmd(p.proto, topo.hosts[snd.flow.dst].ip, ports[snd.name], snd.end_s - snd.start_s,
-                                 rate, txstart=epoch0 + snd.start_s, udp_len=p.udp_len,
-                                 tcp_len=p.tcp_len)  # fmt: skip
+                                 rate, txstart=epoch0 + snd.start_s, udp_len=p.udp_len)  # fmt: skip
         clients.append(procs.start(net.host(snd.flow.src), cmd, p.out / f"client_{snd.name}.txt"))
     ctl.start()
     next_progress = 0.0
