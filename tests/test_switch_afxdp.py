@@ -144,8 +144,8 @@ def test_a_paced_port_sends_at_its_rate(tmp_path: Path) -> None:
         got = rdpcap(str(pcap))
         ports = star.ctl("show_ports")
     assert len(got) == n, ports
-    # every frame after the first took its wire time at 5 Mb/s; the batch window (500 us) lets
-    # frames leave at most that early, 0.05 % of the 0.96 s the burst lasts
+    # every frame after the first took its wire time at 5 Mb/s; the batch window (250 us) lets
+    # frames leave at most that early, 0.03 % of the 0.96 s the burst lasts
     span = float(got[-1].time - got[0].time)
     measured = (n - 1) * size * 8 / span
     assert abs(measured - rate_bps) / rate_bps < 0.02, f"{measured / 1e6:.3f} Mb/s"

@@ -77,14 +77,14 @@ const RX_BATCH: usize = 64;
 const SEND_AHEAD_NS: u64 = 20_000;
 /// Default batch window. Every wake-up of the data plane thread costs tens of microseconds on a
 /// virtual machine (the thread sleeps and is woken, the frames it sends wake their receivers);
-/// sending the frames due in the next 500 us together makes a saturated port cost one wake-up
-/// per five 1500 B frames at 100 Mb/s, nine at 200 Mb/s, at the price of frames leaving up to
-/// 500 us early (never late), as much as the port's pacing bound lets a late loop catch up. A
-/// frame that leads its port does not wait for the window: its arrival wakes the loop, which
-/// then wakes a window early (wake.rs). 500 us against 250 us, same busy run: the switch's own
-/// CPU 12.6 % vs 13.6 % at 100 Mb/s and 14.9 % vs 16.9 % at 200 Mb/s, line rate kept, the
-/// high class's loaded ping RTT p50 0.075 vs 0.089 ms, p99 0.131 vs 0.130 ms (bench/RESULTS.md).
-pub const DEFAULT_BATCH_NS: u64 = 500_000;
+/// sending the frames due in the next 250 us together makes a saturated port cost one wake-up
+/// per three 1500 B frames at 100 Mb/s, five at 200 Mb/s, at the price of frames leaving up to
+/// 250 us early (never late). A frame that leads its port does not wait for the window: its
+/// arrival wakes the loop, which then wakes a window early (wake.rs); a frame queued behind
+/// another of its class is read only at the next turn, up to a window later. 500 us saved one to
+/// two points of a core, but the high class's one-way delay p99 at 200 Mb/s rose to the
+/// kernel's + 89 us quiet and p50 to 0.22 ms beside a CPU hog (one run, bench/RESULTS.md).
+pub const DEFAULT_BATCH_NS: u64 = 250_000;
 
 /// The data plane's time: monotonic nanoseconds, [`SEND_AHEAD_NS`] ahead.
 pub fn dataplane_now_ns() -> u64 {

@@ -15,9 +15,9 @@ const US: u64 = 1_000;
 fn frame_ns(mbps: u64) -> u64 {
     1514 * 8 * 1000 / mbps
 }
-/// Batch windows tried: the switch's default (as long as the port's pacing bound) and a shorter
-/// one (the window must not cost a leading frame its place: the loop wakes the window early).
-const BATCHES: [u64; 2] = [DEFAULT_BATCH_NS, 250 * US];
+/// Batch windows tried: the switch's default and a long one, as long as the port's pacing bound
+/// (the window must not cost a leading frame its place: the loop wakes the window early).
+const BATCHES: [u64; 2] = [DEFAULT_BATCH_NS, 500 * US];
 
 fn frame(src: u8, dst: u8, payload: usize) -> Vec<u8> {
     let total = (20 + payload) as u16;

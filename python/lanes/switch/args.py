@@ -50,7 +50,7 @@ class SwitchArgs:
     cpu_port: int | None = None
     priority_queues: int = 8
     no_grpc: bool = False
-    batch_us: float = 500.0
+    batch_us: float = 250.0
     rx_mode: str = "packet"
     poll_us: float = 0.0
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
@@ -117,7 +117,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--runtime-json", type=Path, help="P4 tutorials runtime.json to apply at start (P4Runtime)"
     )
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
-    p.add_argument("--batch-us", type=float, default=500.0, metavar="US",
+    p.add_argument("--batch-us", type=float, default=250.0, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
