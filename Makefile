@@ -107,6 +107,7 @@ lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/mypy  # python/lanes, as [tool.mypy] in pyproject.toml says (strict on some modules)
 	$(VENV)/bin/python scripts/check_architecture_map.py
 	$(VENV)/bin/python scripts/check_import_loops.py
 	$(VENV)/bin/python scripts/check_rust_module_loops.py

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from lanes.lab.delay import bucket_lower, parse_show_delay, per_phase, quantile_ns
+import json
+
+from lanes.lab.delay import bucket_lower, per_phase, quantile_ns
+from lanes.lab.switch_stats import parse_stats
 
 
 def test_bucket_bounds_match_the_switch() -> None:
@@ -13,14 +16,18 @@ def test_bucket_bounds_match_the_switch() -> None:
         assert bucket_lower(i) < bucket_lower(i + 1) <= 1.25 * bucket_lower(i)
 
 
-def test_parse_and_merge_per_phase() -> None:
+def test_stats_json_rows_merge_per_phase() -> None:
     # 1000 packets at ~10 us in queue 7 and ~1 ms in queue 5, over two one-second samples
-    text = (
-        "port queue pkts p50_ns p99_ns max_ns sum_ns buckets\n"
-        "4 7 500 9216 9216 10000 5000000 48:500\n"
-        "4 5 500 983040 983040 1000000 500000000 75:500"
-    )
-    rows = parse_show_delay(text)
+    def queue(qid: int, max_ns: int, sum_ns: int, bucket: int) -> dict:
+        delay = {"pkts": 500, "p50": 0, "p99": 0, "max": max_ns, "sum": sum_ns, "buckets": [[bucket, 500]]}
+        return {"qid": qid, "depth_pkts": 0, "depth_bytes": 0, "enq_pkts": 500, "deq_pkts": 500, "drop_pkts": 0,
+                "delay_ns": delay}  # fmt: skip
+
+    empty = {**queue(0, 0, 0, 0), "delay_ns": {"pkts": 0, "max": 0, "sum": 0, "buckets": []}}
+    port = {"port": 4, "rx_pkts": 0, "rx_bytes": 0, "rx_backlog_max": 0, "tx_pkts": 0, "tx_bytes": 0, "tx_errors": 0,
+            "queues": [empty, queue(7, 10_000, 5_000_000, 48), queue(5, 1_000_000, 500_000_000, 75)]}  # fmt: skip
+    stats = parse_stats(json.dumps({"ports": [port], "drops": {}}))
+    rows = [q.delay_row() for q in stats.queues() if q.delay.pkts > 0]
     assert [(r["port"], r["qid"], r["pkts"]) for r in rows] == [(4, 7, 500), (4, 5, 500)]
     assert bucket_lower(48) <= 10_000 < bucket_lower(49) and bucket_lower(75) <= 1_000_000 < bucket_lower(76)
     records = [{"t": t, "switch": "s1", "queues": rows} for t in (3.0, 4.0, 9.0)]

@@ -1,9 +1,12 @@
-"""Buffer occupancy per phase from the monitor's samples (lanes.lab.occupancy, show_rx parsing)."""
+"""Buffer occupancy per phase from the monitor's samples (lanes.lab.occupancy) and the
+receive backlogs read from the switch's stats_json."""
 
 from __future__ import annotations
 
-from lanes.lab.monitor import parse_show_rx
+import json
+
 from lanes.lab.occupancy import per_phase
+from lanes.lab.switch_stats import parse_stats
 
 PHASES = [{"name": "low_only", "start_s": 0.0, "end_s": 5.0}, {"name": "high_present", "start_s": 5.0, "end_s": 10.0}]
 
@@ -32,6 +35,11 @@ def test_a_late_change_moves_the_window() -> None:
     assert per_phase([], rx, late)["s1"]["high_present"]["rx_backlog"]["1"]["samples"] == 2  # t = 9, 10
 
 
-def test_parse_show_rx() -> None:
-    text = "port rx_pkts rx_backlog_max\n1 1200 17\n4 3 0\nnot a row"
-    assert parse_show_rx(text) == {"1": 17, "4": 0}
+def test_rx_backlog_from_stats_json() -> None:
+    def port(num: int, backlog: int) -> dict:
+        return {"port": num, "rx_pkts": 1200, "rx_bytes": 0, "rx_backlog_max": backlog, "tx_pkts": 0,
+                "tx_bytes": 0, "tx_errors": 0, "queues": []}  # fmt: skip
+
+    stats = parse_stats(json.dumps({"ports": [port(1, 17), port(4, 0)], "drops": {"parser": 2}}))
+    assert stats.rx_backlog() == {"1": 17, "4": 0}
+    assert stats.drops == {"parser": 2}

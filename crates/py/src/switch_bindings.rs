@@ -5,14 +5,12 @@
 use std::path::PathBuf;
 
 use lanes_p4::Program;
-use lanes_switch::commands::execute;
+use lanes_switch::commands::{execute, stats_json};
 use lanes_switch::{
     FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions, TmDefaults,
 };
-use lanes_tm::QuantilePoint::Middle;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use serde_json::json;
 
 use crate::switch_handle::SwitchHandle;
 
@@ -198,45 +196,9 @@ impl PySwitch {
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
-    /// Counters of ports, queues and drops as a JSON string.
+    /// Counters of ports, queues and drops as a JSON string: the command port's `stats_json`.
     fn stats_json(&self, py: Python<'_>) -> String {
-        py.allow_threads(|| {
-            self.inner.with(|dp| {
-                let ports: Vec<_> = dp
-                    .ports
-                    .iter()
-                    .map(|p| {
-                        let queues: Vec<_> = (0..p.tm.num_queues())
-                            .map(|q| {
-                                let s = p.tm.queue_status(q).expect("queue exists");
-                                let h = &p.delay[q];
-                                let delay = json!({"pkts": h.count(), "p50": h.quantile(0.5, Middle),
-                                                   "p99": h.quantile(0.99, Middle), "max": h.max()});
-                                json!({"qid": q, "depth_pkts": s.depth_pkts, "depth_bytes": s.depth_bytes,
-                                       "rate_Bps": s.config.rate_bytes_per_s, "quantum": s.config.quantum,
-                                       "burst_bytes": s.config.rate_bytes_per_s.map(|_| s.config.effective_burst_bytes()),
-                                       "enq_pkts": s.counters.enq_pkts, "deq_pkts": s.counters.deq_pkts,
-                                       "deq_bytes": s.counters.deq_bytes, "drop_pkts": s.counters.drop_pkts(),
-                                       "delay_ns": delay})
-                            })
-                            .collect();
-                        let c = p.counters;
-                        json!({"port": p.num, "rate_bps": p.tm.rate_bps(), "scheduler": p.tm.scheduler().name(), "tm_model": p.tm.model().name(),
-                               "drop": p.tm.drop_policy().to_string(), "rx_pkts": c.rx_pkts, "rx_bytes": c.rx_bytes, "tx_pkts": c.tx_pkts,
-                               "tx_bytes": c.tx_bytes, "tx_errors": c.tx_errors, "queues": queues})
-                    })
-                    .collect();
-                let d = dp.drops;
-                json!({"ports": ports, "drops": {"no_program": d.no_program, "oversize": d.oversize,
-                       "parser": d.parser, "ingress": d.ingress, "egress": d.egress,
-                       "unknown_port": d.unknown_port, "queue_full": d.queue_full,
-                       "buffer_full": d.buffer_full, "no_buffer": d.no_buffer,
-                       "no_mirror_session": d.no_mirror_session, "clone_depth": d.clone_depth,
-                       "no_multicast_group": d.no_multicast_group, "pass_limit": d.pass_limit,
-                       "digests": d.digests}})
-                .to_string()
-            })
-        })
+        py.allow_threads(|| self.inner.with(|dp| stats_json(dp, false).to_string()))
     }
 }
 

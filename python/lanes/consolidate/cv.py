@@ -175,8 +175,8 @@ def run_cv(
             pool.shutdown(cancel_futures=True)
     merged: dict[Key, list] = {k: [] for k in grid.keys()}  # noqa: SIM118
     for d in range(n_days):
-        for k, v in results[d].items():
-            merged[k].append(v)
+        for key, point in results[d].items():
+            merged[key].append(point)
     return merged
 
 

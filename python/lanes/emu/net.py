@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Self
+from typing import Self, TextIO
 
 from mininet.link import Intf, Link, TCIntf
 from mininet.log import setLogLevel
@@ -155,7 +155,7 @@ class LabNet:
     def _take_turn(self) -> None:
         """Wait until no other lab network runs on this machine (printing who holds it)."""
         STATE_DIR.mkdir(parents=True, exist_ok=True)
-        self._lock = open(STATE_DIR / "network.lock", "a+")  # noqa: SIM115 - held until close()
+        self._lock: TextIO | None = open(STATE_DIR / "network.lock", "a+")  # noqa: SIM115 - held until close()
         next_say = 0.0
         while True:
             try:

@@ -196,8 +196,8 @@ def tree2(link_mbps: float) -> Topology:
         Route("10.0.3.0/24", 2, switch_mac(3, 0)),
         Route("10.0.4.0/24", 2, switch_mac(4, 0)),
     ]
-    for s in ("s5", "s6", "s7"):
-        t.classes[s] = [ClassEntry("10.0.0.0/8", "other", up)]
+    for name in ("s5", "s6", "s7"):
+        t.classes[name] = [ClassEntry("10.0.0.0/8", "other", up)]
     senders = groups[0] + groups[1]
     receivers = groups[2] + groups[3]
     t.flows = [

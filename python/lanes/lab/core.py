@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology
@@ -25,6 +25,12 @@ class RunSettings(Protocol):
     out: Path
 
 
+class Node(Protocol):
+    """A Mininet host (or switch) to start a process in."""
+
+    def popen(self, cmd: list[str], **kw: Any) -> subprocess.Popen[bytes]: ...
+
+
 def say(msg: str) -> None:
     """A progress line of a run, on stderr."""
     print(f"lab: {msg}", file=sys.stderr, flush=True)
@@ -34,18 +40,18 @@ class Procs:
     """Processes started inside Mininet hosts; stopped by PID (SIGINT first so iperf reports)."""
 
     def __init__(self) -> None:
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
         self.net: LabNet | None = None
 
-    def start(self, node: object, cmd: list[str], log: Path, **kw: object) -> subprocess.Popen:
+    def start(self, node: Node, cmd: list[str], log: Path, **kw: object) -> subprocess.Popen[bytes]:
         with open(log, "w") as f:
-            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT, **kw)  # type: ignore[attr-defined]
+            p = node.popen(cmd, stdout=f, stderr=subprocess.STDOUT, **kw)
         self.procs.append(p)
         if self.net is not None:
             self.net.track(p.pid, next((Path(c).name for c in cmd if "iperf" in c or "mpi" in c), cmd[0]))
         return p
 
-    def stop(self, procs: list[subprocess.Popen] | None = None, grace: float = 5.0) -> None:
+    def stop(self, procs: list[subprocess.Popen[bytes]] | None = None, grace: float = 5.0) -> None:
         ps = [p for p in (procs if procs is not None else self.procs) if p.poll() is None]
         for p in ps:
             p.send_signal(signal.SIGINT)

@@ -46,7 +46,8 @@ def change(tables: list[P4RuntimeTables], m: int, alg: str, prioritise: bool) ->
     """One RUNTIME change: class 0 is the high class. strict rewrites every class's rate (N*M
     writes), rlsp-drr only the high class's priority and rate (N). Returns the seconds each write
     took: the first to each switch, and the ones that followed it to the same switch."""
-    first, then = [], []
+    first: list[float] = []
+    then: list[float] = []
     for t in tables:
         for k in range(m if alg == "strict" else 1):
             share = (0.6 if k == 0 else 0.4 / (m - 1)) if prioritise else 1 / m
@@ -72,9 +73,9 @@ def measure(n: int, m: int, repeats: int, base_port: int) -> list[dict]:
         for alg in ("strict", "rlsp-drr"):
             walls, writes, firsts, thens = [], 0, [], []
             for r in range(2 * repeats):  # on, off, on, off ...
-                t = time.perf_counter()
+                began = time.perf_counter()
                 first, then = change(tables, m, alg, prioritise=r % 2 == 0)
-                walls.append(time.perf_counter() - t)
+                walls.append(time.perf_counter() - began)
                 writes = len(first) + len(then)
                 firsts += first
                 thens += then

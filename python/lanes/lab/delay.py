@@ -1,11 +1,13 @@
 """Queueing delay measured by the lanes switches: the TM records each packet's time in its queue
 into a log-linear histogram per queue (crates/switch/src/delay.rs); the monitor reads and resets it
-every second (`show_delay reset`), and this module merges those samples per phase."""
+every second (lanes.lab.switch_stats), and this module merges those samples per phase."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
 
 from lanes import _native
 from lanes.lab.cases import measured_from
@@ -16,21 +18,6 @@ def bucket_lower(i: int) -> int:
     switch's own bounds; past the last bucket, the largest delay there is."""
     lower = _native.delay_bucket_lower(i)
     return (1 << 64) - 1 if lower is None else lower
-
-
-def parse_show_delay(text: str) -> list[dict]:
-    """Rows of `show_delay`: port queue pkts p50_ns p99_ns max_ns sum_ns buckets(idx:count,...)."""
-    rows = []
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) != 8 or not f[0].isdigit():
-            continue
-        buckets = {int(i): int(c) for i, c in (b.split(":") for b in f[7].split(","))}
-        rows.append(
-            {"port": int(f[0]), "qid": int(f[1]), "pkts": int(f[2]), "max_ns": int(f[5]), "sum_ns": int(f[6]),
-             "buckets": buckets}
-        )  # fmt: skip
-    return rows
 
 
 def quantile_ns(buckets: dict[int, int], total: int, q: float) -> float:
@@ -44,29 +31,39 @@ def quantile_ns(buckets: dict[int, int], total: int, q: float) -> float:
     return float(bucket_lower(max(buckets) + 1)) if buckets else 0.0
 
 
-def per_phase(records: list[dict], phases: list[dict], skip_s: float = 1.0) -> dict:
+@dataclass
+class _Merged:
+    """One queue's samples of one phase, merged."""
+
+    pkts: int = 0
+    sum_ns: int = 0
+    max_ns: int = 0
+    buckets: defaultdict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+
+def per_phase(records: list[dict[str, Any]], phases: list[dict[str, Any]], skip_s: float = 1.0) -> dict[str, Any]:
     """{switch: {port: {qid: {phase: {pkts, p50_us, p99_us, max_us, mean_us}}}}} from the monitor's
     one-second samples; a sample taken at t covers (t - 1, t]; the first `skip_s` of a phase is left out."""
-    acc: dict = defaultdict(lambda: {"pkts": 0, "sum_ns": 0, "max_ns": 0, "buckets": defaultdict(int)})
+    acc: defaultdict[tuple[str, int, int, str], _Merged] = defaultdict(_Merged)
     for rec in records:
         for ph in phases:
             if measured_from(ph) + skip_s + 1.0 <= rec["t"] <= ph["end_s"] + 0.5:
                 for q in rec["queues"]:
                     a = acc[(rec["switch"], q["port"], q["qid"], ph["name"])]
-                    a["pkts"] += q["pkts"]
-                    a["sum_ns"] += q["sum_ns"]
-                    a["max_ns"] = max(a["max_ns"], q["max_ns"])
+                    a.pkts += q["pkts"]
+                    a.sum_ns += q["sum_ns"]
+                    a.max_ns = max(a.max_ns, q["max_ns"])
                     for i, c in q["buckets"].items():
-                        a["buckets"][int(i)] += c
-    out: dict = {}
+                        a.buckets[int(i)] += c
+    out: dict[str, Any] = {}
     for (sw, port, qid, phase), a in sorted(acc.items()):
-        if not a["pkts"]:
+        if not a.pkts:
             continue
         out.setdefault(sw, {}).setdefault(str(port), {}).setdefault(str(qid), {})[phase] = {
-            "pkts": a["pkts"],
-            "p50_us": round(min(quantile_ns(a["buckets"], a["pkts"], 0.5), a["max_ns"]) / 1000, 2),
-            "p99_us": round(min(quantile_ns(a["buckets"], a["pkts"], 0.99), a["max_ns"]) / 1000, 2),
-            "max_us": round(a["max_ns"] / 1000, 2),
-            "mean_us": round(a["sum_ns"] / a["pkts"] / 1000, 2),
+            "pkts": a.pkts,
+            "p50_us": round(min(quantile_ns(a.buckets, a.pkts, 0.5), a.max_ns) / 1000, 2),
+            "p99_us": round(min(quantile_ns(a.buckets, a.pkts, 0.99), a.max_ns) / 1000, 2),
+            "max_us": round(a.max_ns / 1000, 2),
+            "mean_us": round(a.sum_ns / a.pkts / 1000, 2),
         }
     return out

@@ -1,6 +1,7 @@
-"""Sampling during a run: TM queue depths and counters of every lanes switch (over its command
-port), the queueing-delay histograms and receive-ring backlogs the switches measure (once a
-second, then reset), and CPU use of each switch process and of the whole machine."""
+"""Sampling during a run: TM queue depths and counters of every lanes switch (its `stats_json`
+over the command port, every period), the queueing-delay histograms and receive-ring backlogs the
+switches measure (from the read of each second, which resets them), and CPU use of each switch
+process and of the whole machine."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from lanes.ctl import Ctl
 from lanes.errors import LanesError
-from lanes.lab.delay import parse_show_delay
+from lanes.lab.switch_stats import read_stats
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -32,32 +33,6 @@ def system_cpu() -> tuple[int, int, int]:
     idle = v[3] + v[4]
     steal = v[7] if len(v) > 7 else 0
     return sum(v) - idle, sum(v), steal
-
-
-def parse_show_queues(text: str) -> list[dict]:
-    rows = []
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) < 10 or not f[0].isdigit():
-            continue
-        rows.append(
-            {
-                "port": int(f[0]),
-                "qid": int(f[1]),
-                "depth_pkts": int(f[2]),
-                "depth_bytes": int(f[3]),
-                "enq_pkts": int(f[7]),
-                "deq_pkts": int(f[8]),
-                "drops": int(f[9]),
-            }
-        )
-    return rows
-
-
-def parse_show_rx(text: str) -> dict[str, int]:
-    """{port: most frames waiting in its receive ring at once} from `show_rx`."""
-    rows = [ln.split() for ln in text.splitlines()]
-    return {f[0]: int(f[2]) for f in rows if len(f) == 3 and f[0].isdigit()}
 
 
 class Monitor:
@@ -94,27 +69,22 @@ class Monitor:
             while not self.stop_evt.wait(self.period):
                 now = time.monotonic()
                 t = round(now - self.t0, 3)
+                each_second = now >= next_cpu
+                if each_second:
+                    next_cpu = now + 1.0
                 for name, c in ctls.items():
-                    try:
-                        rows = parse_show_queues(c.run("show_queues"))
+                    try:  # the read of each second also resets the delay and rx backlog records
+                        stats = read_stats(c, reset=each_second)
                     except (OSError, ValueError, LanesError):  # a switch that died: the run stops it
                         continue
-                    busy = [r for r in rows if r["enq_pkts"] > 0]
+                    busy = [q.depth_row() for q in stats.queues() if q.enq_pkts > 0]
                     tel.write(json.dumps({"t": t, "switch": name, "queues": busy}) + "\n")
-                if now >= next_cpu:
-                    next_cpu = now + 1.0
-                    for name, c in ctls.items():
-                        try:
-                            rows = parse_show_delay(c.run("show_delay reset"))
-                        except (OSError, ValueError, LanesError):  # a switch that died: the run stops it
-                            continue
-                        delay.write(json.dumps({"t": t, "switch": name, "queues": rows}) + "\n")
-                        try:
-                            ports = parse_show_rx(c.run("show_rx reset"))
-                        except (OSError, ValueError, LanesError):
-                            continue
-                        rx.write(json.dumps({"t": t, "switch": name, "ports": ports}) + "\n")
-                    rec: dict = {"t": t}
+                    if each_second:
+                        delays = [q.delay_row() for q in stats.queues() if q.delay.pkts > 0]
+                        delay.write(json.dumps({"t": t, "switch": name, "queues": delays}) + "\n")
+                        rx.write(json.dumps({"t": t, "switch": name, "ports": stats.rx_backlog()}) + "\n")
+                if each_second:
+                    rec: dict[str, float] = {"t": t}
                     for n, p in self.pids.items():
                         ticks = proc_cpu_ticks(p)
                         t_prev, k_prev = last_cpu[n]
@@ -124,7 +94,7 @@ class Monitor:
                     s_now = system_cpu()
                     busy_d = s_now[0] - last_sys[1][0]
                     tot_d = s_now[1] - last_sys[1][1]
-                    rec["system_pct"] = round(100.0 * busy_d / tot_d * os.cpu_count(), 1) if tot_d else 0.0
+                    rec["system_pct"] = round(100.0 * busy_d / tot_d * (os.cpu_count() or 1), 1) if tot_d else 0.0
                     # share of the machine's CPU time the hypervisor gave to someone else
                     rec["steal_pct"] = round(100.0 * (s_now[2] - last_sys[1][2]) / tot_d, 2) if tot_d else 0.0
                     last_sys = (now, s_now)

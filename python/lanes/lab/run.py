@@ -7,6 +7,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lanes import atomic
 from lanes.emu import control
@@ -17,6 +18,9 @@ from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import cases, htb, mpi, traffic
 from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
 from lanes.lab.monitor import Monitor
+
+if TYPE_CHECKING:  # imported where used: the P4Runtime client needs grpc
+    from lanes.emu.p4rt import P4RuntimeTables
 
 REPO = Path(__file__).resolve().parents[3]
 PROGRAM = REPO / "p4" / "tm_basic.json"
@@ -111,6 +115,7 @@ def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: co
     tables = {}
     for s in topo.switches:
         sw = net.switch(s)
+        t: P4RuntimeTables | control.CtlTables
         if use_grpc:
             from lanes.emu.p4rt import P4RuntimeTables
 
@@ -141,16 +146,15 @@ def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
 
 
 def _switch_drops(thrift_port: int) -> dict[str, int]:
-    """The switch's drop counters by reason (the last line of `show_ports`)."""
+    """The switch's drop counters by reason (its `stats_json`)."""
     from lanes.ctl import Ctl
+    from lanes.lab.switch_stats import read_stats
 
     c = Ctl(thrift_port)
     try:
-        last = c.run("show_ports").strip().splitlines()[-1]
+        return read_stats(c).drops
     finally:
         c.close()
-    pairs = (kv.split("=") for kv in last.removeprefix("drops:").split())
-    return {k: int(v) for k, v in pairs if v.isdigit()}
 
 
 def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str, float]:

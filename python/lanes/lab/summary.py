@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from lanes import atomic
 from lanes.emu.topo import Topology
@@ -16,8 +17,8 @@ from lanes.lab.delay import per_phase
 DELAY_BINS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
 
 
-def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[dict]]:
-    series = {}
+def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[dict[str, Any]]]:
+    series: dict[str, list[dict[str, Any]]] = {}
     for fr in plan.flows:
         key = fr.flow.key
         log = out / f"server_{fr.flow.src}_{fr.flow.dst}.txt"
@@ -27,7 +28,7 @@ def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[d
         t0 = starts[key]
         rows = []
         for iv in traffic.parse_server(log.read_text()):
-            r = {"t": round(t0 + iv.end_s, 3), "mbps": round(iv.mbps, 3)}
+            r: dict[str, Any] = {"t": round(t0 + iv.end_s, 3), "mbps": round(iv.mbps, 3)}
             if iv.total:
                 r["loss_pct"] = round(100.0 * (iv.lost or 0) / iv.total, 3)
                 r["lost"], r["total"] = iv.lost, iv.total
@@ -114,7 +115,7 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     cpu_recs = _jsonl(out / "cpu.jsonl")
     telemetry = _jsonl(out / "telemetry.jsonl")
     atomic.write_text(out / "series.json", json.dumps(series))
-    phases = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
+    phases: list[dict[str, Any]] = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
     for ph in phases:  # when the phase's change took effect, if it has one (see measured_from)
         if ph["start_s"] in result.get("changed_at", {}):
             ph["changed_s"] = result["changed_at"][ph["start_s"]]

@@ -64,7 +64,8 @@ def _paths(topo: Topology, flows: list) -> tuple[dict[str, list[Hop]], dict[Hop,
     paths: dict[str, list[Hop]] = {}
     for f in flows:
         dst_ip = topo.hosts[f.dst].ip
-        node, port, hops = f.src, 0, []
+        node, port = f.src, 0
+        hops: list[Hop] = []
         while len(hops) < 16:
             peer, mbps = ends[(node, port)]
             rates[(node, peer)] = mbps

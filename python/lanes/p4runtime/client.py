@@ -1,5 +1,6 @@
 """A small P4Runtime client (gRPC + the official protos): arbitration, pipeline push, writes
-and reads. Used by `lanes load-runtime`, the write benchmark and the tests."""
+and reads. Used by `lanes load-runtime`, the lab's controller (lanes.emu.p4rt), the write
+benchmark and the tests; lanes.p4runtime.named builds its entities by name."""
 
 from __future__ import annotations
 
@@ -50,10 +51,17 @@ class Client:
             p4r.StreamMessageRequest.SerializeToString,
             p4r.StreamMessageResponse.FromString,
         )
-        self._out: queue.SimpleQueue = queue.SimpleQueue()
-        self.incoming: queue.SimpleQueue = queue.SimpleQueue()
+        self._out: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.incoming: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._stream: Any = None
         self._reader: threading.Thread | None = None
+
+    def wait_ready(self, timeout: float = 15.0) -> None:
+        """Wait until the server accepts the connection; ConnectionError naming it otherwise."""
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise ConnectionError(f"no P4Runtime server on {self.addr}") from None
 
     # ---- stream ----
 
@@ -93,6 +101,12 @@ class Client:
         a.election_id.low = self.election_id & ((1 << 64) - 1)
         self._out.put(m)
         return self.next_message("arbitration", timeout)
+
+    def become_primary(self, timeout: float = 10.0) -> None:
+        """Arbitrate with this client's election id; PermissionError unless it is now primary."""
+        a = self.arbitrate(timeout=timeout)
+        if a.status.code != 0:
+            raise PermissionError(f"not the primary P4Runtime client of {self.addr}: {a.status.message}")
 
     def next_message(self, kind: str, timeout: float = 10.0) -> Any:
         """The next stream message of this kind ('arbitration', 'packet', 'digest', 'error')."""

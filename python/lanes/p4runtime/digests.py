@@ -132,7 +132,7 @@ class DigestEngine:
             for index, fields in items:
                 did = self.by_list.get(index)
                 cfg = self.configs.get(did) if did is not None else None
-                if cfg is None:
+                if did is None or cfg is None:
                     continue  # not configured: the controller does not want it
                 data = tuple(canonical(int.from_bytes(f, "big")) for f in fields)
                 batch = self.batches.setdefault(did, _Batch())

@@ -403,7 +403,7 @@ class Entities(EntityReads, ProfileEntities):
         if which == "direct_counter_entry":
             if spec.direct_counter is None:
                 raise invalid(f"table {spec.name} has no direct counter")
-            op = (
+            op: tuple[Any, ...] = (
                 OP_COUNTER,
                 spec.index,
                 keys,

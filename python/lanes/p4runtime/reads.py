@@ -72,8 +72,8 @@ class EntityReads:
                 yield from self.read_members(entity.action_profile_member)  # type: ignore[attr-defined]
             elif which == "action_profile_group":
                 yield from self.read_groups(entity.action_profile_group)  # type: ignore[attr-defined]
-            elif which == "digest_entry" and getattr(self, "digests", None) is not None:
-                yield from self.digests.read(entity.digest_entry)
+            elif which == "digest_entry" and (digests := getattr(self, "digests", None)) is not None:
+                yield from digests.read(entity.digest_entry)
             elif which is None:
                 raise invalid("read of an empty entity")
             else:
@@ -181,14 +181,12 @@ class EntityReads:
             probe.match.add().CopyFrom(fm)
             # reuse the write-side checks on a one-field copy (others become don't-care)
             try:
-                _, canon = self.match(spec, probe)
+                out[pos] = self.match(spec, probe)[1][pos]
             except P4RTError:
-                if spec.keys[pos].kind == "exact":  # other exact fields missing: check this one alone
-                    canon = [None] * len(spec.keys)
-                    canon[pos] = (K_EXACT, value_of(fm.exact.value, spec.keys[pos].bitwidth, "match"), 0, 0)
-                else:
+                if spec.keys[pos].kind != "exact":
                     raise
-            out[pos] = canon[pos]
+                # other exact fields missing: check this one alone
+                out[pos] = (K_EXACT, value_of(fm.exact.value, spec.keys[pos].bitwidth, "match"), 0, 0)
         return out
 
     def _set_action(self, te: Any, spec: TableSpec, a: int, params: list[bytes]) -> None:

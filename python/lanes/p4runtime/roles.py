@@ -83,7 +83,9 @@ def entity_id(entity: Any) -> int | None:
     """The P4Info id an entity belongs to (a table, counter, meter, register, action profile,
     value set or digest); None for the packet replication engine, which has none."""
     which = entity.WhichOneof("entity")
-    e = getattr(entity, which) if which else None
+    if not which:
+        return None
+    e = getattr(entity, which)
     match which:
         case "table_entry":
             return e.table_id

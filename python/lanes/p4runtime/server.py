@@ -201,11 +201,13 @@ class P4RuntimeService:
     def _write_in_role(self, role: str, updates: Any) -> list[tuple[grpc.StatusCode, str]]:
         """Apply the updates the role may make (its config, others' exclusive entities);
         PERMISSION_DENIED for the others, in order."""
+        entities = self.entities
+        assert entities is not None, "Write checks for a pipeline first"
         policy, held = self.arb.policy(role), self.arb.held_elsewhere(role)
         if policy is None and not held:
-            return self.entities.write(updates)
+            return entities.write(updates)
         why = [write_denial(policy, held, u.entity) for u in updates]
-        allowed = iter(self.entities.write([u for u, w in zip(updates, why, strict=True) if w is None]))
+        allowed = iter(entities.write([u for u, w in zip(updates, why, strict=True) if w is None]))
         return [(grpc.StatusCode.PERMISSION_DENIED, w) if w else next(allowed) for w in why]
 
     def _abort_write(self, context: grpc.ServicerContext, results: list) -> None:

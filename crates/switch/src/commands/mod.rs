@@ -8,6 +8,7 @@ mod externs;
 mod mirror;
 mod pre;
 mod profile;
+mod stats;
 mod table;
 mod tm;
 
@@ -17,13 +18,14 @@ type R = Result<String, String>;
 
 /// The command families, each answering None to a command that is not its own.
 type Family = fn(&mut Dataplane, &str, &[&str]) -> Option<R>;
-const FAMILIES: [(Family, &str); 6] = [
+const FAMILIES: [(Family, &str); 7] = [
     (table::execute, table::HELP),
     (externs::execute, externs::HELP),
     (tm::execute, tm::HELP),
     (mirror::execute, mirror::HELP),
     (pre::execute, pre::HELP),
     (profile::execute, profile::HELP),
+    (stats::execute, stats::HELP),
 ];
 
 /// Run one command line on the data plane: its text answer, or a one-line error.
@@ -43,5 +45,6 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         .unwrap_or_else(|| Err(format!("unknown command '{cmd}' (try 'help')")))
 }
 
+pub use stats::stats_json;
 pub use table::parse_value;
 pub use tm::parse_rate_bps;

@@ -184,7 +184,7 @@ def cell_rows(cell: dict) -> dict:
             out[col] = max((x for x in t if x is not None), default=None)
     if q["proto"] == "tcp":
         conv = [convergence_s(rows, ph["start_s"], b) for rows in cell["series"].values()]
-        out["convergence_s"] = None if any(c is None for c in conv) or not conv else max(conv)
+        out["convergence_s"] = None if any(c is None for c in conv) or not conv else max(c for c in conv if c is not None)
         # the phase after its first seconds (TCP finds its share), at most its last STABILITY_S
         w0 = max(a + SETTLE_S, b - STABILITY_S)
         stab = [stability(rows, w0, b) for rows in cell["series"].values()]

@@ -349,7 +349,7 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
         "write counts are the thesis's formula (7.4), counted apart. 'valid runs': runs whose validity checks "
         "passed (the congested port was busy, senders sent their rate, little CPU steal)."
     )
-    blocks: list[tuple[str, tuple[list[str], list[list[str]]] | str]] = []
+    blocks: list[tuple[str, tuple[list[str], list[list[str]]]]] = []
     for section in ["7.1 RUNTIME", "7.2 PROACTIVE", "7.3 MPI", "7.4 control-plane writes", "Conference paper evaluation"]:
         lines = [x for x in comp if x["section"] == section]
         if lines:
@@ -374,7 +374,7 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
     body = [f"<h1>lanes lab sweep</h1><p>{html.escape(intro)}</p>"]
     if counts:
         body.append("<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in counts) + "</ul>")
-    for title, (head, tbl) in blocks:  # type: ignore[misc]
+    for title, (head, tbl) in blocks:
         md += [f"## {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         md += ["| " + " | ".join(str(c) for c in r) + " |" for r in tbl] + [""]
         body.append(f"<h2>{html.escape(title)}</h2>" + _html_table(head, tbl))

@@ -162,8 +162,8 @@ def slurm_sweep(cells: list[Cell], out: Path, repeats: int, opts: SlurmOptions, 
         print(f"# {len(todo)} of {len(cells)} cells not complete, {len(arrays)} job array(s); a sweep run for real "
               "waits for those still queued from an earlier submission instead of submitting them again")  # fmt: skip
         for i, arr in enumerate(arrays):
-            after = " (sbatch --dependency=afterany:<the array before>, to hold --max-parallel)"
-            print(f"\n# array {i + 1}{after if i and opts.max_parallel else ''}\n{script(arr, out, repeats, opts)}", end="")
+            chained = " (sbatch --dependency=afterany:<the array before>, to hold --max-parallel)"
+            print(f"\n# array {i + 1}{chained if i and opts.max_parallel else ''}\n{script(arr, out, repeats, opts)}", end="")
         return None
     queued = in_flight(out, cells)
     fresh = [c for c in todo if key(c) not in queued]

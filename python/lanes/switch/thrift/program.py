@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lanes import _native
 
@@ -142,6 +144,7 @@ def build(json_text: str, names: dict) -> ProgramView:
     for kind, key in (("table", None), ("counter", "counter_arrays"), ("meter", "meter_arrays"),
                       ("register", "register_arrays"), ("learn", "learn_lists"),
                       ("action_profile", "action_profiles")):  # fmt: skip
+        items: Iterable[Any]
         if key == "action_profiles":
             items = [a for p in j.get("pipelines", []) for a in p.get("action_profiles", [])]
         else:
