@@ -200,7 +200,8 @@ pub struct PortConfig {
     /// The port's pacing bound, in ns of line time: a caller that comes late may have the port
     /// send back to back until it is back on schedule, but never more than this far behind it.
     /// So over any window of length T the port releases at most rate x (T + burst_ns) bytes
-    /// plus one frame. Time is whole nanoseconds, so at least 1 (else every packet loses the
+    /// plus one frame (a caller that sends `ahead` ns early, `Port::dequeue_ahead`, that much
+    /// more). Time is whole nanoseconds, so at least 1 (else every packet loses the
     /// fraction of a ns its wire time ends on: 0.4 % of a 100 Gb/s link). A real event loop
     /// wakes late now and then and sets more, so the long-run rate stays exact.
     pub burst_ns: u64,
