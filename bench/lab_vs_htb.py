@@ -10,6 +10,10 @@ run, on a quiet machine and beside a CPU-bound process:
 - star, PROACTIVE, UDP at 1 Gb/s: as far as the senders get (the validity section says how far).
 
     sudo .venv/bin/python bench/lab_vs_htb.py [--rounds 3] [--duration 20] [--out results/bench/lab_vs_htb]
+        [--wake leading,high]
+
+`--wake` runs the lanes switch once per wake setting in every round (star200 only), each beside
+the kernel's run of the same round.
 
 Takes about 12 minutes with the defaults. Writes OUT/results.json and OUT/results.md.
 """
@@ -137,19 +141,29 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "lab_vs_htb")
     ap.add_argument("--only", choices=["star200", "tree2", "star1g"], help="run one part")
+    ap.add_argument("--wake", help="lanes switch wake settings to compare in star200, comma-separated "
+                    "(leading, high; default: the switch's)")  # fmt: skip
     args = ap.parse_args()
+    wakes: list[str | None] = [None]
+    if args.wake:
+        wakes = list(args.wake.split(","))
+        if any(w not in ("leading", "high") for w in wakes):
+            print(f"bench: --wake takes leading and/or high, got '{args.wake}'", file=sys.stderr)
+            return 2
     args.out.mkdir(parents=True, exist_ok=True)
     results: list[dict] = []
     if args.only in (None, "star200"):
         for load in ("quiet", "busy"):
             for i in range(args.rounds):
-                for alg in ("rlsp-drr", "linux-htb"):
-                    name = f"star200_{load}_{i + 1}_{alg}"
+                runs = [("rlsp-drr", w) for w in wakes] + [("linux-htb", None)]
+                for alg, wake in runs:
+                    name = f"star200_{load}_{i + 1}_{alg}" + (f"_wake-{wake}" if wake else "")
+                    extra = ("--wake", wake) if wake else ()
                     if load == "busy":
                         with CpuHog():
-                            results.append(lab_run(args, name, "star", "proactive", alg, 200))
+                            results.append(lab_run(args, name, "star", "proactive", alg, 200, extra))
                     else:
-                        results.append(lab_run(args, name, "star", "proactive", alg, 200))
+                        results.append(lab_run(args, name, "star", "proactive", alg, 200, extra))
     if args.only in (None, "tree2"):
         for alg in ("rlsp-drr", "linux-htb"):
             results.append(lab_run(args, f"tree2_100_runtime_high80_{alg}", "tree2", "runtime", alg, 100,

@@ -6,7 +6,8 @@ datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, al
 200 % = both cores) and, for lanes, the switch process's CPU with its data plane thread's user
 and system time. Needs root.
 
-    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--perf] [--json OUT]
+    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high]
+        [--perf] [--json OUT]
 
 On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
 the switch's system time includes its receivers' packet delivery (the kernel pays it either
@@ -102,8 +103,9 @@ def run_one(contender: str, mbps: int, seconds: float, perf: bool, tmp: Path) ->
         if contender == "linux htb":
             setup_htb(star, port_mbps=mbps)
         else:
-            batch = contender.split("batch ")[1].removesuffix(" us")
-            setup_lanes(star, tmp, ["--batch-us", batch], port_mbps=mbps)
+            batch, _, wake = contender.split("batch ")[1].partition(" us")
+            wake_args = ["--wake", wake.removeprefix(" wake ")] if wake else []
+            setup_lanes(star, tmp, ["--batch-us", batch, *wake_args], port_mbps=mbps)
         pid = switch_pid(star) if contender != "linux htb" else None
         offered = 0.6 * mbps
         load_s = seconds * (2 if perf else 1) + 6
@@ -125,6 +127,7 @@ def main() -> int:
     ap.add_argument("--rates", default="100,200", help="port rates in Mb/s, comma-separated")
     ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
     ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
+    ap.add_argument("--wake", help="lanes's wake settings to try, comma-separated (leading, high; default: the switch's)")
     ap.add_argument("--perf", action="store_true", help="also split off the receivers' share with perf")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args()
@@ -132,7 +135,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for mbps in (int(x) for x in args.rates.split(",")):
-            lanes = [f"lanes rlsp-drr batch {b} us" for b in args.batch_us.split(",")]
+            wakes = [f" wake {w}" for w in args.wake.split(",")] if args.wake else [""]
+            lanes = [f"lanes rlsp-drr batch {b} us{w}" for b in args.batch_us.split(",") for w in wakes]
             for contender in [*lanes, "linux htb"]:
                 r = {"contender": contender, "port_mbps": mbps}
                 r.update(run_one(contender, mbps, args.seconds, args.perf, tmp))

@@ -49,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--burst-bytes", type=int, metavar="BYTES",
                    help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
     r.add_argument("--batch-us", type=float, metavar="US",
-                   help="lanes switch batch window (default: the switch's, 100 us)")  # fmt: skip
+                   help="lanes switch batch window (default: the switch's, 250 us)")  # fmt: skip
+    r.add_argument("--wake", choices=["leading", "high"],
+                   help="which arrivals wake a lanes switch waiting for a departure (default: the switch's)")  # fmt: skip
     nas = r.add_argument_group("case nas (network-aware scheduling; topologies nas3, nas-ch2, nas-line)")
     nas.add_argument("--hold", type=float, default=3.0, metavar="S",
                      help="hold time of a deprioritisation after its last refresh")  # fmt: skip
@@ -109,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
             duration_s=args.duration, out=args.out, queue_depth=args.queue_depth,
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
-            batch_us=args.batch_us, mpi_iters=args.mpi_iters, mpi_timeout_s=args.mpi_timeout,
+            batch_us=args.batch_us, wake=args.wake, mpi_iters=args.mpi_iters, mpi_timeout_s=args.mpi_timeout,
             switch_model=args.switch_model,
         )
     )  # fmt: skip

@@ -29,7 +29,8 @@ impl PySwitch {
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
-                        use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes"))]
+                        use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes",
+                        wake_top_class = false))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -46,6 +47,7 @@ impl PySwitch {
         rx_mode: &str,
         poll_ns: u64,
         tm_model: &str,
+        wake_top_class: bool,
     ) -> PyResult<Self> {
         let model = tm_model
             .parse()
@@ -100,6 +102,7 @@ impl PySwitch {
             batch_ns,
             rx_mode,
             poll_ns,
+            wake_top_class,
         };
         let inner = py
             .allow_threads(|| Switch::start(opts))

@@ -109,6 +109,9 @@ pub struct Dataplane {
     /// Whether the last frame given to `ingress` leads its port (it leaves as soon as the port
     /// is free), for the event loop's choice of which arrivals wake it.
     rx_leads: bool,
+    /// Whether a frame of a port's top strict class counts as leading even behind others of its
+    /// class (see [`Dataplane::set_wake_for_top_class`]).
+    wake_top_class: bool,
     /// The per-packet log each installed program writes (None: off).
     trace_log: Option<TraceLog>,
 }
@@ -139,6 +142,23 @@ const MAX_PACKET_INS: usize = 4096;
 
 const NO_PORT: u16 = u16::MAX;
 
+/// Packets of the top strict class queued at most (the arrival included) for an arrival of that
+/// class still to wake the loop under [`Dataplane::set_wake_for_top_class`]. Deeper, the class
+/// is held by its rate, not by the loop, and waking for it gains nothing.
+pub const TOP_CLASS_WAKE_DEPTH: u32 = 8;
+
+/// Whether queue `qid` is `tm`'s top strict class and holds at most [`TOP_CLASS_WAKE_DEPTH`]
+/// packets.
+#[inline]
+fn near_top_of_top_class(tm: &TmPort<u32>, qid: usize) -> bool {
+    let top = tm.num_queues() - 1;
+    qid >= top
+        && tm.scheduler().has_strict()
+        && tm
+            .queue_status(top)
+            .is_some_and(|q| q.depth_pkts <= TOP_CLASS_WAKE_DEPTH)
+}
+
 impl Dataplane {
     /// A data plane with no ports and no program; ports get `defaults`.
     pub fn new(defaults: TmDefaults) -> Self {
@@ -159,6 +179,7 @@ impl Dataplane {
             pre: Pre::default(),
             digests: std::collections::VecDeque::new(),
             rx_leads: false,
+            wake_top_class: false,
             trace_log: None,
         }
     }
@@ -167,6 +188,15 @@ impl Dataplane {
     /// `lanes_tm::Port::leads`); false if it waits behind others, was multicast or dropped.
     pub fn last_rx_leads(&self) -> bool {
         self.rx_leads
+    }
+
+    /// Also count a frame of its port's top strict class as leading when up to
+    /// [`TOP_CLASS_WAKE_DEPTH`] packets of that class are ahead of it. Those leave before every
+    /// other class, so within a few frame times, and the loop that batches departures would
+    /// otherwise read such a frame only at its next turn, up to a batch window later: the wait a
+    /// dense or bursty high class sees. Costs a wake-up per such arrival.
+    pub fn set_wake_for_top_class(&mut self, on: bool) {
+        self.wake_top_class = on;
     }
 
     /// Make `num` the CPU port: an egress port (with its own TM, at the default rate) whose
@@ -416,9 +446,9 @@ impl Dataplane {
         };
         self.apply_queue_config(i, &ig);
         self.enqueue(i, ig.priority, len, slot, now);
-        self.rx_leads = self.ports[usize::from(i)]
-            .tm
-            .leads(usize::from(ig.priority));
+        let tm = &self.ports[usize::from(i)].tm;
+        let qid = usize::from(ig.priority);
+        self.rx_leads = tm.leads(qid) || (self.wake_top_class && near_top_of_top_class(tm, qid));
     }
 
     /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,

@@ -49,6 +49,9 @@ pub struct SwitchOptions {
     /// After its last frame the loop looks at the receive rings this long before it sleeps
     /// (0: it sleeps at once); see `WakePolicy::with_poll`.
     pub poll_ns: u64,
+    /// Wake for arrivals of a port's top strict class even behind a few of their class (see
+    /// `Dataplane::set_wake_for_top_class`).
+    pub wake_top_class: bool,
 }
 
 struct Shared {
@@ -125,6 +128,7 @@ impl Switch {
                 None => None,
             });
         }
+        dp.set_wake_for_top_class(opts.wake_top_class);
         if let Some(cpu) = opts.cpu_port {
             dp.set_cpu_port(cpu)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.0))?;

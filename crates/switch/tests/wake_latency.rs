@@ -269,3 +269,66 @@ fn saturating_low_classes_do_not_wake_the_loop_per_frame() {
     }
     assert!(!policy.listened(1) && !policy.listened(2));
 }
+
+/// Low classes as in [`load`]; the high class from port 1 in bursts of `burst` 98 B frames
+/// 5 us apart (a sender that was descheduled and catches up), one burst every `gap` ns: well
+/// within the class's rate, so only the port and the loop can hold a frame back.
+fn bursty_load(mbps: u64, until: u64, gap: u64, burst: u64) -> Vec<Arrival> {
+    let mut v: Vec<Arrival> = load(mbps, until, u64::MAX / 4)
+        .into_iter()
+        .filter(|a| a.port != 1)
+        .collect();
+    let mut t = 3 * US;
+    while t < until {
+        for k in 0..burst {
+            v.push(Arrival {
+                at: t + k * 5 * US,
+                port: 1,
+                frame: frame(1, 4, 56),
+            });
+        }
+        t += gap;
+    }
+    v
+}
+
+/// The longest a high frame of a bursty high class waited between its arrival and its
+/// departure, with the wake for the top class on or off.
+fn worst_high_wait(mbps: u64, batch_ns: u64, top_class: bool) -> u64 {
+    let until = 100_000 * US;
+    let arrivals = bursty_load(mbps, until, 1_037 * US, 4);
+    let mut dp = switch(mbps);
+    dp.set_wake_for_top_class(top_class);
+    let (sent, _) = run_loop(
+        &mut dp,
+        bursty_load(mbps, until, 1_037 * US, 4),
+        until,
+        batch_ns,
+    );
+    let waits: Vec<u64> = high_times(&arrivals, &sent, 1, 4)
+        .iter()
+        .map(|(a, l)| l - a)
+        .collect();
+    assert!(waits.len() > 300, "{} high frames sent", waits.len());
+    waits.into_iter().max().unwrap()
+}
+
+#[test]
+fn a_bursty_high_class_waits_for_the_frames_ahead_not_for_the_next_batch_when_the_loop_wakes_for_it(
+) {
+    for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
+        let off = worst_high_wait(mbps, batch_ns, false);
+        let on = worst_high_wait(mbps, batch_ns, true);
+        eprintln!("{mbps} Mb/s, batch {batch_ns}: worst high wait off {off} ns, on {on} ns");
+        // woken for, a high frame waits for the low frame in flight and the burst ahead of it;
+        // not woken for, for the next turn: up to a batch window
+        assert!(
+            on <= 2 * frame_ns(mbps),
+            "{mbps} Mb/s, batch {batch_ns} ns: a high frame waited {on} ns"
+        );
+        assert!(
+            off > batch_ns,
+            "{mbps} Mb/s, batch {batch_ns} ns: off {off}"
+        );
+    }
+}

@@ -55,6 +55,14 @@ impl Scheduler {
         }
     }
 
+    /// Whether some queues are served by strict priority (the top one among them).
+    pub fn has_strict(self) -> bool {
+        matches!(
+            self,
+            Scheduler::Strict | Scheduler::RlspDrr | Scheduler::RlspDrrBorrow
+        )
+    }
+
     /// Whether strict queues may exceed their rate when nothing else wants the link.
     pub(crate) fn borrows(self) -> bool {
         matches!(self, Scheduler::RlspDrrBorrow)

@@ -44,6 +44,7 @@ class Params:
     low_load_pct: float = 50.0  # of each medium and low class (thesis: 50 % each)
     burst_bytes: int | None = None  # token bucket of rate-limited classes (None: the default)
     batch_us: float | None = None  # the lanes switch's batch window (None: its default)
+    wake: str | None = None  # which arrivals wake the lanes switch (None: its default)
     mpi_iters: int = mpi.ITERATIONS  # ping-pong round trips per message size (case mpi)
     mpi_timeout_s: float = mpi.TIMEOUT_S  # the ping-pong is stopped after this many seconds of the run
     switch_model: str = "lanes"  # the switches' TM: lanes (paced) or bmv2 (the model of bmv2's TM)
@@ -96,6 +97,8 @@ def run(p: Params) -> Path:
 def _switch_args(p: Params) -> tuple[str, ...]:
     """More `lanes switch` options the run asks for."""
     args: tuple[str, ...] = ("--batch-us", f"{p.batch_us:g}") if p.batch_us is not None else ()
+    if p.wake is not None:
+        args += ("--wake", p.wake)
     if p.switch_model != "lanes":
         args += ("--tm-model", p.switch_model)
     return args

@@ -53,6 +53,7 @@ class SwitchArgs:
     batch_us: float = 250.0
     rx_mode: str = "packet"
     poll_us: float = 0.0
+    wake: str = "leading"
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
     log_file: Path | None = None
@@ -122,6 +123,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
+    p.add_argument("--wake", choices=["leading", "high"], default="leading",
+                   help="which arrivals wake a data plane that waits for a departure: frames that lead their port "
+                        "(default), or also the top strict class's behind a few of its own (lower high-class delay, "
+                        "more wake-ups)")  # fmt: skip
     p.add_argument("--rx-mode", choices=["packet", "afxdp"], default="packet",
                    help="port sockets: AF_PACKET (default) or AF_XDP with an XDP redirect program")  # fmt: skip
     add_bmv2_arguments(p)
@@ -192,6 +197,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         batch_us=a.batch_us,
         rx_mode=a.rx_mode,
         poll_us=a.poll_us,
+        wake=a.wake,
         use_files_wait=a.use_files,
         log_file=a.log_file,
         log_level=a.log_level,

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
             rx_mode=sa.rx_mode,
             poll_ns=round(sa.poll_us * 1000),
             tm_model=sa.tm_model,
+            wake_top_class=sa.wake == "high",
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None
