@@ -195,3 +195,5 @@ def test_the_switch_model_reaches_the_switch_command_line() -> None:
     assert _switch_args(p) == ("--batch-us", "50", "--tm-model", "bmv2")
     p.switch_model, p.batch_us = "lanes", None
     assert _switch_args(p) == ()
+    p.wake = "high"
+    assert _switch_args(p) == ("--wake", "high")
