@@ -7,7 +7,7 @@ datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, al
 and system time. Needs root.
 
     sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high]
-        [--perf] [--json OUT]
+        [--rx-mode packet,afxdp] [--perf] [--json OUT]
 
 On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
 the switch's system time includes its receivers' packet delivery (the kernel pays it either
@@ -98,15 +98,15 @@ def receivers_share(pid: int, seconds: float, tmp: Path) -> float:
     return float(m.group(1)) / 100 if m else 0.0
 
 
-def run_one(contender: str, mbps: int, seconds: float, perf: bool, tmp: Path) -> dict:
+def run_one(contender: str, lanes_args: list[str] | None, mbps: int, seconds: float, perf: bool,
+            tmp: Path) -> dict:  # fmt: skip
+    """One contender at one port rate: the kernel's bridge + HTB when `lanes_args` is None."""
     with Star(4) as star:
-        if contender == "linux htb":
+        if lanes_args is None:
             setup_htb(star, port_mbps=mbps)
         else:
-            batch, _, wake = contender.split("batch ")[1].partition(" us")
-            wake_args = ["--wake", wake.removeprefix(" wake ")] if wake else []
-            setup_lanes(star, tmp, ["--batch-us", batch, *wake_args], port_mbps=mbps)
-        pid = switch_pid(star) if contender != "linux htb" else None
+            setup_lanes(star, tmp, lanes_args, port_mbps=mbps)
+        pid = switch_pid(star) if lanes_args is not None else None
         offered = 0.6 * mbps
         load_s = seconds * (2 if perf else 1) + 6
         log_dir = tmp / f"{contender.replace(' ', '_')}_{mbps}_{time.monotonic_ns()}"
@@ -128,6 +128,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
     ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
     ap.add_argument("--wake", help="lanes's wake settings to try, comma-separated (leading, high; default: the switch's)")
+    ap.add_argument("--rx-mode", help="lanes's port sockets to try, comma-separated (packet, afxdp; default: packet)")
     ap.add_argument("--perf", action="store_true", help="also split off the receivers' share with perf")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args()
@@ -135,11 +136,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for mbps in (int(x) for x in args.rates.split(",")):
-            wakes = [f" wake {w}" for w in args.wake.split(",")] if args.wake else [""]
-            lanes = [f"lanes rlsp-drr batch {b} us{w}" for b in args.batch_us.split(",") for w in wakes]
-            for contender in [*lanes, "linux htb"]:
+            contenders: list[tuple[str, list[str] | None]] = []
+            for b in args.batch_us.split(","):
+                for w in args.wake.split(",") if args.wake else [None]:
+                    for rx in args.rx_mode.split(",") if args.rx_mode else [None]:
+                        name = f"lanes rlsp-drr batch {b} us" + (f" wake {w}" if w else "") + (f" rx {rx}" if rx else "")
+                        extra = ["--wake", w] if w else []
+                        extra += ["--rx-mode", rx] if rx else []
+                        contenders.append((name, ["--batch-us", b, *extra]))
+            for contender, lanes_args in [*contenders, ("linux htb", None)]:
                 r = {"contender": contender, "port_mbps": mbps}
-                r.update(run_one(contender, mbps, args.seconds, args.perf, tmp))
+                r.update(run_one(contender, lanes_args, mbps, args.seconds, args.perf, tmp))
                 results.append(r)
                 print(json.dumps(r), flush=True)
     if args.json:
