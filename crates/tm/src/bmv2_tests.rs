@@ -187,3 +187,52 @@ fn bad_settings_are_refused_in_one_line() {
         "unknown TM model 'bmv3' (expected lanes or bmv2)"
     );
 }
+
+#[test]
+fn fifo_in_bmv2_takes_every_priority_into_queue_zero_and_ignores_its_rate() {
+    // queue 0 limited to one frame per 12 ms would space departures if fifo timed them
+    let mut cfg = PortConfig::new(LINK_BPS, Scheduler::Fifo, 8);
+    cfg.queues[0].rate_bytes_per_s = Some(125_000.0);
+    let mut p: Bmv2Port<u32> = Bmv2Port::new(cfg, 2).unwrap();
+    for (i, q) in [7, 0, 3, 5].into_iter().enumerate() {
+        assert_eq!(p.enqueue(0, q, FRAME, i as u32), EnqueueOutcome::Queued);
+    }
+    assert_eq!(
+        p.queue_status(0).unwrap().depth_pkts,
+        2,
+        "2 in the output buffer"
+    );
+    let mut left = vec![];
+    let mut now = 0;
+    while let Some(t) = p.next_event_ns(now) {
+        now = t;
+        let d = p.dequeue(now).unwrap();
+        left.push((d.item, d.qid, now));
+    }
+    let f = FRAME_NS;
+    assert_eq!(
+        left,
+        vec![(0, 0, 0), (1, 0, f), (2, 0, 2 * f), (3, 0, 3 * f)]
+    );
+}
+
+#[test]
+fn fifo_in_bmv2_takes_from_queue_zero_only_after_a_change() {
+    // an output buffer of one frame: a, then b and c wait in queues 3 and 0
+    let cfg = PortConfig::new(LINK_BPS, Scheduler::Strict, 8);
+    let mut p: Bmv2Port<u32> = Bmv2Port::new(cfg, 1).unwrap();
+    p.enqueue(0, 3, FRAME, 0);
+    p.enqueue(0, 3, FRAME, 1);
+    p.enqueue(0, 0, FRAME, 2);
+    p.set_scheduler(Scheduler::Fifo);
+    p.enqueue(0, 7, FRAME, 3);
+    let f = FRAME_NS;
+    let items: Vec<_> = [0, f, 2 * f, 3 * f]
+        .into_iter()
+        .map(|t| p.dequeue(t).map(|d| (d.item, d.qid)))
+        .collect();
+    assert_eq!(items, vec![Some((0, 3)), Some((2, 0)), Some((3, 0)), None]);
+    assert_eq!(p.queue_status(3).unwrap().depth_pkts, 1);
+    p.set_scheduler(Scheduler::Strict);
+    assert_eq!(p.dequeue(3 * f).map(|d| (d.item, d.qid)), Some((1, 3)));
+}

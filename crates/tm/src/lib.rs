@@ -31,4 +31,6 @@ pub type Nanos = u64;
 #[cfg(test)]
 mod bmv2_tests;
 #[cfg(test)]
+mod fifo_tests;
+#[cfg(test)]
 mod port_tests;
