@@ -30,6 +30,7 @@ use std::collections::VecDeque;
 use crate::config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler};
 use crate::drr::ActiveList;
 use crate::port::{Dequeued, EnqueueOutcome};
+use crate::split::{Split, WhenHeld};
 use crate::stats::{DropReason, QueueCounters, QueueStatus};
 use crate::Nanos;
 
@@ -75,7 +76,8 @@ impl<T> EgressQueue<T> {
 pub struct Bmv2Port<T> {
     queues: Vec<EgressQueue<T>>,
     scheduler: Scheduler,
-    strict_from: usize,
+    /// The scheduler as a setting of the strict/DRR split (split.rs).
+    split: Split,
     active: ActiveList,
     out: VecDeque<Moved<T>>,
     out_capacity: usize,
@@ -119,7 +121,7 @@ impl<T> Bmv2Port<T> {
         let mut port = Bmv2Port {
             queues,
             scheduler: cfg.scheduler,
-            strict_from: cfg.scheduler.strict_from(n),
+            split: Split::of(cfg.scheduler, n),
             active: ActiveList::new(),
             out: VecDeque::with_capacity(output_pkts as usize),
             out_capacity: output_pkts as usize,
@@ -231,29 +233,25 @@ impl<T> Bmv2Port<T> {
     /// Change the scheduler; queued packets stay and are served by the new one.
     pub fn set_scheduler(&mut self, scheduler: Scheduler) {
         self.scheduler = scheduler;
-        self.strict_from = scheduler.strict_from(self.queues.len());
+        self.split = Split::of(scheduler, self.queues.len());
         self.active.clear();
         for (i, q) in self.queues.iter_mut().enumerate() {
             q.deficit = 0;
-            if i < self.strict_from && !q.entries.is_empty() {
+            if i < self.split.strict_from && !q.entries.is_empty() {
                 self.active.push_back(i);
             }
         }
     }
 
     fn is_drr(&self, qid: usize) -> bool {
-        qid < self.strict_from && self.scheduler != Scheduler::Fifo
+        qid < self.split.strict_from
     }
 
     /// Offer a packet to egress queue `qid` (clamped to the top queue; queue 0 under fifo). Its
     /// departure time is fixed now; it moves on to the output buffer at once if that has room.
     #[inline(never)]
     pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
-        let qid = if self.scheduler == Scheduler::Fifo {
-            0
-        } else {
-            qid.min(self.queues.len() - 1)
-        };
+        let qid = qid.min(self.split.top);
         let nowf = now as f64;
         let drr = self.is_drr(qid);
         let over_buffer = self
@@ -279,8 +277,9 @@ impl<T> Bmv2Port<T> {
             return EnqueueOutcome::Dropped(item, reason);
         }
         // bmv2: departure = max(now, last departure + this packet's time at the queue's rate);
-        // DRR queues are not timed (thesis Algorithm 1: their departure time is the arrival)
-        let timed = !drr && self.scheduler != Scheduler::Fifo;
+        // DRR queues are not timed (thesis Algorithm 1: their departure time is the arrival), nor
+        // are queues no rate holds back (fifo)
+        let timed = !drr && self.split.when_held != WhenHeld::Send;
         let depart_ns = match q.cfg.rate_bytes_per_s {
             Some(rate) if timed => {
                 let d = nowf.max(q.last_depart_ns + f64::from(bytes) * 1e9 / rate);
@@ -391,12 +390,11 @@ impl<T> Bmv2Port<T> {
     }
 
     /// Which queue the scheduler takes from at `now`.
+    /// The strict queues the setting feeds, highest first (bmv2 has no stranded packets: one in
+    /// a queue the setting does not feed waits for a setting that does); then DRR.
     fn select(&mut self, now: f64) -> Option<usize> {
-        if self.scheduler == Scheduler::Fifo {
-            return self.queues[0].head_due(now).then_some(0);
-        }
-        let n = self.queues.len();
-        for qid in (self.strict_from..n).rev() {
+        let top = self.split.top;
+        for qid in (self.split.strict_from..=top).rev() {
             if self.queues[qid].head_due(now) {
                 return Some(qid);
             }
@@ -404,8 +402,8 @@ impl<T> Bmv2Port<T> {
         if let Some(qid) = self.drr_pick() {
             return Some(qid);
         }
-        if self.scheduler == Scheduler::RlspDrrBorrow && !self.queues[n - 1].entries.is_empty() {
-            return Some(n - 1);
+        if self.split.when_held == WhenHeld::Borrow && !self.queues[top].entries.is_empty() {
+            return Some(top);
         }
         None
     }

@@ -8,11 +8,12 @@ use crate::shaper::default_burst_bytes;
 /// Upper bound on class queues per port.
 pub const MAX_QUEUES: usize = 32;
 
-/// Which scheduler a port uses. All of them run on the same per-class queues, so a port can
-/// change scheduler at run time without losing what is queued.
+/// Which scheduler a port uses. Each is a setting of one mechanism (split.rs) on the same
+/// per-class queues, so a port can change scheduler at run time without losing what is queued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheduler {
-    /// One FIFO for the port; priorities ignored (the thesis's NO-ALG).
+    /// One FIFO for the port: every packet in queue 0, priorities and rates ignored (the
+    /// thesis's NO-ALG).
     Fifo,
     /// Highest queue index first; queues with a byte rate wait for their departure time.
     Strict,
@@ -45,27 +46,14 @@ impl Scheduler {
         }
     }
 
-    /// Index of the lowest strict queue for a port of `n` queues: queues at or above it are
-    /// served by strict priority, the ones below by DRR.
-    pub(crate) fn strict_from(self, n: usize) -> usize {
-        match self {
-            Scheduler::Fifo | Scheduler::Strict => 0,
-            Scheduler::Drr => n,
-            Scheduler::RlspDrr | Scheduler::RlspDrrBorrow => n - 1,
-        }
-    }
-
-    /// Whether some queues are served by strict priority (the top one among them).
+    /// Whether some queues are served by strict priority, the top one among them: a packet of
+    /// a higher priority leaves first. (fifo's one queue is strict in the split, split.rs, but it
+    /// takes every priority, so no class leaves first.)
     pub fn has_strict(self) -> bool {
         matches!(
             self,
             Scheduler::Strict | Scheduler::RlspDrr | Scheduler::RlspDrrBorrow
         )
-    }
-
-    /// Whether strict queues may exceed their rate when nothing else wants the link.
-    pub(crate) fn borrows(self) -> bool {
-        matches!(self, Scheduler::RlspDrrBorrow)
     }
 }
 

@@ -15,6 +15,7 @@ mod model;
 mod port;
 mod queue;
 mod shaper;
+mod split;
 mod stats;
 
 pub use bmv2::{Bmv2Port, BMV2_OUTPUT_BUFFER_PKTS};

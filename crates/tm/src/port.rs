@@ -2,17 +2,35 @@
 //!
 //! Algorithm
 //!
-//! - Queues are numbered 0..N; a higher number is a higher priority (bmv2's `priority`). Queues at
-//!   or above `strict_from` are strict, the ones below it share by deficit round robin: fifo puts
-//!   everything in queue 0, strict makes every queue strict, drr none, rlsp-drr only the top one.
-//! - Enqueue: a packet is refused if its queue is at its packet or byte depth, or the port's shared
-//!   buffer is full. A queue that becomes non-empty joins the DRR round (if it is a DRR queue)
-//!   with a zero deficit.
+//! One mechanism, as Linux's sch_ets: queues are numbered 0..N, a higher number a higher priority
+//! (bmv2's `priority`); the queues at or above `strict_from` are strict, the ones below share the
+//! rest by deficit round robin. Every scheduler is a setting of it (split.rs):
+//!
+//! | scheduler       | arrivals go to  | strict queues | a strict queue its rate holds, when nothing else may send |
+//! |-----------------|-----------------|---------------|-----------------------------------------------------------|
+//! | fifo            | queue 0         | all           | sends, and its bucket is charged                           |
+//! | strict          | their priority  | all           | waits                                                     |
+//! | drr             | their priority  | none          | (none)                                                    |
+//! | rlsp-drr        | their priority  | the top one   | waits                                                     |
+//! | rlsp-drr-borrow | their priority  | the top one   | sends, uncharged (it borrows)                             |
+//!
+//! So fifo is strict priority over the one queue it feeds, which no rate holds back: its packets
+//! leave in arrival order, back to back.
+//!
+//! - Enqueue: the priority is clamped to the highest queue the setting feeds (`top`: the port's
+//!   top queue, 0 under fifo). A packet is refused if its queue is at its packet or byte depth, or
+//!   the port's shared buffer is full. A queue that becomes non-empty joins the DRR round (if it
+//!   is a DRR queue) with a zero deficit.
 //! - Dequeue, only when the port is free (`now >= tx_free_at`): the highest non-empty strict queue
-//!   whose token bucket holds its head packet sends; else the DRR queue at the front of the round
-//!   sends if its deficit covers its head (it adds its quantum once per visit), otherwise it goes to
-//!   the back of the round; else, under rlsp-drr-borrow, the top queue sends beyond its rate
-//!   (uncharged). A queue that empties leaves the round and loses its deficit.
+//!   whose token bucket holds its head sends; else the DRR queue at the front of the round sends if
+//!   its deficit covers its head (it adds its quantum once per visit), otherwise it goes to the
+//!   back of the round; else the highest non-empty strict queue sends anyway if the setting says
+//!   so (borrowing: uncharged; fifo: charged). A queue that empties leaves the round and loses its
+//!   deficit.
+//! - A change of scheduler leaves every packet where it is. Packets in a queue the new setting does
+//!   not feed (after a change to fifo: any queue but 0) are stranded: until they are gone the port
+//!   sends the oldest head of all its queues first, whatever the rates, so no packet overtakes one
+//!   that arrived before it; then the split serves as set.
 //! - Token buckets (shaper.rs): a rate-limited queue's bucket fills at its rate up to its burst;
 //!   a departure is charged when it leaves, but no earlier than the moment the head became ready
 //!   minus the frame that was on the wire then, so a non-preemptive link does not cost the class
@@ -22,11 +40,13 @@
 //!   `burst_ns` behind it. A caller that sends ahead (`dequeue_ahead`) is judged late or not at
 //!   its real time, not the time it sends for.
 //! - `next_event_ns` tells an event loop when to call `dequeue` next: when the port is free if a
-//!   DRR queue (or fifo, or borrowing) has work, else when the earliest strict head's bucket allows.
+//!   DRR queue has work, or a strict queue may send past its rate (borrowing, fifo), or packets
+//!   are stranded; else when the earliest strict head's bucket allows.
 
 use crate::config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler};
 use crate::drr::ActiveList;
 use crate::queue::{Entry, Queue};
+use crate::split::{low_mask, Split, WhenHeld};
 use crate::stats::{DropReason, QueueStatus};
 use crate::Nanos;
 
@@ -68,10 +88,13 @@ pub struct Dequeued<T> {
 pub struct Port<T> {
     queues: Vec<Queue<T>>,
     scheduler: Scheduler,
-    /// Queues with an index >= strict_from are strict, the ones below are DRR.
-    strict_from: usize,
+    /// The scheduler as a setting of the strict/DRR split.
+    split: Split,
     /// Bit i set when queue i holds packets.
     nonempty: u32,
+    /// Bit i set when queue i held packets when the setting stopped feeding it (see Algorithm);
+    /// a bit may outlive its queue's last packet until the next selection clears it.
+    stranded: u32,
     active: ActiveList,
     buffer_limit: Option<u64>,
     buffer_used: u64,
@@ -111,8 +134,9 @@ impl<T> Port<T> {
         let mut port = Port {
             queues: cfg.queues.into_iter().map(Queue::new).collect(),
             scheduler: cfg.scheduler,
-            strict_from: cfg.scheduler.strict_from(n),
+            split: Split::of(cfg.scheduler, n),
             nonempty: 0,
+            stranded: 0,
             active: ActiveList::new(),
             buffer_limit: cfg.buffer_bytes,
             buffer_used: 0,
@@ -175,18 +199,15 @@ impl<T> Port<T> {
     /// as the port is free (and its queue's bucket allows); any other waits for the packets
     /// ahead of it. An event loop uses this to tell arrivals worth waking for.
     pub fn leads(&self, qid: usize) -> bool {
-        let qid = if self.scheduler == Scheduler::Fifo {
-            0
-        } else {
-            qid.min(self.queues.len() - 1)
-        };
+        let qid = qid.min(self.split.top);
         if self.queues[qid].len() != 1 {
             return false;
         }
         if self.nonempty == 1 << qid {
             return true;
         }
-        self.scheduler != Scheduler::Fifo && qid >= self.strict_from && self.nonempty >> qid == 1
+        // (a stranded packet lies in a queue above any fed one, so this fails while one does)
+        qid >= self.split.strict_from && self.nonempty >> qid == 1
     }
 
     /// Depth, settings and counters of queue `qid`, if the port has it.
@@ -229,14 +250,16 @@ impl<T> Port<T> {
         self.queues.get(qid).map(|q| &q.cfg)
     }
 
-    /// Change the scheduler; queued packets stay where they are and are served by the new one.
+    /// Change the scheduler; queued packets stay where they are and are served by the new one
+    /// (those in a queue it does not feed first, oldest first: see the module's Algorithm).
     pub fn set_scheduler(&mut self, scheduler: Scheduler) {
         self.scheduler = scheduler;
-        self.strict_from = scheduler.strict_from(self.queues.len());
+        self.split = Split::of(scheduler, self.queues.len());
+        self.stranded = self.nonempty & !self.split.fed_mask();
         self.active.clear();
         for (i, q) in self.queues.iter_mut().enumerate() {
             q.deficit = 0;
-            if i < self.strict_from && !q.entries.is_empty() {
+            if i < self.split.strict_from && !q.entries.is_empty() {
                 self.active.push_back(i);
             }
         }
@@ -245,11 +268,7 @@ impl<T> Port<T> {
     /// Offer a packet of `bytes` to queue `qid` (clamped to the highest queue, as a priority
     /// beyond the port's queues means "top class"). Under FIFO every packet goes to queue 0.
     pub fn enqueue(&mut self, now: Nanos, qid: usize, bytes: u32, item: T) -> EnqueueOutcome<T> {
-        let qid = if self.scheduler == Scheduler::Fifo {
-            0
-        } else {
-            qid.min(self.queues.len() - 1)
-        };
+        let qid = qid.min(self.split.top);
         let q = &mut self.queues[qid];
         let reason = if q.would_overflow(bytes) {
             Some(DropReason::QueueFull)
@@ -302,7 +321,7 @@ impl<T> Port<T> {
         self.buffer_used += u64::from(bytes);
         if was_empty {
             self.nonempty |= 1 << qid;
-            if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
+            if qid < self.split.strict_from {
                 q.deficit = 0;
                 self.active.push_back(qid);
             }
@@ -337,7 +356,7 @@ impl<T> Port<T> {
         }
         let (qid, borrowed) = self.select(nowf)?;
         let q = &mut self.queues[qid];
-        if qid >= self.strict_from {
+        if qid >= self.split.strict_from {
             // the frame in flight may have held the head past the moment its bucket allowed it:
             // that wait is not charged (a non-preemptive link must not cost the class its rate);
             // a late caller is covered by the bucket itself, which kept filling meanwhile
@@ -349,7 +368,7 @@ impl<T> Port<T> {
         q.counters.deq_bytes += u64::from(e.bytes);
         if q.entries.is_empty() {
             self.nonempty &= !(1 << qid);
-            if qid < self.strict_from && self.scheduler != Scheduler::Fifo {
+            if qid < self.split.strict_from {
                 q.deficit = 0;
                 self.active.pop_front();
             }
@@ -380,10 +399,10 @@ impl<T> Port<T> {
             return None;
         }
         let port_ready = self.tx_free_at.max(now as f64);
-        let drr_mask = low_mask(self.strict_from);
-        let when = if self.scheduler == Scheduler::Fifo
-            || self.nonempty & drr_mask != 0
-            || self.scheduler.borrows()
+        let drr_mask = low_mask(self.split.strict_from);
+        let when = if self.nonempty & drr_mask != 0
+            || self.split.when_held != WhenHeld::Wait
+            || self.stranded != 0
         {
             port_ready
         } else {
@@ -399,10 +418,12 @@ impl<T> Port<T> {
 
     /// Which queue sends now, and whether it borrows capacity beyond its rate.
     fn select(&mut self, now: f64) -> Option<(usize, bool)> {
-        if self.scheduler == Scheduler::Fifo {
-            return self.oldest_head().map(|q| (q, false));
+        if self.stranded != 0 {
+            if let Some(qid) = self.oldest_head() {
+                return Some((qid, false));
+            }
         }
-        let strict = self.nonempty & !low_mask(self.strict_from);
+        let strict = self.nonempty & !low_mask(self.split.strict_from);
         for qid in bits_high_first(strict) {
             if self.queues[qid].rate_allows(now) {
                 return Some((qid, false));
@@ -411,10 +432,15 @@ impl<T> Port<T> {
         if let Some(qid) = self.drr_pick() {
             return Some((qid, false));
         }
-        if self.scheduler.borrows() && strict != 0 {
-            return Some((31 - strict.leading_zeros() as usize, true));
+        if strict == 0 {
+            return None;
         }
-        None
+        let highest = 31 - strict.leading_zeros() as usize;
+        match self.split.when_held {
+            WhenHeld::Wait => None,
+            WhenHeld::Borrow => Some((highest, true)),
+            WhenHeld::Send => Some((highest, false)),
+        }
     }
 
     /// Deficit round robin (Shreedhar & Varghese): the front queue gets its quantum once per
@@ -436,20 +462,17 @@ impl<T> Port<T> {
         }
     }
 
-    /// FIFO: the queue whose head arrived first (after a change to FIFO, older packets may still
-    /// sit in other queues; they keep their place in arrival order).
-    fn oldest_head(&self) -> Option<usize> {
+    /// While packets are stranded: the queue whose head arrived first, of all queues (None once
+    /// the stranded queues are empty). Only after a change of scheduler, so out of line.
+    #[cold]
+    #[inline(never)]
+    fn oldest_head(&mut self) -> Option<usize> {
+        self.stranded &= self.nonempty;
+        if self.stranded == 0 {
+            return None;
+        }
         bits(self.nonempty)
             .min_by_key(|&qid| self.queues[qid].entries.front().map_or(u64::MAX, |e| e.seq))
-    }
-}
-
-/// Mask of queue indices below `n`.
-fn low_mask(n: usize) -> u32 {
-    if n >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << n) - 1
     }
 }
 

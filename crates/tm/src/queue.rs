@@ -11,7 +11,7 @@ pub(crate) struct Entry<T> {
     pub enq_ns: Nanos,
     pub enq_depth_pkts: u32,
     pub enq_depth_bytes: u64,
-    /// Port-wide arrival order, used by the FIFO scheduler after a scheduler change.
+    /// Port-wide arrival order: stranded packets leave oldest first after a change of scheduler.
     pub seq: u64,
 }
 
