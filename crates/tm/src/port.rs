@@ -280,6 +280,9 @@ impl<T> Port<T> {
         } else {
             None
         };
+        // judged before a drop: a random drop may take the only packet just before the arrival
+        // comes in, and the queue must not join the DRR round a second time
+        let was_empty = q.entries.is_empty();
         let mut displaced = None;
         if let Some(reason) = reason {
             // random drop: the victim is drawn from the queued packets and the arrival alike
@@ -305,7 +308,6 @@ impl<T> Port<T> {
             q.counters.count_drop(reason, gone.bytes);
             displaced = Some(gone.item);
         }
-        let was_empty = q.entries.is_empty();
         q.entries.push_back(Entry {
             item,
             bytes,

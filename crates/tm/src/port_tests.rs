@@ -481,3 +481,29 @@ fn a_packet_leads_when_alone_or_alone_atop_the_strict_classes() {
     s.enqueue(0, 4, 100, 1);
     assert!(!s.leads(4), "a lower strict class waits for a higher one");
 }
+
+/// Random drop may draw the only packet of a full queue (a depth of one packet, or of bytes):
+/// the queue is never empty in between, so it keeps its one place in the DRR round.
+#[test]
+fn random_drop_from_a_one_packet_drr_queue_keeps_the_round_intact() {
+    let mut c = PortConfig::new(8e6, Scheduler::Drr, 2);
+    c.queues[0].depth_pkts = Some(1);
+    c.drop = DropPolicy::Random;
+    let mut p: Port<u32> = Port::new(c).unwrap();
+    let (mut kept, mut displaced) = (0, 0);
+    for i in 0..20 {
+        match p.enqueue(0, 0, 100, i) {
+            EnqueueOutcome::Queued => kept = i,
+            EnqueueOutcome::Dropped(gone, _) if gone != i => {
+                kept = i;
+                displaced += 1;
+            }
+            EnqueueOutcome::Dropped(..) => {}
+        }
+    }
+    assert!(displaced > 0, "the draws never took the queued packet");
+    p.enqueue(0, 1, 100, 100);
+    p.enqueue(0, 1, 100, 101);
+    let items: Vec<u32> = drain(&mut p, 0).into_iter().map(|x| x.2).collect();
+    assert_eq!(items, vec![kept, 100, 101]);
+}
