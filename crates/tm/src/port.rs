@@ -6,13 +6,13 @@
 //! (bmv2's `priority`); the queues at or above `strict_from` are strict, the ones below share the
 //! rest by deficit round robin. Every scheduler is a setting of it (split.rs):
 //!
-//! | scheduler       | arrivals go to  | strict queues | a strict queue its rate holds, when nothing else may send |
-//! |-----------------|-----------------|---------------|-----------------------------------------------------------|
-//! | fifo            | queue 0         | all           | sends, and its bucket is charged                           |
-//! | strict          | their priority  | all           | waits                                                     |
-//! | drr             | their priority  | none          | (none)                                                    |
-//! | rlsp-drr        | their priority  | the top one   | waits                                                     |
-//! | rlsp-drr-borrow | their priority  | the top one   | sends, uncharged (it borrows)                             |
+//! | scheduler       | arrivals go to | strict queues | a strict queue held by its rate, if no other may send |
+//! |-----------------|----------------|---------------|-------------------------------------------------------|
+//! | fifo            | queue 0        | all           | sends, charged to its bucket                          |
+//! | strict          | their priority | all           | waits                                                 |
+//! | drr             | their priority | none          | -                                                     |
+//! | rlsp-drr        | their priority | the top one   | waits                                                 |
+//! | rlsp-drr-borrow | their priority | the top one   | sends, uncharged (it borrows)                         |
 //!
 //! So fifo is strict priority over the one queue it feeds, which no rate holds back: its packets
 //! leave in arrival order, back to back.
