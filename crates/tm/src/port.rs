@@ -46,7 +46,7 @@
 use crate::config::{ConfigError, DropPolicy, PortConfig, QueueConfig, Scheduler};
 use crate::drr::ActiveList;
 use crate::queue::{Entry, Queue};
-use crate::split::{low_mask, Split, WhenHeld};
+use crate::split::{Split, WhenHeld};
 use crate::stats::{DropReason, QueueStatus};
 use crate::Nanos;
 
@@ -401,11 +401,7 @@ impl<T> Port<T> {
             return None;
         }
         let port_ready = self.tx_free_at.max(now as f64);
-        let drr_mask = low_mask(self.split.strict_from);
-        let when = if self.nonempty & drr_mask != 0
-            || self.split.when_held != WhenHeld::Wait
-            || self.stranded != 0
-        {
+        let when = if self.nonempty & self.split.ready_mask != 0 || self.stranded != 0 {
             port_ready
         } else {
             let mut earliest = f64::INFINITY;
@@ -425,7 +421,7 @@ impl<T> Port<T> {
                 return Some((qid, false));
             }
         }
-        let strict = self.nonempty & !low_mask(self.split.strict_from);
+        let strict = self.nonempty & !self.split.drr_mask;
         for qid in bits_high_first(strict) {
             if self.queues[qid].rate_allows(now) {
                 return Some((qid, false));

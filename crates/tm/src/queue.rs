@@ -76,9 +76,10 @@ impl<T> Queue<T> {
 
     /// May the head leave at `now` as far as this queue's rate is concerned?
     pub fn rate_allows(&self, now: f64) -> bool {
-        match (&self.bucket, self.entries.front()) {
-            (Some(b), Some(head)) => b.allows(now, head.bytes),
-            _ => true,
+        // the bucket first: most queues have none, and then the head need not be looked at
+        match &self.bucket {
+            Some(b) => self.entries.front().is_none_or(|h| b.allows(now, h.bytes)),
+            None => true,
         }
     }
 

@@ -28,6 +28,11 @@ pub(crate) struct Split {
     pub strict_from: usize,
     /// What a strict queue held by its rate does when nothing else may send.
     pub when_held: WhenHeld,
+    /// The DRR queues (below `strict_from`) as a mask; the others are strict.
+    pub drr_mask: u32,
+    /// The queues whose backlog lets the port send as soon as it is free: the DRR queues, and
+    /// every queue when a held strict queue sends anyway (borrow, fifo).
+    pub ready_mask: u32,
 }
 
 impl Split {
@@ -40,10 +45,17 @@ impl Split {
             Scheduler::RlspDrr => (n - 1, n - 1, WhenHeld::Wait),
             Scheduler::RlspDrrBorrow => (n - 1, n - 1, WhenHeld::Borrow),
         };
+        let drr_mask = low_mask(strict_from);
         Split {
             top,
             strict_from,
             when_held,
+            drr_mask,
+            ready_mask: if when_held == WhenHeld::Wait {
+                drr_mask
+            } else {
+                u32::MAX
+            },
         }
     }
 
@@ -54,7 +66,7 @@ impl Split {
 }
 
 /// Mask of queue indices below `n`.
-pub(crate) fn low_mask(n: usize) -> u32 {
+fn low_mask(n: usize) -> u32 {
     if n >= 32 {
         u32::MAX
     } else {
@@ -68,18 +80,18 @@ mod tests {
 
     #[test]
     fn each_scheduler_is_a_setting_of_the_split() {
-        let of = |s| Split::of(s, 8);
-        let split = |top, strict_from, when_held| Split {
-            top,
-            strict_from,
-            when_held,
+        let of = |s| {
+            let x = Split::of(s, 8);
+            (x.top, x.strict_from, x.when_held, x.drr_mask, x.ready_mask)
         };
-        assert_eq!(of(Scheduler::Fifo), split(0, 0, WhenHeld::Send));
-        assert_eq!(of(Scheduler::Strict), split(7, 0, WhenHeld::Wait));
-        assert_eq!(of(Scheduler::Drr), split(7, 8, WhenHeld::Wait));
-        assert_eq!(of(Scheduler::RlspDrr), split(7, 7, WhenHeld::Wait));
-        assert_eq!(of(Scheduler::RlspDrrBorrow), split(7, 7, WhenHeld::Borrow));
-        assert_eq!(of(Scheduler::Fifo).fed_mask(), 1);
+        let all = u32::MAX;
+        use WhenHeld::*;
+        assert_eq!(of(Scheduler::Fifo), (0, 0, Send, 0, all));
+        assert_eq!(of(Scheduler::Strict), (7, 0, Wait, 0, 0));
+        assert_eq!(of(Scheduler::Drr), (7, 8, Wait, 0xff, 0xff));
+        assert_eq!(of(Scheduler::RlspDrr), (7, 7, Wait, 0x7f, 0x7f));
+        assert_eq!(of(Scheduler::RlspDrrBorrow), (7, 7, Borrow, 0x7f, all));
+        assert_eq!(Split::of(Scheduler::Fifo, 8).fed_mask(), 1);
         assert_eq!(Split::of(Scheduler::Drr, 32).fed_mask(), u32::MAX);
     }
 }
