@@ -4,7 +4,7 @@ lanes's ftree tables of the intact tree); then --runs random runs each draw one 
 bisect pattern and count the pattern's flows whose route changed. Writes the raw results as JSON
 and prints one markdown row per tree and engine.
 
-    python bench/fabric_paths_modified.py [--trees 3-ary-2,16-ary-2,16-ary-2-oversub-2] [--runs 10000]
+    python bench/fabric_paths_modified.py [--trees 3-ary-2,16-ary-2,...] [--runs 10000]
         [--out bench/results/fabric_paths_modified.json]
 """
 
@@ -25,13 +25,15 @@ TREES = {
     "8-ary-2": {"kind": "kary", "k": 8, "n": 2},
     "16-ary-2": {"kind": "kary", "k": 16, "n": 2},
     "16-ary-2-oversub-2": {"kind": "xgft", "m": [32, 16], "w": [1, 16]},
+    # The other 512-node 2:1 two-level tree: 32 leaves of 16 nodes with 8 up links each.
+    "xgft-16-32-1-8": {"kind": "xgft", "m": [16, 32], "w": [1, 8]},
 }
 ENGINES = ["ftree", "slimupdate-paper", "slimupdate"]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trees", default="3-ary-2,16-ary-2,16-ary-2-oversub-2")
+    ap.add_argument("--trees", default=",".join(TREES))
     ap.add_argument("--runs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="bench/results/fabric_paths_modified.json")
