@@ -57,7 +57,9 @@ def tables(dump: str) -> dict[str, dict[int, int]]:
     return out
 
 
-def route(net_links: dict[tuple[str, int], str], lfts: dict[str, dict[int, int]], src: str, lid: int) -> list[str]:
+def route(
+    net_links: dict[tuple[str, int], str], lfts: dict[str, dict[int, int]], src: str, lid: int
+) -> list[str]:
     """Links (as 'switch[port]') from the source HCA to the destination LID."""
     hops, x = [], net_links[(src, 1)]
     while x in lfts:
@@ -86,7 +88,9 @@ def main() -> int:
     net_links = links(net)
     result: dict = {
         "command": " ".join(["python", *sys.argv]),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "tree": "4-ary-3 (64 nodes, 48 switches)",
         "flows": [{"src": s, "dst": d, "bytes": b} for s, d, b in FLOWS],
@@ -104,7 +108,10 @@ def main() -> int:
         load = Counter(h for hops in routes.values() for h in hops)
         result[label] = {"routes": routes, "most_flows_on_one_link": max(load.values())}
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"order from perfquery ({len(received)} hosts read): " + ", ".join(f"{n} {received[n]} B" for n in order))
+    print(
+        f"order from perfquery ({len(received)} hosts read): "
+        + ", ".join(f"{n} {received[n]} B" for n in order)
+    )
     for label in ("ftree", "noftree_subtree"):
         x = result[label]
         print(f"{label}: most flows on one link {x['most_flows_on_one_link']}; routes {x['routes']}")

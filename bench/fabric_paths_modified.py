@@ -39,7 +39,9 @@ def main() -> int:
     ap.add_argument("--out", default="bench/results/fabric_paths_modified.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lanes-pathsmod-"))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     raw: dict = {
         "command": " ".join(["python", *sys.argv]),
         "commit": commit,

@@ -90,7 +90,9 @@ def test_order_from_a_perfquery_file_drives_noftree_sub_tree_routing(tmp_path: P
     pq = tmp_path / "perfquery.txt"
     pq.write_text(text)
     order = tmp_path / "order"
-    assert main(["fabric", "counter-order", str(net), "--counters", str(pq), "--out", str(order), "--json"]) == 0
+    assert (
+        main(["fabric", "counter-order", str(net), "--counters", str(pq), "--out", str(order), "--json"]) == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert r["hosts_read"] == 5
     assert [(x["node"], x["received_bytes"]) for x in r["order"]] == [

@@ -17,14 +17,13 @@ use serde::Serialize;
 use crate::align::par_fold;
 use crate::bail;
 use crate::check;
-use crate::engines::{self, EngineOptions};
+use crate::engines::{self, reroute, EngineOptions};
 use crate::error::Result;
 use crate::fail::{self, Failures};
 use crate::lft::{Lfts, SwitchLft, NO_PATH};
 use crate::model::Fabric;
 use crate::patterns::{phases, Rng};
 use crate::topo::Topo;
-use crate::workflow::reroute;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -239,9 +238,9 @@ pub fn paths_modified(f: &Fabric, o: &Options) -> Result<Report> {
         .map(|(e, name)| {
             let mut pairs_changed = 0u64;
             for link in &per_link {
-                for s in 0..n {
+                for (s, &leaf) in leaf_of.iter().enumerate() {
                     for d in (0..n).filter(|&d| d != s) {
-                        pairs_changed += u64::from(link[e].0[leaf_of[s] * n + d]);
+                        pairs_changed += u64::from(link[e].0[leaf * n + d]);
                     }
                 }
             }

@@ -12,7 +12,7 @@ use crate::failsub;
 use crate::lft::Lfts;
 use crate::model::Fabric;
 use crate::topo::Topo;
-use crate::{balance, check, engines, ftree, netlist, slimupdate};
+use crate::{balance, check, engines, ftree, netlist};
 
 fn strings(o: &Value, key: &str) -> Result<Vec<String>> {
     match o.get(key) {
@@ -31,18 +31,6 @@ fn strings(o: &Value, key: &str) -> Result<Vec<String>> {
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| err(e.to_string()))
-}
-
-/// Routes a degraded fabric with `engine`; SlimUpdate starts from the old tables.
-pub(crate) fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftree::Stats)> {
-    match engine {
-        "slimupdate" => slimupdate::route(g, t, Some(old)),
-        "slimupdate-paper" => slimupdate::route_balanced(g, t, Some(old)),
-        "ftree" | "mfattree" => engines::run(g, t, engine, &engines::EngineOptions::default()),
-        _ => bail!(
-            "re-routing after failures works with ftree, slimupdate, slimupdate-paper, mfattree or subtree, not {engine}"
-        ),
-    }
 }
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
@@ -84,7 +72,7 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
             subtree_report = Some(r);
             Ok((l, s))
         } else {
-            reroute(&g, &t, engine, &kept)
+            engines::reroute(&g, &t, engine, &kept)
         }
     });
     let (lfts, stats) = routed?;

@@ -27,7 +27,9 @@ def cmd_counter_order(args: argparse.Namespace) -> int:
     else:
         flows = counterlive.read_flows(_read(args.ibsim_flows), args.ibsim_flows)
         workdir = Path(args.workdir or Path(args.out).resolve().parent / "counters-ibsim")
-        print(f"fabric: ibsim + OpenSM on {args.net}, counters set and read with perfquery ...", file=sys.stderr)
+        print(
+            f"fabric: ibsim + OpenSM on {args.net}, counters set and read with perfquery ...", file=sys.stderr
+        )
         text = counterlive.set_and_read(args.net, flows, str(workdir))
         source = str(workdir / "perfquery.txt")
         Path(source).write_text(text, encoding="utf-8")
@@ -47,7 +49,9 @@ def cmd_counter_order(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
     else:
-        print(f"{len(received)} hosts read from {source}; {len(order)} received at least {args.min_bytes} bytes:")
+        print(
+            f"{len(received)} hosts read from {source}; {len(order)} received at least {args.min_bytes} bytes:"
+        )
         for n in order:
             print(f"  {n}: {received[n]} bytes")
         print(f"order -> {args.out}")
@@ -75,7 +79,9 @@ def cmd_paths_modified(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    c = sub.add_parser("counter-order", help="a node order for noftree from the hosts' port counters (received data)")
+    c = sub.add_parser(
+        "counter-order", help="a node order for noftree from the hosts' port counters (received data)"
+    )
     c.add_argument("net", help="netlist naming the hosts' LIDs")
     src = c.add_mutually_exclusive_group(required=True)
     src.add_argument("--counters", help="perfquery output for the hosts (basic or -x), one after the other")

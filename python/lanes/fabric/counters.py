@@ -56,7 +56,9 @@ def parse_perfquery(text: str, source: str = "counters") -> list[PortCounters]:
         if not m:
             raise LanesError(f"{source}:{n}: not a perfquery counter line: {line!r}")
         if not blocks:
-            raise LanesError(f"{source}:{n}: counter {m.group(1)} before any '# Port counters: Lid N port P' line")
+            raise LanesError(
+                f"{source}:{n}: counter {m.group(1)} before any '# Port counters: Lid N port P' line"
+            )
         try:
             blocks[-1].fields[m.group(1)] = int(m.group(2), 0)
         except ValueError:
