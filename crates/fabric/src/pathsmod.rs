@@ -25,6 +25,9 @@ use crate::model::Fabric;
 use crate::patterns::{phases, Rng};
 use crate::topo::Topo;
 
+/// Engines that re-route a degraded fabric from the tables in place.
+pub const REROUTE_ENGINES: &[&str] = &["ftree", "slimupdate", "slimupdate-paper", "mfattree"];
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Engines that re-route the degraded fabric (ftree, slimupdate, slimupdate-paper, mfattree).
@@ -186,6 +189,16 @@ pub fn paths_modified(f: &Fabric, o: &Options) -> Result<Report> {
     }
     if o.engines.is_empty() {
         bail!("paths modified: no engine named");
+    }
+    if let Some(e) = o
+        .engines
+        .iter()
+        .find(|e| !REROUTE_ENGINES.contains(&e.as_str()))
+    {
+        bail!(
+            "paths modified: engine {e:?} does not re-route after a failure ({})",
+            REROUTE_ENGINES.join(", ")
+        );
     }
     let t = Topo::new(f)?;
     let (old, _) = engines::run(f, &t, "ftree", &EngineOptions::default())?;
