@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -21,52 +20,10 @@ from collections import Counter
 from pathlib import Path
 
 from lanes.fabric import counterlive, counters, native
+from lanes.fabric.dumproutes import links, route, tables
 
 FLOWS = [("h-1", "h-4", 3 << 30), ("h-2", "h-8", 2 << 30), ("h-3", "h-12", 1 << 30)]
 TENANT = ["h-1", "h-2", "h-3", "h-4", "h-8", "h-12"]
-_NODE = re.compile(r'^(Switch|Ca)\s+\d+\s+"([^"]+)"')
-_PORT = re.compile(r'^\[(\d+)\]\S*\s+"([^"]+)"\[(\d+)\]')
-
-
-def links(net: str) -> dict[tuple[str, int], str]:
-    """(node, port) -> the node at the other end, from the netlist."""
-    out: dict[tuple[str, int], str] = {}
-    node = None
-    for line in Path(net).read_text().splitlines():
-        m = _NODE.match(line)
-        if m:
-            node = m.group(2)
-            continue
-        m = _PORT.match(line)
-        if m and node:
-            out[(node, int(m.group(1)))] = m.group(2)
-    return out
-
-
-def tables(dump: str) -> dict[str, dict[int, int]]:
-    """switch name -> {LID: port} from an opensm-lfts.dump."""
-    out: dict[str, dict[int, int]] = {}
-    cur: dict[int, int] = {}
-    for line in Path(dump).read_text().splitlines():
-        m = re.match(r"^Unicast lids .*\('(.*)'\):", line)
-        if m:
-            cur = out.setdefault(m.group(1), {})
-        elif line.startswith("0x"):
-            lid, port = line.split()[:2]
-            cur[int(lid, 16)] = int(port)
-    return out
-
-
-def route(
-    net_links: dict[tuple[str, int], str], lfts: dict[str, dict[int, int]], src: str, lid: int
-) -> list[str]:
-    """Links (as 'switch[port]') from the source HCA to the destination LID."""
-    hops, x = [], net_links[(src, 1)]
-    while x in lfts:
-        p = lfts[x][lid]
-        hops.append(f"{x}[{p}]")
-        x = net_links[(x, p)]
-    return hops
 
 
 def main() -> int:
