@@ -7,12 +7,11 @@ ibsim and reads them back with perfquery (skipped without ibsim/OpenSM: make set
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from lanes.cli import main
-from lanes.fabric import counters, opensm
+from lanes.fabric import counters, dumproutes, opensm
 
 # Paper III's example in pod 0: senders on leaf 0, receivers first on leaves 1-3.
 FLOWS = [("h-1", "h-4", 3 << 30), ("h-2", "h-8", 2 << 30), ("h-3", "h-12", 1 << 30)]
@@ -38,24 +37,6 @@ def _block(lid: int, rcv_words: int, extended: bool) -> str:
     )
 
 
-def _leaf_of(net: Path, host: str) -> str:
-    text = net.read_text()
-    at = text.index(f'"{host}"\t')
-    return re.search(r'"(s[^"]+)"\[\d+\]', text[at:]).group(1)
-
-
-def _ports(dump: Path, switch: str, lids: list[int]) -> list[int]:
-    rows: dict[int, int] = {}
-    on = False
-    for line in dump.read_text().splitlines():
-        if line.startswith("Unicast"):
-            on = f"('{switch}')" in line
-        elif on and line.startswith("0x"):
-            lid, port = line.split()[:2]
-            rows[int(lid, 16)] = int(port)
-    return [rows[x] for x in lids]
-
-
 def _route_with_order(tmp_path: Path, capsys, net: Path, order: Path) -> tuple[Path, Path]:
     old, new, tenant = tmp_path / "old.dump", tmp_path / "new.dump", tmp_path / "tenant"
     tenant.write_text(" ".join(TENANT))
@@ -71,12 +52,16 @@ def _route_with_order(tmp_path: Path, capsys, net: Path, order: Path) -> tuple[P
 
 def _assert_paper_iii_routes(net: Path, old: Path, new: Path) -> None:
     hosts = {name: lid for lid, name in counters.hosts_from_netlist(net.read_text()).items()}
-    leaf = _leaf_of(net, "h-1")
-    assert all(_leaf_of(net, s) == leaf for s in ("h-2", "h-3"))
-    dsts = [hosts[d] for _, d, _ in FLOWS]
-    before, after = _ports(old, leaf, dsts), _ports(new, leaf, dsts)
-    assert len(set(before)) == 1, f"ftree sends all three flows up one link: {before}"
-    assert len(set(after)) == 3, f"NoFTree with the counters' order: one up link each: {after}"
+    net_links = dumproutes.links(str(net))
+    before, after = dumproutes.tables(str(old)), dumproutes.tables(str(new))
+    for tables, up_links in ((before, 1), (after, 3)):
+        routes = [dumproutes.route(net_links, tables, s, hosts[d]) for s, d, _ in FLOWS]
+        # Leaf up, level-1 switch down, receiver's leaf down to it: 3 hops, all from one leaf.
+        assert all(len(r) == 3 and "none" not in r for r in routes), routes
+        assert len({r[0].split("[")[0] for r in routes}) == 1, routes
+        # ftree sends all three flows up one link; NoFTree with the counters' order one each.
+        assert len({r[0] for r in routes}) == up_links, routes
+        assert len({r[1] for r in routes}) == 3, routes
 
 
 def test_order_from_a_perfquery_file_drives_noftree_sub_tree_routing(tmp_path: Path, capsys) -> None:
