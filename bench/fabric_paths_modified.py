@@ -28,7 +28,7 @@ TREES = {
     # The other 512-node 2:1 two-level tree: 32 leaves of 16 nodes with 8 up links each.
     "xgft-16-32-1-8": {"kind": "xgft", "m": [16, 32], "w": [1, 8]},
 }
-ENGINES = ["ftree", "slimupdate-paper", "slimupdate"]
+ENGINES = ["ftree", "slimupdate-paper", "slimupdate-paper-intact", "slimupdate"]
 
 
 def main() -> int:

@@ -105,7 +105,12 @@ def register(sub: Any) -> None:
         "paths-modified", help="paths modified after a first link failure over random bisect runs (Paper IV)"
     )
     p.add_argument("net")
-    p.add_argument("--engines", default="ftree,slimupdate-paper,slimupdate")
+    p.add_argument(
+        "--engines",
+        default="ftree,slimupdate-paper,slimupdate",
+        help="comma list of ftree, slimupdate, slimupdate-paper, slimupdate-paper-intact (Paper IV's "
+        "with the intact tree's maximum counters), mfattree",
+    )
     p.add_argument("--runs", type=int, default=10000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
