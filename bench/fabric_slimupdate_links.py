@@ -1,5 +1,5 @@
 """SlimUpdate against ftree after one failed leaf-to-spine link, over every such link of a tree (or a
-random sample): LFT entries changed (paths modified) and SMPs (changed 64-LID blocks), summed over
+random sample): LFT entries changed and SMPs (changed 64-LID blocks), summed over
 the failures. Prints one markdown row per tree. With --shutdowns K: K compute nodes shut down one
 after the other (each re-route starting from the tables the previous one left), over --runs random
 sequences, entries and SMPs summed.

@@ -158,3 +158,26 @@ def test_min_copy_moves_a_vm_within_its_leaf_with_one_smp(tmp_path: Path, capsys
         assert rc == 0 and r["check"]["deadlock_free"] and r["check"]["unreachable"] == 0
         smps[mode] = (r["smps"], r["switches_updated"])
     assert smps == {"copy": (4, 4), "min-copy": (1, 1)}
+
+
+def test_paths_modified_after_a_first_link_failure(net: str, capsys) -> None:
+    # 4-ary-2-tree, each of its 16 links failed in turn. A failed link (leaf L, root R) breaks 24
+    # ordered node pairs: L's 4 nodes to the 3 remote nodes L sent up over it, and the 12 remote
+    # nodes to the one node of L that R reached. SlimUpdate moves those and nothing else; ftree
+    # moves more. A bisect run on 16 nodes has 16 flows.
+    rc, r = run_json(capsys, "fabric", "paths-modified", net, "--runs", "2000")
+    assert rc == 0 and (r["nodes"], r["links"], r["flows_per_run"]) == (16, 16, 16)
+    e = {x["engine"]: x for x in r["engines"]}
+    assert e["slimupdate"]["pairs_changed"] == e["slimupdate-paper"]["pairs_changed"] == 16 * 24
+    assert e["slimupdate"]["paths_expected"] == pytest.approx(16 * 24 / 16 / (16 * 15) * 16)
+    assert e["ftree"]["pairs_changed"] > 16 * 24 and e["ftree"]["paths_max"] <= 16
+    assert e["ftree"]["paths_mean"] > e["slimupdate-paper"]["paths_mean"]
+    # Fewer entries change with lanes's slimupdate than with Paper IV's, the same paths.
+    assert e["slimupdate"]["entries_changed"] < e["slimupdate-paper"]["entries_changed"]
+    for bad, want in [
+        (["--runs", "0"], "runs must be >= 1"),
+        (["--engines", "vswitch-ftree"], "vswitch-ftree"),
+    ]:
+        assert main(["fabric", "paths-modified", net, *bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert want in err[-1] and err[-1].startswith("lanes: error:"), err

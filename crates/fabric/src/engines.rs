@@ -93,3 +93,15 @@ pub fn run(f: &Fabric, t: &Topo, engine: &str, o: &EngineOptions) -> Result<(Lft
         ))),
     }
 }
+
+/// Routes a degraded fabric with `engine`; SlimUpdate starts from the old tables.
+pub fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftree::Stats)> {
+    match engine {
+        "slimupdate" => slimupdate::route(g, t, Some(old)),
+        "slimupdate-paper" => slimupdate::route_balanced(g, t, Some(old)),
+        "ftree" | "mfattree" => run(g, t, engine, &EngineOptions::default()),
+        _ => bail!(
+            "re-routing after failures works with ftree, slimupdate, slimupdate-paper, mfattree or subtree, not {engine}"
+        ),
+    }
+}

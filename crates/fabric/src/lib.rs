@@ -9,6 +9,7 @@
 //! - [`vswitch`]: hypervisors as vSwitches, vSwitchFatTree; [`migrate`]: LID swap/copy;
 //!   [`migsim`] ([`migplan`]): sequences of migrations, SMPs and routing quality over time.
 //! - [`fail`], [`failsub`]: failures re-routed (the failure's sub-tree only with `failsub`);
+//!   [`pathsmod`]: paths modified after a link failure, as Paper IV counts them;
 //!   [`phases`]: drop-first updates in two phases; [`minrc`]: minimal reconfiguration after a move.
 //! - [`vlcheck`]: deadlock freedom per VL (path SLs, SL-to-VL tables) on any topology.
 
@@ -37,6 +38,7 @@ pub mod model;
 pub mod netlist;
 pub mod nodeorder;
 pub mod order;
+pub mod pathsmod;
 pub mod patterns;
 pub mod phases;
 pub mod repair;

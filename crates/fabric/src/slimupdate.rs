@@ -258,11 +258,47 @@ pub fn route_with(
 
 /// Paper IV's SlimUpdate (Alg. 1-3): keeps old choices within the maximum counters.
 pub fn route_balanced(f: &Fabric, t: &Topo, old: Option<&Lfts>) -> Result<(Lfts, Stats)> {
+    route_capped(f, t, old, caps(f, t))
+}
+
+/// Paper IV's SlimUpdate with the maximum counters of the tree before a failure (`intact`, the
+/// same nodes with more links) instead of the degraded tree's: the paper does not say which.
+/// A port group the failure removed has no counter; one it created (none, for link failures)
+/// none either.
+pub fn route_balanced_intact_caps(
+    f: &Fabric,
+    t: &Topo,
+    old: Option<&Lfts>,
+    intact: (&Fabric, &Topo),
+) -> Result<(Lfts, Stats)> {
+    let (f0, t0) = intact;
+    let before = caps(f0, t0);
+    let mut by_ends = std::collections::HashMap::new();
+    for (s, groups) in t0.up.iter().chain(&t0.down).enumerate() {
+        let s = s % t0.num_switches();
+        for g in groups {
+            let ends = (t0.sw_node[s], t0.sw_node[g.remote as usize]);
+            by_ends.insert(ends, before.max[g.id as usize]);
+        }
+    }
+    let mut max = vec![u32::MAX; t.ngroups];
+    for (s, groups) in t.up.iter().chain(&t.down).enumerate() {
+        let s = s % t.num_switches();
+        for g in groups {
+            let ends = (t.sw_node[s], t.sw_node[g.remote as usize]);
+            if let Some(&m) = by_ends.get(&ends) {
+                max[g.id as usize] = m;
+            }
+        }
+    }
+    route_capped(f, t, old, Caps { max })
+}
+
+fn route_capped(f: &Fabric, t: &Topo, old: Option<&Lfts>, caps: Caps) -> Result<(Lfts, Stats)> {
     let start = Instant::now();
     f.check_lids()?;
     let empty = Lfts::default();
     let old_t = old_tables(f, t, old.unwrap_or(&empty));
-    let caps = caps(f, t);
     let nlids = f.max_lid() as usize + 1;
     let mut cols = Columns::new(nlids, t.num_switches());
     let mut c = Counters::new(t);

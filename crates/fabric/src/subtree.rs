@@ -124,7 +124,15 @@ pub fn reroute(
     let st = Topo::new(&sub)?;
     let (lfts, mut stats) = match order {
         Some(names) => {
-            let p = positions(&sub, &st, names)?;
+            // An order may cover the whole fabric (e.g. read from every host's port counters):
+            // names are checked against it, and the sub-tree takes its own nodes in that order.
+            positions(f, t, names)?;
+            let own: Vec<String> = names
+                .iter()
+                .filter(|n| sub.find(n).is_some())
+                .cloned()
+                .collect();
+            let p = positions(&sub, &st, &own)?;
             ftree::route_slots(&sub, &st, &noftree_slots(&st, &p), "noftree (sub-tree)")?
         }
         None => ftree::route_slots(&sub, &st, &ftree::port_order_slots(&st), "ftree (sub-tree)")?,
@@ -189,6 +197,23 @@ mod tests {
         // Without an order the sub-tree's ftree gives back the old routes of a full tree.
         let (same, _, _) = reroute(&f, &t, &old, &tenant, None).unwrap();
         assert!(check(&f, &t, &same).unwrap().deadlock_free);
+    }
+
+    #[test]
+    fn an_order_over_the_whole_fabric_is_cut_to_the_sub_tree() {
+        // 4-ary-3-tree, tenant in pod 0 (h-0..h-15). The order also names pod 1's nodes (first):
+        // the sub-tree routes as with its own nodes alone, in the same relative order.
+        let f = Pgft::kary(4, 3).unwrap().build().unwrap();
+        let t = Topo::new(&f).unwrap();
+        let (old, _) = ftree::route(&f).unwrap();
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let tenant = names(&["h-1", "h-2", "h-3"]);
+        let whole = names(&["h-20", "h-4", "h-17", "h-8", "h-12"]);
+        let own = names(&["h-4", "h-8", "h-12"]);
+        let (a, _, _) = reroute(&f, &t, &old, &tenant, Some(&whole)).unwrap();
+        let (b, _, _) = reroute(&f, &t, &old, &tenant, Some(&own)).unwrap();
+        assert_eq!(a, b);
+        assert!(reroute(&f, &t, &old, &tenant, Some(&names(&["nobody"]))).is_err());
     }
 
     #[test]

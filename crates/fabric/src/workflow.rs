@@ -12,7 +12,7 @@ use crate::failsub;
 use crate::lft::Lfts;
 use crate::model::Fabric;
 use crate::topo::Topo;
-use crate::{balance, check, engines, ftree, netlist, slimupdate};
+use crate::{balance, check, engines, ftree, netlist};
 
 fn strings(o: &Value, key: &str) -> Result<Vec<String>> {
     match o.get(key) {
@@ -31,18 +31,6 @@ fn strings(o: &Value, key: &str) -> Result<Vec<String>> {
 
 fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(|e| err(e.to_string()))
-}
-
-/// Routes a degraded fabric with `engine`; SlimUpdate starts from the old tables.
-fn reroute(g: &Fabric, t: &Topo, engine: &str, old: &Lfts) -> Result<(Lfts, ftree::Stats)> {
-    match engine {
-        "slimupdate" => slimupdate::route(g, t, Some(old)),
-        "slimupdate-paper" => slimupdate::route_balanced(g, t, Some(old)),
-        "ftree" | "mfattree" => engines::run(g, t, engine, &engines::EngineOptions::default()),
-        _ => bail!(
-            "re-routing after failures works with ftree, slimupdate, slimupdate-paper, mfattree or subtree, not {engine}"
-        ),
-    }
 }
 
 /// `opts`: {"links": ["s1-0[8]"], "switches": [..], "nodes": [..], "random_link_percent": f,
@@ -84,7 +72,7 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
             subtree_report = Some(r);
             Ok((l, s))
         } else {
-            reroute(&g, &t, engine, &kept)
+            engines::reroute(&g, &t, engine, &kept)
         }
     });
     let (lfts, stats) = routed?;
@@ -125,6 +113,23 @@ pub fn fail_files(net: &str, opts: &str) -> Result<String> {
         v["out_net"] = json!(p);
     }
     Ok(v.to_string())
+}
+
+/// `opts`: {"engines": ["ftree", "slimupdate-paper"], "runs": 10000, "seed": 1}: paths modified
+/// after a first link failure (see `pathsmod`).
+pub fn paths_modified_files(net: &str, opts: &str) -> Result<String> {
+    let o: Value = serde_json::from_str(opts).map_err(|e| err(format!("bad options: {e}")))?;
+    let f = load_with_lids(net, o.get("lids_from").and_then(Value::as_str))?;
+    let mut engines = strings(&o, "engines")?;
+    if engines.is_empty() {
+        engines = vec!["ftree".into(), "slimupdate-paper".into()];
+    }
+    let po = crate::pathsmod::Options {
+        engines,
+        runs: o.get("runs").and_then(Value::as_u64).unwrap_or(10_000) as usize,
+        seed: o.get("seed").and_then(Value::as_u64).unwrap_or(1),
+    };
+    to_value(&crate::pathsmod::paths_modified(&f, &po)?).map(|v| v.to_string())
 }
 
 /// Plans the two drop-first phases from `old` to `new` and writes them as OpenSM dumps

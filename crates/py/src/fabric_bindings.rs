@@ -91,6 +91,13 @@ fn fabric_migsim(py: Python<'_>, spec: &str, opts: &str) -> PyResult<String> {
     py.allow_threads(|| api::migsim(spec, opts)).map_err(py_err)
 }
 
+/// Paths modified after a first link failure (Paper IV's measure). Returns JSON.
+#[pyfunction]
+fn fabric_paths_modified(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
+    py.allow_threads(|| lanes_fabric::workflow::paths_modified_files(net, opts))
+        .map_err(py_err)
+}
+
 #[pyfunction]
 fn fabric_fail(py: Python<'_>, net: &str, opts: &str) -> PyResult<String> {
     py.allow_threads(|| lanes_fabric::workflow::fail_files(net, opts))
@@ -146,6 +153,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fabric_check_vl, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_sa_storm, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_fail, m)?)?;
+    m.add_function(wrap_pyfunction!(fabric_paths_modified, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_phases, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_guid_files, m)?)?;
     m.add_function(wrap_pyfunction!(fabric_slurm, m)?)?;

@@ -1,4 +1,5 @@
-"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study` (and cli_ops's)."""
+"""`lanes fabric gen|route|check|balance|diff|eval|opensm|migrate|order-study` (and cli_ops's,
+cli_counters's)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from lanes.fabric import cli_ops, migsim, native
+from lanes.fabric import cli_counters, cli_ops, migsim, native
 from lanes.fabric.cli_args import read_names, topology_spec
 
 ROUTE_ENGINES = ["ftree", "noftree", "mfattree", "slimupdate", "slimupdate-paper", "vswitch-ftree"]
@@ -418,4 +419,5 @@ def register(subparsers: Any) -> None:
     s.set_defaults(func=cmd_order_study)
 
     cli_ops.register(sub)
+    cli_counters.register(sub)
     migsim.register(sub)

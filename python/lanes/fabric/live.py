@@ -285,6 +285,29 @@ class LiveSubnet:
             r["lanes"] = runs[-1] if runs else None
         return r
 
+    def console(self, command: str, answer: str, timeout: float = 30) -> str:
+        """Sends one line to ibsim's console and returns its answer line (the first line after the
+        command containing `answer`); a '# ...' complaint ends it with an error."""
+        if self.ibsim is None or self.ibsim.stdin is None:
+            raise LanesError("the simulator is not running")
+        log = self.outdir / "ibsim.log"
+        since = log.stat().st_size
+        self.ibsim.stdin.write((command + "\n").encode())
+        self.ibsim.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(log, "rb") as fh:
+                fh.seek(since)
+                text = fh.read().decode(errors="replace")
+            for line in text.splitlines():
+                if answer in line:
+                    return line.strip()
+                if line.startswith("# ") and not line.startswith("# Port"):
+                    raise LanesError(f"ibsim refused {command!r}: {line[2:].strip()}")
+            if time.monotonic() > deadline:
+                raise LanesError(f"ibsim did not answer {command!r} within {timeout:.0f} s")
+            time.sleep(0.02)
+
     def event(self, text: str, timeout: float = 120, traces: int = 8) -> dict[str, Any]:
         """Applies one console event, waits for OpenSM to re-route and checks the result."""
         timing = self.apply(text, timeout)

@@ -67,6 +67,10 @@ def fail(net: str, opts: dict[str, Any]) -> dict[str, Any]:
     return _call("fabric_fail", net, json.dumps(opts))
 
 
+def paths_modified(net: str, opts: dict[str, Any]) -> dict[str, Any]:
+    return _call("fabric_paths_modified", net, json.dumps(opts))
+
+
 def phases(net: str, old: str, new: str, out_dir: str) -> dict[str, Any]:
     return _call("fabric_phases", net, old, new, out_dir)
 
