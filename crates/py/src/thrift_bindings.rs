@@ -45,6 +45,12 @@ fn bm_entry_modify(
     })
 }
 
+/// How many entries a table has (without reading them).
+#[pyfunction]
+fn bm_table_num_entries(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32) -> PyResult<usize> {
+    with_program(py, &sw, |p| p.entry_count(TableId(table)))
+}
+
 /// Removes the entry with this handle.
 #[pyfunction]
 fn bm_entry_delete(
@@ -113,6 +119,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bm_entry, m)?)?;
     m.add_function(wrap_pyfunction!(bm_entry_modify, m)?)?;
     m.add_function(wrap_pyfunction!(bm_entry_delete, m)?)?;
+    m.add_function(wrap_pyfunction!(bm_table_num_entries, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_counter, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_counters_reset, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_meter_set, m)?)?;

@@ -16,6 +16,7 @@ mod pcap;
 pub mod pcap_reader;
 pub mod port;
 pub mod pre;
+mod pre_error;
 mod queue_cfg;
 #[allow(unsafe_code)]
 // the receive ring's shared memory
