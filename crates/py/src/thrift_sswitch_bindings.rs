@@ -63,7 +63,7 @@ fn bm_mirror_session_set(
         truncate: None,
     };
     on_dataplane(py, &sw, |dp| dp.mirror_add(session, m))
-        .map_err(|e| bm_err(MIRROR_SESSION_NOT_FOUND, format!("session {session}: {e}")))
+        .map_err(|e| bm_err(MIRROR_SESSION_NOT_FOUND, e))
 }
 
 /// Session `session`, or None if it is not configured.
