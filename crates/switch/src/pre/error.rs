@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::pre::{MAX_MGID, MAX_NODES, MAX_PRE_PORT};
+use super::{MAX_MGID, MAX_NODES, MAX_PRE_PORT};
 
 /// Why a call to the engine (`crate::pre::Pre`) was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::pre_error::PreError;
+mod error;
+pub use error::PreError;
 
 /// Largest multicast group id (bmv2's `mcast_grp` is 16 bits; 0 means "no multicast").
 pub const MAX_MGID: u32 = 65535;
