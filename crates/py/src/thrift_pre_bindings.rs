@@ -15,7 +15,7 @@ use crate::thrift_errors::{
 /// A group id, node handle or rid from Thrift as the engine's; a negative one is refused with
 /// the code bmv2 gives an unknown one of its kind.
 fn id(v: i64, what: &str, code: i32) -> PyResult<u32> {
-    u32::try_from(v).map_err(|_| bm_err(code, format!("{what} {v} does not exist")))
+    u32::try_from(v).map_err(|_| bm_err(code, format!("{what} {v} is negative")))
 }
 
 fn group(v: i64) -> PyResult<u32> {
