@@ -1,4 +1,4 @@
-//! Bindings for bmv2's Thrift API (python/lanes/switch/thrift_*.py): table entries addressed by
+//! Bindings for bmv2's Thrift API (python/lanes/switch/thrift/): table entries addressed by
 //! the handle bmv2's clients keep (modify, delete, read one entry, its direct counter and
 //! meter), where the P4Runtime bindings address entries by match key. Errors are
 //! `P4rtError(code, message)` with the same gRPC codes; the Thrift server turns them into
