@@ -15,6 +15,9 @@ mod sim_bindings;
 mod switch_bindings;
 mod switch_handle;
 mod thrift_bindings;
+mod thrift_errors;
+mod thrift_pre_bindings;
+mod thrift_sswitch_bindings;
 mod vset_bindings;
 
 #[pymodule]
@@ -30,6 +33,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
+    thrift_errors::register(m)?;
+    thrift_pre_bindings::register(m)?;
+    thrift_sswitch_bindings::register(m)?;
     vset_bindings::register(m)?;
     p4c_bindings::register(m)?;
     Ok(())

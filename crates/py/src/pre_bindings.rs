@@ -103,7 +103,9 @@ fn p4rt_multicast_group_write(
                 ));
             }
             let exists = dp.pre.has_group(mgid);
-            let bad = |m: String| (INVALID_ARGUMENT, format!("multicast group {mgid}: {m}"));
+            let bad = |m: lanes_switch::pre::PreError| {
+                (INVALID_ARGUMENT, format!("multicast group {mgid}: {m}"))
+            };
             match op {
                 OP_INSERT if exists => {
                     Err((ALREADY_EXISTS, format!("multicast group {mgid} exists")))

@@ -1,4 +1,4 @@
-//! Bindings for bmv2's Thrift API (python/lanes/switch/thrift_*.py): table entries addressed by
+//! Bindings for bmv2's Thrift API (python/lanes/switch/thrift/): table entries addressed by
 //! the handle bmv2's clients keep (modify, delete, read one entry, its direct counter and
 //! meter), where the P4Runtime bindings address entries by match key. Errors are
 //! `P4rtError(code, message)` with the same gRPC codes; the Thrift server turns them into
@@ -43,6 +43,12 @@ fn bm_entry_modify(
             params,
         )
     })
+}
+
+/// How many entries a table has (without reading them).
+#[pyfunction]
+fn bm_table_num_entries(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32) -> PyResult<usize> {
+    with_program(py, &sw, |p| p.entry_count(TableId(table)))
 }
 
 /// Removes the entry with this handle.
@@ -113,6 +119,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bm_entry, m)?)?;
     m.add_function(wrap_pyfunction!(bm_entry_modify, m)?)?;
     m.add_function(wrap_pyfunction!(bm_entry_delete, m)?)?;
+    m.add_function(wrap_pyfunction!(bm_table_num_entries, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_counter, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_counters_reset, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_meter_set, m)?)?;

@@ -30,9 +30,11 @@ mod copies;
 mod counters;
 mod mirrors;
 mod portless;
+mod queues;
 mod settings;
 mod trace_log;
 pub use counters::{DropCounters, PortCounters};
+pub use queues::PPS_FRAME_BYTES;
 pub use settings::{MirrorSession, TmDefaults};
 pub use trace_log::TraceLog;
 

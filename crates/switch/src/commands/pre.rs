@@ -18,7 +18,7 @@ pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
             Ok(format!("multicast group {m} was created with handle {h}"))
         }),
         "mc_mgrp_destroy" => one(args, "mc_mgrp_destroy MGID")
-            .and_then(|m| pre.mgrp_destroy(m))
+            .and_then(|m| Ok(pre.mgrp_destroy(m)?))
             .map(|()| String::new()),
         "mc_node_create" => match args.split_first() {
             Some((rid, ports)) => num(rid).and_then(|rid| {
@@ -29,18 +29,18 @@ pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
         },
         "mc_node_update" => match args.split_first() {
             Some((h, ports)) => num(h)
-                .and_then(|h| pre.node_update(h, &port_list(ports)?))
+                .and_then(|h| Ok(pre.node_update(h, &port_list(ports)?)?))
                 .map(|()| String::new()),
             None => Err("mc_node_update NODE_HANDLE PORT...".into()),
         },
         "mc_node_associate" => two(args, "mc_node_associate MGID NODE_HANDLE")
-            .and_then(|(m, h)| pre.node_associate(m, h))
+            .and_then(|(m, h)| Ok(pre.node_associate(m, h)?))
             .map(|()| String::new()),
         "mc_node_dissociate" => two(args, "mc_node_dissociate MGID NODE_HANDLE")
-            .and_then(|(m, h)| pre.node_dissociate(m, h))
+            .and_then(|(m, h)| Ok(pre.node_dissociate(m, h)?))
             .map(|()| String::new()),
         "mc_node_destroy" => one(args, "mc_node_destroy NODE_HANDLE")
-            .and_then(|h| pre.node_destroy(h))
+            .and_then(|h| Ok(pre.node_destroy(h)?))
             .map(|()| String::new()),
         "mc_group_insert" | "mc_group_modify" => match args.split_first() {
             Some((m, reps)) => num(m).and_then(|m| {
@@ -51,7 +51,7 @@ pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
             None => Err(format!("{cmd} MGID PORT:RID...")),
         },
         "mc_group_delete" => one(args, "mc_group_delete MGID")
-            .and_then(|m| pre.group_delete(m))
+            .and_then(|m| Ok(pre.group_delete(m)?))
             .map(|()| String::new()),
         "mc_dump" => Ok(dump(dp)),
         "mc_dump_json" => Ok(dump_json(dp)),

@@ -6,12 +6,9 @@ use std::fmt::Write;
 use lanes_tm::{QuantilePoint, QueueConfig, Scheduler};
 
 use super::args::{num, num_u32};
-use crate::dataplane::Dataplane;
+use crate::dataplane::{Dataplane, PPS_FRAME_BYTES};
 
 type R = Result<String, String>;
-
-/// Bytes a rate in packets per second stands for, as bmv2's pps queue rates assume MTU frames.
-const PPS_FRAME_BYTES: f64 = 1500.0;
 
 pub(crate) const HELP: &str = "set_queue_rate PPS [PORT [QUEUE]] | set_queue_rate_bytes BYTES_PER_S [PORT [QUEUE]] | set_queue_burst BYTES [PORT [QUEUE]] | \
 set_queue_quantum BYTES [PORT [QUEUE]] | \
@@ -59,21 +56,9 @@ fn set_queue(dp: &mut Dataplane, args: &[&str], f: impl Fn(&mut QueueConfig, f64
     if !(value.is_finite() && value > 0.0) {
         return Err(format!("value must be positive, got {value}"));
     }
-    for n in port_nums(dp, args.get(1))? {
-        let tm = &mut dp.port_mut(n).expect("port exists").tm;
-        let queues: Vec<usize> = match args.get(2) {
-            Some(q) => vec![num(q)? as usize],
-            None => (0..tm.num_queues()).collect(),
-        };
-        for q in queues {
-            let mut cfg = tm
-                .queue_config(q)
-                .ok_or_else(|| format!("port {n} has no queue {q}"))?
-                .clone();
-            f(&mut cfg, value);
-            tm.set_queue_config(q, cfg).map_err(|e| e.0)?;
-        }
-    }
+    let port = args.get(1).map(|p| num_u32(p)).transpose()?;
+    let queue = args.get(2).map(|q| num(q)).transpose()?;
+    dp.update_queues(port, queue.map(|q| q as usize), |q| f(q, value))?;
     Ok(String::new())
 }
 

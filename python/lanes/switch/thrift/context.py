@@ -82,10 +82,6 @@ class SwitchContext:
     started: float = field(default_factory=time.monotonic)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def command(self, line: str) -> str:
-        """A text command (ValueError with its one-line message on failure)."""
-        return self.sw.command(line)
-
 
 def log(call: str, message: str) -> None:
     """One line on the switch's stderr for a refused call (bmv2's errors carry only a code)."""

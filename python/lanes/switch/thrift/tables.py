@@ -155,10 +155,7 @@ class TablesMixin:
 
     def bm_mt_get_num_entries(self, cxt_id, table_name):
         _, t = self._table("bm_mt_get_num_entries", table_name)
-        try:  # the text command counts without reading the entries
-            return int(self.ctx.command(f"table_num_entries {t.name}"))
-        except ValueError as e:
-            raise table_error("bm_mt_get_num_entries", E.ERROR, str(e)) from None
+        return self._native("bm_mt_get_num_entries", _native.bm_table_num_entries, t.index)
 
     def bm_mt_clear_entries(self, cxt_id, table_name, reset_default_entry):
         _, t = self._table("bm_mt_clear_entries", table_name)

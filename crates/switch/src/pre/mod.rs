@@ -8,6 +8,9 @@
 
 use std::collections::BTreeMap;
 
+mod error;
+pub use error::PreError;
+
 /// Largest multicast group id (bmv2's `mcast_grp` is 16 bits; 0 means "no multicast").
 pub const MAX_MGID: u32 = 65535;
 /// Port numbers a node may name (bmv2's simple_pre: 0 to 511, 511 excluded as the drop port).
@@ -39,18 +42,16 @@ struct Group {
     replicas: Vec<(u32, u16)>,
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, PreError>;
 
 impl Pre {
     /// Create group `mgid` (1 to MAX_MGID); its handle is `mgid`.
     pub fn mgrp_create(&mut self, mgid: u32) -> R<u32> {
         if mgid == 0 || mgid > MAX_MGID {
-            return Err(format!(
-                "multicast group {mgid} out of range (1-{MAX_MGID})"
-            ));
+            return Err(PreError::MgidOutOfRange(mgid));
         }
         if self.groups.contains_key(&mgid) {
-            return Err(format!("multicast group {mgid} exists"));
+            return Err(PreError::GroupExists(mgid));
         }
         self.groups.insert(mgid, Group::default());
         Ok(mgid)
@@ -58,10 +59,7 @@ impl Pre {
 
     /// Destroy group `mgid`; its nodes stay, no longer associated.
     pub fn mgrp_destroy(&mut self, mgid: u32) -> R<()> {
-        let g = self
-            .groups
-            .remove(&mgid)
-            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        let g = self.groups.remove(&mgid).ok_or(PreError::NoGroup(mgid))?;
         for h in g.nodes {
             if let Some(Some(n)) = self.nodes.get_mut(h as usize) {
                 n.group = None;
@@ -72,7 +70,7 @@ impl Pre {
 
     /// Create a node with replication id `rid` sending to `ports`; its handle.
     pub fn node_create(&mut self, rid: u32, ports: &[u32]) -> R<u32> {
-        let rid = u16::try_from(rid).map_err(|_| format!("rid {rid} out of range (0-65535)"))?;
+        let rid = u16::try_from(rid).map_err(|_| PreError::RidOutOfRange(rid))?;
         let ports = check_ports(ports)?;
         let node = Node {
             rid,
@@ -84,7 +82,7 @@ impl Pre {
             return Ok(h as u32);
         }
         if self.nodes.len() >= MAX_NODES {
-            return Err(format!("no room for another node ({MAX_NODES} exist)"));
+            return Err(PreError::Full { wanted: 1 });
         }
         self.nodes.push(Some(node));
         Ok(self.nodes.len() as u32 - 1)
@@ -114,11 +112,14 @@ impl Pre {
     /// Add node `handle` to group `mgid`.
     pub fn node_associate(&mut self, mgid: u32, handle: u32) -> R<()> {
         if !self.groups.contains_key(&mgid) {
-            return Err(format!("no multicast group {mgid}"));
+            return Err(PreError::NoGroup(mgid));
         }
         let n = self.node_mut(handle)?;
         if let Some(g) = n.group {
-            return Err(format!("node {handle} already belongs to group {g}"));
+            return Err(PreError::NodeInGroup {
+                node: handle,
+                group: g,
+            });
         }
         n.group = Some(mgid);
         self.groups
@@ -132,12 +133,12 @@ impl Pre {
 
     /// Take node `handle` out of group `mgid`.
     pub fn node_dissociate(&mut self, mgid: u32, handle: u32) -> R<()> {
-        let g = self
-            .groups
-            .get_mut(&mgid)
-            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        let g = self.groups.get_mut(&mgid).ok_or(PreError::NoGroup(mgid))?;
         let Some(i) = g.nodes.iter().position(|h| *h == handle) else {
-            return Err(format!("node {handle} is not in group {mgid}"));
+            return Err(PreError::NodeNotInGroup {
+                node: handle,
+                group: mgid,
+            });
         };
         g.nodes.remove(i);
         self.node_mut(handle)?.group = None;
@@ -155,22 +156,21 @@ impl Pre {
         }
         for (rid, ports) in &by_rid {
             if *rid > 0xffff {
-                return Err(format!("rid {rid} out of range (0-65535)"));
+                return Err(PreError::RidOutOfRange(*rid));
             }
             check_ports(ports)?;
         }
         let free = self.nodes.iter().filter(|n| n.is_none()).count();
         let old = self.groups.get(&mgid).map_or(0, |g| g.nodes.len());
         if MAX_NODES - self.nodes.len() + free + old < by_rid.len() {
-            return Err(format!("no room for {} more nodes", by_rid.len()));
+            return Err(PreError::Full {
+                wanted: by_rid.len(),
+            });
         }
         if create {
             self.mgrp_create(mgid)?;
         } else {
-            let g = self
-                .groups
-                .get(&mgid)
-                .ok_or_else(|| format!("no multicast group {mgid}"))?;
+            let g = self.groups.get(&mgid).ok_or(PreError::NoGroup(mgid))?;
             for h in g.nodes.clone() {
                 self.node_destroy(h)?;
             }
@@ -184,10 +184,7 @@ impl Pre {
 
     /// Destroy group `mgid` and its nodes (a P4Runtime DELETE).
     pub fn group_delete(&mut self, mgid: u32) -> R<()> {
-        let g = self
-            .groups
-            .get(&mgid)
-            .ok_or_else(|| format!("no multicast group {mgid}"))?;
+        let g = self.groups.get(&mgid).ok_or(PreError::NoGroup(mgid))?;
         for h in g.nodes.clone() {
             self.node_destroy(h)?;
         }
@@ -233,7 +230,7 @@ impl Pre {
         self.nodes
             .get_mut(handle as usize)
             .and_then(Option::as_mut)
-            .ok_or_else(|| format!("no multicast node {handle}"))
+            .ok_or(PreError::NoNode(handle))
     }
 
     fn rebuild(&mut self, mgid: u32) {
@@ -254,7 +251,7 @@ impl Pre {
 
 fn check_ports(ports: &[u32]) -> R<Vec<u32>> {
     if let Some(p) = ports.iter().find(|p| **p > MAX_PRE_PORT) {
-        return Err(format!("port {p} out of range (0-{MAX_PRE_PORT})"));
+        return Err(PreError::PortOutOfRange(*p));
     }
     let mut v = ports.to_vec();
     v.sort_unstable();
@@ -285,27 +282,30 @@ mod tests {
     #[test]
     fn bad_calls_are_refused_with_a_reason() {
         let mut pre = Pre::default();
-        assert!(pre.mgrp_create(0).unwrap_err().contains("out of range"));
+        assert_eq!(pre.mgrp_create(0), Err(PreError::MgidOutOfRange(0)));
         pre.mgrp_create(1).unwrap();
         pre.mgrp_create(2).unwrap();
-        assert!(pre.mgrp_create(1).unwrap_err().contains("exists"));
-        assert!(pre.node_create(70000, &[1]).unwrap_err().contains("rid"));
-        assert!(pre.node_create(1, &[511]).unwrap_err().contains("port 511"));
+        assert_eq!(pre.mgrp_create(1), Err(PreError::GroupExists(1)));
+        assert_eq!(
+            pre.node_create(70000, &[1]),
+            Err(PreError::RidOutOfRange(70000))
+        );
+        let e = pre.node_create(1, &[511]).unwrap_err();
+        assert_eq!(e, PreError::PortOutOfRange(511));
+        assert_eq!(e.to_string(), "port 511 out of range (0-510)");
         let h = pre.node_create(1, &[1]).unwrap();
         pre.node_associate(1, h).unwrap();
-        assert!(pre.node_associate(2, h).unwrap_err().contains("already"));
-        assert!(pre
-            .node_associate(3, h)
-            .unwrap_err()
-            .contains("no multicast group 3"));
-        assert!(pre
-            .node_dissociate(2, h)
-            .unwrap_err()
-            .contains("not in group"));
-        assert!(pre
-            .node_update(99, &[1])
-            .unwrap_err()
-            .contains("no multicast node"));
+        let in_group = PreError::NodeInGroup { node: h, group: 1 };
+        assert_eq!(pre.node_associate(2, h), Err(in_group));
+        assert_eq!(pre.node_associate(3, h), Err(PreError::NoGroup(3)));
+        let not_in = PreError::NodeNotInGroup { node: h, group: 2 };
+        assert_eq!(pre.node_dissociate(2, h), Err(not_in));
+        assert_eq!(pre.node_update(99, &[1]), Err(PreError::NoNode(99)));
+        assert_eq!(
+            PreError::NoNode(99).to_string(),
+            "no multicast node 99",
+            "the command port's one-line answer"
+        );
     }
 
     #[test]
