@@ -14,6 +14,7 @@ mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod switch_handle;
+mod table_write_bindings;
 mod thrift_bindings;
 mod vset_bindings;
 
@@ -30,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile_bindings::register(m)?;
     consolidate_bindings::register(m)?;
     thrift_bindings::register(m)?;
+    table_write_bindings::register(m)?;
     vset_bindings::register(m)?;
     p4c_bindings::register(m)?;
     Ok(())
