@@ -91,7 +91,7 @@ fn wildcard(kind: MatchKind, width: u32) -> Option<MatchKey> {
 fn all_ones(width: u32) -> Vec<u8> {
     let n = width.div_ceil(8) as usize;
     let mut v = vec![0xff; n.max(1)];
-    if width % 8 != 0 {
+    if !width.is_multiple_of(8) {
         v[0] = (1u8 << (width % 8)) - 1;
     }
     v
