@@ -183,7 +183,9 @@ class Entities(EntityReads, ProfileEntities):
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys = self.fields(spec, te)
-        action, params, target, hidden = None, [], None, None
+        action: int | None = None
+        params: list[bytes] = []
+        target, hidden = None, None
         if typ != DELETE and spec.profile is not None:
             target, hidden = self.indirect_target(spec, te.action)
         elif typ != DELETE:
