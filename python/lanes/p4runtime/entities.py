@@ -178,7 +178,9 @@ class Entities(EntityReads, ProfileEntities):
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
             keys = self.fields(spec, te)
-            default = _native.TableWrite(OP_DEFAULT, spec.index, keys, priority=te.priority, **self._default(spec, te))
+            default = _native.TableWrite(
+                OP_DEFAULT, spec.index, keys, priority=te.priority, **self._default(spec, te)
+            )
             return default, (spec.id, typ, b"", None)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
@@ -355,7 +357,9 @@ class Entities(EntityReads, ProfileEntities):
         if which == "direct_counter_entry":
             if spec.direct_counter is None:
                 raise invalid(f"table {spec.name} has no direct counter")
-            w = _native.TableWrite(OP_COUNTER, spec.index, keys, priority=te.priority, counter=counter_pair(e.data))
+            w = _native.TableWrite(
+                OP_COUNTER, spec.index, keys, priority=te.priority, counter=counter_pair(e.data)
+            )
         else:
             if spec.direct_meter is None:
                 raise invalid(f"table {spec.name} has no direct meter")

@@ -146,7 +146,9 @@ class ProfilesMixin:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
         entry = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))  # type: ignore[attr-defined]
         keys = [(i, *k) for i, k in enumerate(entry[1])]  # the entry's own key, as stored
-        w = _native.TableWrite(OP_MODIFY, t.index, keys, priority=entry[4], target=target, p4runtime_rules=False)
+        w = _native.TableWrite(
+            OP_MODIFY, t.index, keys, priority=entry[4], target=target, p4runtime_rules=False
+        )
         self._write(call, w)  # type: ignore[attr-defined]
 
     def _indirect_default(self, call: str, table_name: str, target: tuple | None) -> None:

@@ -28,7 +28,7 @@ from lanes.switch.thrift.context import SwitchContext, log, native_code, thrift_
 from lanes.switch.thrift.program import ProgramView, TableView
 
 E = TableOperationErrorCode
-OP_INSERT, OP_MODIFY, OP_DEFAULT = _native.OP_INSERT, _native.OP_MODIFY, _native.OP_DEFAULT
+OP_INSERT, OP_DEFAULT = _native.OP_INSERT, _native.OP_DEFAULT
 
 
 def table_error(call: str, code: int, message: str) -> InvalidTableOperation:
@@ -149,7 +149,8 @@ class TablesMixin:
         call = "bm_mt_set_default_action"
         _, t = self._table(call, table_name)
         a = self._action(call, t, action_name)
-        self._write(call, _native.TableWrite(OP_DEFAULT, t.index, action=a, params=action_data, p4runtime_rules=False))
+        w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=action_data, p4runtime_rules=False)
+        self._write(call, w)
 
     def bm_mt_reset_default_entry(self, cxt_id, table_name):
         call = "bm_mt_reset_default_entry"
@@ -157,7 +158,8 @@ class TablesMixin:
         if t.json_default is None:
             raise table_error(call, E.NO_DEFAULT_ENTRY, f"table {t.name} has no default entry in its JSON")
         a, params = t.json_default
-        self._write(call, _native.TableWrite(OP_DEFAULT, t.index, action=a, params=params, p4runtime_rules=False))
+        w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=params, p4runtime_rules=False)
+        self._write(call, w)
 
     def bm_mt_delete_entry(self, cxt_id, table_name, entry_handle):
         _, t = self._table("bm_mt_delete_entry", table_name)
