@@ -1,11 +1,11 @@
-//! Bindings for the P4Runtime server (python/lanes/p4runtime): staged programs, batched table
-//! writes with per-update results, entry reads, counters, registers and meters. Objects are
+//! Bindings for the P4Runtime server (python/lanes/p4runtime): staged programs, single entry
+//! reads, table defaults, counters, registers and meters. Objects are
 //! addressed by the program's own indices (TableId, ActionId) that the server resolves once
 //! per pipeline from the P4Info. Every call releases the GIL while it works on the data plane.
 //!
 //! Errors are `P4rtError(code, message, thrift_code)`: the gRPC status code and bmv2's
-//! TableOperationErrorCode of the same error (lanes-p4's `ApiError` decides both). Table writes
-//! are in table_write_bindings.rs.
+//! TableOperationErrorCode of the same error (lanes-p4's `ApiError` decides both). Table writes,
+//! key lookups and filtered reads are in table_write_bindings.rs.
 
 use std::sync::Mutex;
 
