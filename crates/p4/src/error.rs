@@ -1,4 +1,5 @@
-//! Load-time errors: one line naming the JSON object and the construct.
+//! Load-time errors: one line naming the JSON object and the construct. The runtime control
+//! API's errors are `ApiError` (api_error.rs).
 
 use std::fmt;
 
@@ -45,49 +46,7 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Errors from the runtime control API (tables, externs).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ApiError {
-    UnknownTable(String),
-    UnknownAction(String),
-    UnknownExtern(String),
-    BadHandle(u32),
-    IndexOutOfRange {
-        name: String,
-        index: u64,
-        size: u64,
-    },
-    /// Key count, match kind, value width or parameter mismatch, with a one-line explanation.
-    Invalid(String),
-    DuplicateEntry,
-    TableFull(String),
-    ConstTable(String),
-    /// A named object (action profile member or group) that does not exist.
-    NotFound(String),
-    /// A member or group still named by table entries or groups.
-    InUse(String),
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ApiError::UnknownTable(n) => write!(f, "unknown table {n}"),
-            ApiError::UnknownAction(n) => write!(f, "unknown action {n}"),
-            ApiError::UnknownExtern(n) => write!(f, "unknown extern {n}"),
-            ApiError::BadHandle(h) => write!(f, "no entry with handle {h}"),
-            ApiError::IndexOutOfRange { name, index, size } => {
-                write!(f, "{name}: index {index} out of range (size {size})")
-            }
-            ApiError::Invalid(m) => write!(f, "{m}"),
-            ApiError::DuplicateEntry => write!(f, "an entry with this key already exists"),
-            ApiError::TableFull(n) => write!(f, "table {n} is full"),
-            ApiError::ConstTable(n) => write!(f, "table {n} has const entries"),
-            ApiError::NotFound(m) | ApiError::InUse(m) => write!(f, "{m}"),
-        }
-    }
-}
-
-impl std::error::Error for ApiError {}
+pub use crate::api_error::ApiError;
 
 #[cfg(test)]
 mod tests {

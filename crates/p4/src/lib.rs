@@ -73,6 +73,7 @@
 #![forbid(unsafe_code)]
 
 mod action;
+pub mod api_error;
 mod bits;
 mod checksum;
 mod codec;
@@ -116,8 +117,8 @@ pub use program::{
 };
 pub use runtime::p4info;
 pub use runtime::{
-    ActionCall, ActionId, EntryHandle, EntryView, GroupView, MemberView, ProfileId, ProfileInfo,
-    TableId,
+    ActionCall, ActionId, EntryHandle, EntryView, FieldMatch, GroupView, KeyRules, MemberView,
+    ProfileId, ProfileInfo, TableId, TableWrite, WriteKind,
 };
 pub use state::{CloneRequest, PacketState, Reentry};
 pub use table::{MatchKey, MatchKind};

@@ -118,11 +118,11 @@ impl ActionProfile {
     }
 
     fn no_member(&self, h: u32) -> ApiError {
-        ApiError::NotFound(format!("action profile {} has no member {h}", self.name))
+        ApiError::NoMember(format!("action profile {} has no member {h}", self.name))
     }
 
     fn no_group(&self, h: u32) -> ApiError {
-        ApiError::NotFound(format!("action profile {} has no group {h}", self.name))
+        ApiError::NoGroup(format!("action profile {} has no group {h}", self.name))
     }
 
     /// Smallest handle not in `used` (bmv2 hands out the lowest free one).
@@ -176,7 +176,7 @@ impl ActionProfile {
     pub fn delete_member(&mut self, h: u32) -> Result<(), ApiError> {
         let m = self.member(h)?;
         if m.users > 0 {
-            return Err(ApiError::InUse(format!(
+            return Err(ApiError::MemberInUse(format!(
                 "member {h} of action profile {} is used by {} table entries or groups",
                 self.name, m.users
             )));
@@ -209,7 +209,7 @@ impl ActionProfile {
     pub fn delete_group(&mut self, h: u32) -> Result<(), ApiError> {
         let g = self.group(h)?;
         if g.users > 0 {
-            return Err(ApiError::InUse(format!(
+            return Err(ApiError::GroupInUse(format!(
                 "group {h} of action profile {} is used by {} table entries",
                 self.name, g.users
             )));
@@ -269,7 +269,7 @@ impl ActionProfile {
     pub fn add_member_to_group(&mut self, m: u32, h: u32) -> Result<(), ApiError> {
         let g = self.group(h)?;
         if g.members.iter().any(|x| x.0 == m) {
-            return Err(ApiError::Invalid(format!(
+            return Err(ApiError::MemberInGroup(format!(
                 "member {m} is already in group {h} of action profile {}",
                 self.name
             )));
@@ -282,7 +282,7 @@ impl ActionProfile {
     pub fn remove_member_from_group(&mut self, m: u32, h: u32) -> Result<(), ApiError> {
         let g = self.group(h)?;
         if !g.members.iter().any(|x| x.0 == m) {
-            return Err(ApiError::NotFound(format!(
+            return Err(ApiError::MemberNotInGroup(format!(
                 "member {m} is not in group {h} of action profile {}",
                 self.name
             )));

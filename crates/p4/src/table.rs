@@ -1,7 +1,7 @@
 //! Match tables: key layout, match structures (hash for exact, one hash per prefix length for
 //! lpm, a priority list for ternary/range/optional), entries and their runtime API.
 
-use crate::bits::{bytes_to_words, words_for, words_to_bytes};
+use crate::bits::{words_for, words_to_bytes};
 use crate::error::ApiError;
 use crate::externs::{CounterValue, Meter};
 use crate::fxhash::FxMap;
@@ -162,33 +162,6 @@ impl std::fmt::Debug for Table {
     }
 }
 
-fn fit(bytes: &[u8], width: u32, len: u32, what: &str) -> Result<Vec<u8>, ApiError> {
-    let mut words = vec![0u64; words_for(width) as usize];
-    if !bytes_to_words(bytes, width, &mut words) {
-        return Err(ApiError::Invalid(format!(
-            "{what}: value does not fit in {width} bits"
-        )));
-    }
-    let mut out = Vec::with_capacity(len as usize);
-    words_to_bytes(&words, width, &mut out);
-    Ok(out)
-}
-
-fn prefix_mask(width: u32, len: u32, plen: u32) -> Vec<u8> {
-    // the field occupies the low `width` bits of `len` bytes
-    let lead = len * 8 - width;
-    (0..len * 8)
-        .collect::<Vec<_>>()
-        .chunks(8)
-        .map(|bits| {
-            bits.iter().fold(0u8, |acc, b| {
-                let set = *b >= lead && *b < lead + plen;
-                (acc << 1) | u8::from(set)
-            })
-        })
-        .collect()
-}
-
 impl LpmGroup {
     fn new(prefix: u32, mask: &[u8]) -> LpmGroup {
         LpmGroup {
@@ -345,102 +318,6 @@ impl Table {
             .map(|(i, _)| i as u32)
     }
 
-    /// Checks and normalises keys into value/mask/ranges over the whole key.
-    fn encode(&self, keys: &[MatchKey]) -> Result<Entry, ApiError> {
-        if keys.len() != self.keys.len() {
-            return Err(ApiError::Invalid(format!(
-                "table {} has {} key fields, got {}",
-                self.name,
-                self.keys.len(),
-                keys.len()
-            )));
-        }
-        let n = self.key_len as usize;
-        let mut value = vec![0u8; n];
-        let mut mask = vec![0u8; n];
-        let mut ranges = Vec::new();
-        let mut prefix = 0;
-        let mut norm = Vec::with_capacity(keys.len());
-        for (kf, mk) in self.keys.iter().zip(keys) {
-            let what = format!("{} key {}", self.name, kf.name);
-            let (o, l) = (kf.off as usize, kf.len as usize);
-            let all = prefix_mask(kf.width, kf.len, kf.width);
-            let (v, m, nk) = match (kf.kind, mk) {
-                (MatchKind::Exact, MatchKey::Exact(v)) => {
-                    let v = fit(v, kf.width, kf.len, &what)?;
-                    (v.clone(), all, MatchKey::Exact(v))
-                }
-                (MatchKind::Lpm, MatchKey::Lpm(v, p)) => {
-                    if *p > kf.width {
-                        return Err(ApiError::Invalid(format!(
-                            "{what}: prefix length {p} over width {}",
-                            kf.width
-                        )));
-                    }
-                    prefix = *p;
-                    let m = prefix_mask(kf.width, kf.len, *p);
-                    let v = fit(v, kf.width, kf.len, &what)?;
-                    let v: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
-                    (v.clone(), m, MatchKey::Lpm(v, *p))
-                }
-                (MatchKind::Ternary, MatchKey::Ternary(v, m)) => {
-                    let m = fit(m, kf.width, kf.len, &what)?;
-                    let v = fit(v, kf.width, kf.len, &what)?;
-                    let v: Vec<u8> = v.iter().zip(&m).map(|(a, b)| a & b).collect();
-                    (v.clone(), m.clone(), MatchKey::Ternary(v, m))
-                }
-                // a P4Runtime optional match is also taken on a key the JSON calls ternary
-                // (p4c writes optional keys so), kept as given so reads return it as written
-                (MatchKind::Optional | MatchKind::Ternary, MatchKey::Optional(None)) => {
-                    (vec![0; l], vec![0; l], MatchKey::Optional(None))
-                }
-                (MatchKind::Optional | MatchKind::Ternary, MatchKey::Optional(Some(v))) => {
-                    let v = fit(v, kf.width, kf.len, &what)?;
-                    (v.clone(), all, MatchKey::Optional(Some(v)))
-                }
-                (MatchKind::Range, MatchKey::Range(lo, hi)) => {
-                    let lo = fit(lo, kf.width, kf.len, &what)?;
-                    let hi = fit(hi, kf.width, kf.len, &what)?;
-                    if lo > hi {
-                        return Err(ApiError::Invalid(format!("{what}: empty range")));
-                    }
-                    ranges.push((
-                        kf.off,
-                        kf.len,
-                        lo.clone().into_boxed_slice(),
-                        hi.clone().into_boxed_slice(),
-                    ));
-                    (vec![0; l], vec![0; l], MatchKey::Range(lo, hi))
-                }
-                (k, got) => {
-                    return Err(ApiError::Invalid(format!(
-                        "{what}: expected a {} match, got {got:?}",
-                        k.name()
-                    )))
-                }
-            };
-            value[o..o + l].copy_from_slice(&v);
-            mask[o..o + l].copy_from_slice(&m);
-            norm.push(nk);
-        }
-        Ok(Entry {
-            keys: norm,
-            action: 0,
-            data: Vec::new(),
-            priority: 0,
-            counter: CounterValue::default(),
-            meter: Meter::default(),
-            target: None,
-            last_hit: 0,
-            ttl_ns: None,
-            notified_at: None,
-            value: value.into_boxed_slice(),
-            mask: mask.into_boxed_slice(),
-            ranges,
-            prefix,
-        })
-    }
-
     fn same_key(&self, e: &Entry) -> Option<u32> {
         match self.structure {
             Structure::Keyless => None,
@@ -477,7 +354,7 @@ impl Table {
         priority: i32,
     ) -> Result<u32, ApiError> {
         if self.structure == Structure::Keyless {
-            return Err(ApiError::Invalid(format!(
+            return Err(ApiError::BadKey(format!(
                 "table {} has no key; set its default action instead",
                 self.name
             )));
@@ -593,5 +470,6 @@ impl Table {
     }
 }
 
+mod encode;
 #[cfg(test)]
 mod tests;

@@ -92,14 +92,20 @@ fn members_are_shared_and_groups_keep_what_they_use() {
         (port(&mut p, 0x0800, 0), port(&mut p, 0x86dd, 0)),
         (Some(7), Some(7))
     );
-    assert!(matches!(p.delete_member(ap, m), Err(ApiError::InUse(_))));
+    assert!(matches!(
+        p.delete_member(ap, m),
+        Err(ApiError::MemberInUse(_) | ApiError::GroupInUse(_))
+    ));
     // an empty group is a miss: the default action (drop) runs
     let g = p.create_group(ap, None, 2).unwrap();
     p.modify_indirect_entry(t, e1, ProfileRef::Group(g))
         .unwrap();
     assert_eq!(port(&mut p, 0x0800, 0), None);
     assert_eq!(p.stats().empty_group_misses, 1);
-    assert!(matches!(p.delete_group(ap, g), Err(ApiError::InUse(_))));
+    assert!(matches!(
+        p.delete_group(ap, g),
+        Err(ApiError::MemberInUse(_) | ApiError::GroupInUse(_))
+    ));
     p.add_member_to_group(ap, m, g).unwrap();
     assert_eq!(port(&mut p, 0x0800, 0), Some(7));
     // the group's max_size holds
@@ -123,7 +129,10 @@ fn members_are_shared_and_groups_keep_what_they_use() {
     p.set_default_target(t, Some(ProfileRef::Member(m2)))
         .unwrap();
     assert_eq!(port(&mut p, 0x1234, 0), Some(8));
-    assert!(matches!(p.delete_member(ap, m2), Err(ApiError::InUse(_))));
+    assert!(matches!(
+        p.delete_member(ap, m2),
+        Err(ApiError::MemberInUse(_) | ApiError::GroupInUse(_))
+    ));
     p.set_default_target(t, None).unwrap();
     p.delete_member(ap, m2).unwrap();
 }
@@ -141,7 +150,7 @@ fn indirect_tables_refuse_direct_actions_and_bad_references() {
     assert!(err.contains("is indirect"), "{err}");
     assert!(matches!(
         p.add_indirect_entry(t, key(0x0800), ProfileRef::Member(4), 0),
-        Err(ApiError::NotFound(_))
+        Err(ApiError::NoMember(_))
     ));
     // no selector: no groups
     assert!(p.create_group(ap, None, 0).is_err());

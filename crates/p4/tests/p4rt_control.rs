@@ -1,7 +1,7 @@
-//! The control-API additions the P4Runtime server uses (p4rt_test.json): entry lookup by key
-//! with a hint, single-entry reads, const default actions, meter reads and resets.
+//! The control-API additions the P4Runtime server uses (p4rt_test.json): entry lookup by key,
+//! single-entry reads, const default actions, meter reads and resets.
 
-use lanes_p4::{EntryHandle, MatchKey, MeterRates, Program};
+use lanes_p4::{ApiError, EntryHandle, MatchKey, MeterRates, Program};
 
 fn load() -> Program {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
@@ -16,7 +16,7 @@ fn acl_key(etype: u16, lo: u8, hi: u8) -> Vec<MatchKey> {
 }
 
 #[test]
-fn find_entry_by_key_with_and_without_hint() {
+fn find_entry_by_key_and_priority() {
     let mut p = load();
     let t = p.table_id("MyIngress.acl").unwrap();
     let a = p.action_id(t, "MyIngress.set_port").unwrap();
@@ -31,22 +31,9 @@ fn find_entry_by_key_with_and_without_hint() {
         MatchKey::Ternary(vec![0, 0x08, 0x00], vec![0xff, 0xff]),
         MatchKey::Range(vec![0, 1], vec![3]),
     ];
-    assert_eq!(p.find_entry_hint(t, &probe, 20, None).unwrap(), Some(h20));
-    // a wrong hint is checked and ignored; a right one is taken
-    assert_eq!(
-        p.find_entry_hint(t, &probe, 10, Some(h20)).unwrap(),
-        Some(h10)
-    );
-    assert_eq!(
-        p.find_entry_hint(t, &probe, 10, Some(h10)).unwrap(),
-        Some(h10)
-    );
-    assert_eq!(p.find_entry_hint(t, &probe, 30, Some(h10)).unwrap(), None);
-    assert_eq!(
-        p.find_entry_hint(t, &probe, 10, Some(EntryHandle(99)))
-            .unwrap(),
-        Some(h10)
-    );
+    assert_eq!(p.find_entry(t, &probe, 20), Ok(h20));
+    assert_eq!(p.find_entry(t, &probe, 10), Ok(h10));
+    assert_eq!(p.find_entry(t, &probe, 30), Err(ApiError::NoEntry));
     let v = p.entry_view(t, h20).unwrap();
     assert_eq!((v.priority, v.params.clone()), (20, vec![vec![0u8, 3]]));
     assert!(p.entry_view(t, EntryHandle(99)).is_err());

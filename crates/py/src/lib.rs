@@ -14,6 +14,7 @@ mod profile_bindings;
 mod sim_bindings;
 mod switch_bindings;
 mod switch_handle;
+mod table_write_bindings;
 mod thrift_bindings;
 mod thrift_errors;
 mod thrift_pre_bindings;
@@ -36,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     thrift_errors::register(m)?;
     thrift_pre_bindings::register(m)?;
     thrift_sswitch_bindings::register(m)?;
+    table_write_bindings::register(m)?;
     vset_bindings::register(m)?;
     p4c_bindings::register(m)?;
     Ok(())

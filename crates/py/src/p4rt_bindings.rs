@@ -1,77 +1,40 @@
-//! Bindings for the P4Runtime server (python/lanes/p4runtime): staged programs, batched table
-//! writes with per-update results, entry reads, counters, registers and meters. Objects are
+//! Bindings for the P4Runtime server (python/lanes/p4runtime): staged programs, single entry
+//! reads, table defaults, counters, registers and meters. Objects are
 //! addressed by the program's own indices (TableId, ActionId) that the server resolves once
 //! per pipeline from the P4Info. Every call releases the GIL while it works on the data plane.
 //!
-//! Errors carry a gRPC status code: `P4rtError(code, message)`.
+//! Errors are `P4rtError(code, message, thrift_code)`: the gRPC status code and bmv2's
+//! TableOperationErrorCode of the same error (lanes-p4's `ApiError` decides both). Table writes,
+//! key lookups and filtered reads are in table_write_bindings.rs.
 
 use std::sync::Mutex;
 
+use lanes_p4::api_error::thrift;
 use lanes_p4::{
-    ActionId, ApiError, CounterValue, EntryHandle, EntryView, MatchKey, MeterRates, ProfileRef,
-    Program, TableId,
+    ApiError, CounterValue, EntryHandle, EntryView, MatchKey, MeterRates, ProfileRef, Program,
+    TableId,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedBytes;
 
-use crate::codes::{
-    KEY_ANY, KEY_EXACT, KEY_LPM, KEY_OPTIONAL, KEY_RANGE, KEY_TERNARY, OP_COUNTER, OP_DEFAULT,
-    OP_DELETE, OP_INSERT, OP_METER, OP_MODIFY,
-};
+use crate::codes::{KEY_ANY, KEY_EXACT, KEY_LPM, KEY_OPTIONAL, KEY_RANGE, KEY_TERNARY};
 use crate::switch_bindings::PySwitch;
 
 create_exception!(_native, P4rtError, PyException);
 
-// gRPC status codes used here.
-const OK: u8 = 0;
-pub(crate) const INVALID_ARGUMENT: u8 = 3;
-pub(crate) const NOT_FOUND: u8 = 5;
-pub(crate) const ALREADY_EXISTS: u8 = 6;
-const PERMISSION_DENIED: u8 = 7;
-const RESOURCE_EXHAUSTED: u8 = 8;
-const FAILED_PRECONDITION: u8 = 9;
-const OUT_OF_RANGE: u8 = 11;
+pub(crate) use lanes_p4::api_error::grpc::{
+    ALREADY_EXISTS, FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND,
+};
 
-fn code_of(e: &ApiError) -> u8 {
-    match e {
-        ApiError::UnknownTable(_) | ApiError::UnknownAction(_) | ApiError::UnknownExtern(_) => {
-            NOT_FOUND
-        }
-        ApiError::BadHandle(_) | ApiError::NotFound(_) => NOT_FOUND,
-        ApiError::InUse(_) => FAILED_PRECONDITION,
-        ApiError::IndexOutOfRange { .. } => OUT_OF_RANGE,
-        ApiError::Invalid(_) => INVALID_ARGUMENT,
-        ApiError::DuplicateEntry => ALREADY_EXISTS,
-        ApiError::TableFull(_) => RESOURCE_EXHAUSTED,
-        ApiError::ConstTable(_) => PERMISSION_DENIED,
-    }
-}
-
+/// A refusal the bindings make themselves (not an `ApiError`): bmv2's code is its generic one.
 pub(crate) fn py_err(code: u8, msg: impl Into<String>) -> PyErr {
-    P4rtError::new_err((code, msg.into()))
+    P4rtError::new_err((code, msg.into(), thrift::ERROR))
 }
 
+/// An `ApiError` as P4rtError(gRPC code, message, Thrift code), all three from lanes-p4.
 pub(crate) fn api_err(e: ApiError) -> PyErr {
-    py_err(code_of(&e), e.to_string())
-}
-
-/// A match key from Python: (kind, a, b, prefix_len); kinds (crate::codes) exact(a),
-/// lpm(a, plen), ternary(a, mask b), range(low a, high b), optional(a), any (optional wildcard).
-type PyKey = (u8, PyBackedBytes, PyBackedBytes, u32);
-
-fn to_key(k: &PyKey) -> Result<MatchKey, String> {
-    let (kind, a, b, plen) = k;
-    Ok(match *kind {
-        KEY_EXACT => MatchKey::Exact(a.to_vec()),
-        KEY_LPM => MatchKey::Lpm(a.to_vec(), *plen),
-        KEY_TERNARY => MatchKey::Ternary(a.to_vec(), b.to_vec()),
-        KEY_RANGE => MatchKey::Range(a.to_vec(), b.to_vec()),
-        KEY_OPTIONAL => MatchKey::Optional(Some(a.to_vec())),
-        KEY_ANY => MatchKey::Optional(None),
-        other => return Err(format!("unknown match kind {other}")),
-    })
+    P4rtError::new_err((e.grpc_code(), e.to_string(), e.thrift_code()))
 }
 
 /// A key as returned to Python: (kind, a, b, prefix_len), kinds as in `PyKey`.
@@ -175,24 +138,6 @@ fn p4rt_reconcile(
     r.map_err(|e| py_err(INVALID_ARGUMENT, format!("cannot reconcile: {e}")))
 }
 
-/// One table update: (op, table, keys, action, params, priority, hint handle or -1,
-/// counter (packets, bytes) or None, meter rates or None, target or None). Ops (crate::codes):
-/// insert, modify, delete, set default action, write direct counter, write direct meter
-/// (rates None = reset). In an indirect table the target (is a group, handle) takes the place
-/// of the action; OP_DEFAULT with no target and action `u32::MAX` resets the default member.
-type PyOp = (
-    u8,
-    u32,
-    Vec<PyKey>,
-    u32,
-    Vec<PyBackedBytes>,
-    i32,
-    i64,
-    Option<(u64, u64)>,
-    Option<PyRates>,
-    Option<PyTarget>,
-);
-
 /// A member or group of an action profile: (is a group, handle).
 pub(crate) type PyTarget = (bool, u32);
 
@@ -208,124 +153,6 @@ fn target_out(r: ProfileRef) -> PyTarget {
         ProfileRef::Group(h) => (true, h),
         ProfileRef::Member(h) => (false, h),
     }
-}
-
-/// Result of one update: (status code, entry handle or -1, message).
-type OpResult = (u8, i64, String);
-
-fn apply_op(p: &mut Program, op: &PyOp) -> Result<i64, (u8, String)> {
-    let (kind, table, keys, action, params, priority, hint, counter, meter, target) = op;
-    let target = target.map(target_of);
-    let t = TableId(*table);
-    let a = ActionId(*action);
-    let params = || params.iter().map(|x| x.to_vec()).collect::<Vec<_>>();
-    let keys: Vec<MatchKey> = keys
-        .iter()
-        .map(to_key)
-        .collect::<Result<_, _>>()
-        .map_err(|e| (INVALID_ARGUMENT, e))?;
-    let e = |x: ApiError| (code_of(&x), x.to_string());
-    let find = |p: &Program| -> Result<EntryHandle, (u8, String)> {
-        let hint = u32::try_from(*hint).ok().map(EntryHandle);
-        p.find_entry_hint(t, &keys, *priority, hint)
-            .map_err(e)?
-            .ok_or((NOT_FOUND, "no entry with this match key".to_string()))
-    };
-    let counter_value = |c: &(u64, u64)| CounterValue {
-        packets: c.0,
-        bytes: c.1,
-    };
-    match *kind {
-        OP_INSERT => {
-            let h = match target {
-                Some(r) => p.add_indirect_entry(t, keys.clone(), r, *priority),
-                None => p.add_entry(t, keys.clone(), a, params(), *priority),
-            }
-            .map_err(e)?;
-            if let Some(c) = counter {
-                p.direct_counter_write(t, h, counter_value(c)).map_err(e)?;
-            }
-            if let Some(r) = meter {
-                p.direct_meter_set(t, h, rates(*r)).map_err(e)?;
-            }
-            Ok(i64::from(h.0))
-        }
-        OP_MODIFY => {
-            let h = find(p)?;
-            match target {
-                Some(r) => p.modify_indirect_entry(t, h, r),
-                None => p.modify_entry(t, h, a, params()),
-            }
-            .map_err(e)?;
-            if let Some(c) = counter {
-                p.direct_counter_write(t, h, counter_value(c)).map_err(e)?;
-            }
-            if let Some(r) = meter {
-                p.direct_meter_set(t, h, rates(*r)).map_err(e)?;
-            }
-            Ok(i64::from(h.0))
-        }
-        OP_DELETE => {
-            let h = find(p)?;
-            p.delete_entry(t, h).map_err(e)?;
-            Ok(i64::from(h.0))
-        }
-        OP_DEFAULT if target.is_some() || *action == u32::MAX => {
-            p.set_default_target(t, target).map_err(e)?;
-            Ok(-1)
-        }
-        OP_DEFAULT => {
-            if p.default_is_const(t).map_err(e)?
-                && p.default_entry(t).map_err(e)?.map(|d| d.0) != Some(a)
-            {
-                return Err((
-                    PERMISSION_DENIED,
-                    "the table's default action is const".into(),
-                ));
-            }
-            p.set_default(t, a, params()).map_err(e)?;
-            Ok(-1)
-        }
-        OP_COUNTER => {
-            let h = find(p)?;
-            p.direct_counter_write(t, h, counter.map(|c| counter_value(&c)).unwrap_or_default())
-                .map_err(e)?;
-            Ok(i64::from(h.0))
-        }
-        OP_METER => {
-            let h = find(p)?;
-            match meter {
-                Some(r) => p.direct_meter_set(t, h, rates(*r)).map_err(e)?,
-                None => p.direct_meter_reset(t, h).map_err(e)?,
-            }
-            Ok(i64::from(h.0))
-        }
-        other => Err((INVALID_ARGUMENT, format!("unknown table operation {other}"))),
-    }
-}
-
-/// Apply table updates in order; one result per update (later updates run after a failure).
-#[pyfunction]
-fn p4rt_table_write(
-    py: Python<'_>,
-    sw: PyRef<'_, PySwitch>,
-    ops: Vec<PyOp>,
-) -> PyResult<Vec<OpResult>> {
-    let sw: &PySwitch = &sw;
-    py.allow_threads(|| {
-        sw.inner.with(|dp| {
-            let Some(p) = dp.program_mut() else {
-                return Err(py_err(FAILED_PRECONDITION, "no forwarding pipeline loaded"));
-            };
-            Ok(ops
-                .iter()
-                .map(|op| match apply_op(p, op) {
-                    Ok(h) => (OK, h, String::new()),
-                    Err((code, msg)) => (code, -1, msg),
-                })
-                .collect())
-        })
-    })
 }
 
 /// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter,
@@ -349,43 +176,8 @@ pub(crate) fn with_program<R: Send>(
     py.allow_threads(|| {
         sw.inner.with(|dp| match dp.program_mut() {
             Some(p) => f(p).map_err(api_err),
-            None => Err(py_err(FAILED_PRECONDITION, "no forwarding pipeline loaded")),
+            None => Err(api_err(ApiError::NoProgram)),
         })
-    })
-}
-
-/// Entries of a table, in handle order.
-#[pyfunction]
-fn p4rt_table_read(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32) -> PyResult<Vec<OutEntry>> {
-    with_program(py, &sw, |p| {
-        let t = TableId(table);
-        let entries = p.entries(t)?;
-        entries.into_iter().map(|e| view_out(p, t, e)).collect()
-    })
-}
-
-/// The entry with these keys (hint handle checked first), or None.
-#[pyfunction]
-fn p4rt_table_find(
-    py: Python<'_>,
-    sw: PyRef<'_, PySwitch>,
-    table: u32,
-    keys: Vec<PyKey>,
-    priority: i32,
-    hint: i64,
-) -> PyResult<Option<OutEntry>> {
-    let keys: Vec<MatchKey> = keys
-        .iter()
-        .map(to_key)
-        .collect::<Result<_, _>>()
-        .map_err(|e| py_err(INVALID_ARGUMENT, e))?;
-    with_program(py, &sw, |p| {
-        let t = TableId(table);
-        let hint = u32::try_from(hint).ok().map(EntryHandle);
-        let Some(h) = p.find_entry_hint(t, &keys, priority, hint)? else {
-            return Ok(None);
-        };
-        entry_out(p, t, h).map(Some)
     })
 }
 
@@ -399,7 +191,11 @@ pub(crate) fn entry_out(
     view_out(p, t, p.entry_view(t, h)?)
 }
 
-fn view_out(p: &Program, t: TableId, e: EntryView) -> Result<OutEntry, lanes_p4::ApiError> {
+pub(crate) fn view_out(
+    p: &Program,
+    t: TableId,
+    e: EntryView,
+) -> Result<OutEntry, lanes_p4::ApiError> {
     let m = p.direct_meter_get(t, e.handle)?;
     Ok((
         e.handle.0,
@@ -560,9 +356,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(p4rt_compile, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_commit, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_reconcile, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_table_write, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_table_read, m)?)?;
-    m.add_function(wrap_pyfunction!(p4rt_table_find, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_table_default, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_table_clear, m)?)?;
     m.add_function(wrap_pyfunction!(p4rt_counter_read, m)?)?;

@@ -17,7 +17,6 @@ from lanes.p4runtime.values import (
     DEFAULT_ONLY,
     DELETE,
     INSERT,
-    K_ANY,
     K_EXACT,
     K_LPM,
     K_OPTIONAL,
@@ -32,14 +31,15 @@ from lanes.p4runtime.values import (
     OP_METER,
     OP_MODIFY,
     TABLE_ONLY,
-    Canon,
     Key,
     counter_pair,
     meter_rates,
     native_error,
-    to_bytes,
     value_of,
 )
+
+# a table update's bookkeeping once written: (table id, update type, metadata, one-shot set)
+Done = tuple[int, int, bytes, Any]
 
 # bmv2's simple_switch: 15-bit mirror session ids (0 is P4Runtime's unset value)
 MAX_CLONE_SESSION = 32767
@@ -52,88 +52,39 @@ class Entities(EntityReads, ProfileEntities):
         self.sw = sw
         self.pl = pl
         self.digests = digests  # DigestEngine: DigestEntry configs
-        # (table id, canonical match, priority) -> (entry handle, metadata)
-        self.index: dict[tuple[int, Canon, int], tuple[int, bytes]] = {}
+        # the controller's metadata of an entry and the one-shot action set it runs, by
+        # (table id, entry handle); the entries themselves are only the switch's
+        self.metadata: dict[tuple[int, int], bytes] = {}
         self.oneshots = {}
         self.next_hidden = 0
 
     # ---- match keys ----
 
-    def match(self, spec: TableSpec, te: Any) -> tuple[list[Key], Canon]:
-        given: list[Any] = [None] * len(spec.keys)
+    def fields(self, spec: TableSpec, te: Any) -> list[Key]:
+        """The match fields a TableEntry names, as the switch's (position, kind, a, b, prefix
+        length). The values are checked by the switch (widths, prefixes, masks, ranges, fields
+        given twice or missing, priority); here only what P4Info says: the field ids and which
+        match each field takes."""
+        out: list[Key] = []
         for fm in te.match:
             pos = spec.key_pos.get(fm.field_id)
             if pos is None:
                 raise invalid(f"table {spec.name}: no match field with id {fm.field_id}")
-            if given[pos] is not None:
-                raise invalid(f"table {spec.name}: match field {fm.field_id} given twice")
-            given[pos] = fm
-        keys: list[Key] = []
-        canon = []
-        for k, fm in zip(spec.keys, given, strict=True):
-            what = f"table {spec.name} field {k.name}"
-            full = (1 << k.bitwidth) - 1
-            which = fm.WhichOneof("field_match_type") if fm is not None else None
-            if which is not None and which != k.kind:
-                raise invalid(f"{what}: expected a {k.kind} match, got {which}")
-            if k.kind == "exact":
-                if fm is None:
-                    raise invalid(f"{what}: exact match field missing")
-                v = value_of(fm.exact.value, k.bitwidth, what)
-                keys.append((K_EXACT, fm.exact.value, b"", 0))
-                canon.append((K_EXACT, v, 0, 0))
-            elif k.kind == "lpm":
-                if fm is None:
-                    keys.append((K_LPM, b"\x00", b"", 0))
-                    canon.append((K_LPM, 0, 0, 0))
-                    continue
-                plen = fm.lpm.prefix_len
-                if not 0 <= plen <= k.bitwidth:
-                    raise invalid(f"{what}: prefix length {plen} out of range 0-{k.bitwidth}")
-                v = value_of(fm.lpm.value, k.bitwidth, what)
-                if v & (full >> plen):
-                    raise invalid(f"{what}: bits beyond the /{plen} prefix are set")
-                keys.append((K_LPM, fm.lpm.value, b"", plen))
-                canon.append((K_LPM, v, 0, plen))
-            elif k.kind == "ternary":
-                if fm is None:
-                    keys.append((K_TERNARY, b"\x00", b"\x00", 0))
-                    canon.append((K_TERNARY, 0, 0, 0))
-                    continue
-                v = value_of(fm.ternary.value, k.bitwidth, what)
-                m = value_of(fm.ternary.mask, k.bitwidth, what + " mask")
-                if v & ~m:
-                    raise invalid(f"{what}: value has bits set outside the mask")
-                keys.append((K_TERNARY, fm.ternary.value, fm.ternary.mask, 0))
-                canon.append((K_TERNARY, v, m, 0))
-            elif k.kind == "range":
-                if fm is None:
-                    keys.append((K_RANGE, b"\x00", to_bytes(full, k.bitwidth), 0))
-                    canon.append((K_RANGE, 0, full, 0))
-                    continue
-                lo = value_of(fm.range.low, k.bitwidth, what + " low")
-                hi = value_of(fm.range.high, k.bitwidth, what + " high")
-                if lo > hi:
-                    raise invalid(f"{what}: low bound above high bound")
-                keys.append((K_RANGE, fm.range.low, fm.range.high, 0))
-                canon.append((K_RANGE, lo, hi, 0))
-            else:  # optional
-                if fm is None:
-                    keys.append((K_ANY, b"", b"", 0))
-                    canon.append((K_ANY, 0, 0, 0))
-                    continue
-                v = value_of(fm.optional.value, k.bitwidth, what)
-                keys.append((K_OPTIONAL, fm.optional.value, b"", 0))
-                canon.append((K_OPTIONAL, v, 0, 0))
-        return keys, tuple(canon)
-
-    def _priority(self, spec: TableSpec, te: Any) -> int:
-        if spec.needs_priority:
-            if te.priority <= 0:
-                raise invalid(f"table {spec.name} needs a priority > 0 (ternary/range/optional match)")
-        elif te.priority != 0:
-            raise invalid(f"table {spec.name} has no ternary/range/optional field: priority must be 0")
-        return te.priority
+            k = spec.keys[pos]
+            which = fm.WhichOneof("field_match_type")
+            if which != k.kind:
+                raise invalid(f"table {spec.name} field {k.name}: expected a {k.kind} match, got {which}")
+            if which == "exact":
+                out.append((pos, K_EXACT, fm.exact.value, b"", 0))
+            elif which == "lpm":
+                out.append((pos, K_LPM, fm.lpm.value, b"", fm.lpm.prefix_len))
+            elif which == "ternary":
+                out.append((pos, K_TERNARY, fm.ternary.value, fm.ternary.mask, 0))
+            elif which == "range":
+                out.append((pos, K_RANGE, fm.range.low, fm.range.high, 0))
+            else:
+                out.append((pos, K_OPTIONAL, fm.optional.value, b"", 0))
+        return out
 
     def action(self, spec: TableSpec, ta: Any, default: bool) -> tuple[int, list[bytes]]:
         which = ta.WhichOneof("type")
@@ -176,7 +127,7 @@ class Entities(EntityReads, ProfileEntities):
     def write(self, updates: Any) -> list[tuple[grpc.StatusCode, str]]:
         """Apply updates in order; one (code, message) per update."""
         results: list[tuple[grpc.StatusCode, str]] = [(OK, "")] * len(updates)
-        batch: list[tuple[int, tuple, tuple]] = []
+        batch: list[tuple[int, Any, Done]] = []
         for i, u in enumerate(updates):
             try:
                 which = u.entity.WhichOneof("entity")
@@ -211,7 +162,9 @@ class Entities(EntityReads, ProfileEntities):
         self._flush(batch, results)
         return results
 
-    def _table_op(self, typ: int, te: Any) -> tuple[tuple, tuple]:
+    def _table_op(self, typ: int, te: Any) -> tuple[Any, Done]:
+        """The switch's TableWrite for a table entry update, and what to remember once it is
+        done."""
         spec = self.pl.tables.get(te.table_id)
         if spec is None:
             raise not_found(f"no table with id {te.table_id}")
@@ -224,73 +177,76 @@ class Entities(EntityReads, ProfileEntities):
         if te.is_default_action:
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
-            if len(te.match) or te.priority:
-                raise invalid(f"table {spec.name}: the default entry has no match and no priority")
-            if spec.profile is not None:
-                target = self._named_target(spec, te.action) if te.HasField("action") else None
-                a = 0 if target is not None else 0xFFFFFFFF  # none: back to the JSON default
-                return (OP_DEFAULT, spec.index, [], a, [], 0, -1, None, None, target), (None, typ, b"", False, None)
-            if te.HasField("action"):
-                a, params = self.action(spec, te.action, default=True)
-            elif spec.default is not None:
-                a, params = spec.default
-            else:
-                raise invalid(f"table {spec.name} has no default action to return to")
-            return (OP_DEFAULT, spec.index, [], a, params, 0, -1, None, None, None), (None, typ, b"", False, None)
+            keys = self.fields(spec, te)
+            default = _native.TableWrite(
+                OP_DEFAULT, spec.index, keys, priority=te.priority, **self._default(spec, te)
+            )
+            return default, (spec.id, typ, b"", None)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
-        keys, canon = self.match(spec, te)
-        prio = self._priority(spec, te)
-        ikey = (spec.id, canon, prio)
-        hint = self.index.get(ikey, (-1, b""))[0]
-        a, params, target, hidden = 0, [], None, None
+        keys = self.fields(spec, te)
+        action: int | None = None
+        params: list[bytes] = []
+        target, hidden = None, None
         if typ != DELETE and spec.profile is not None:
             target, hidden = self.indirect_target(spec, te.action)
         elif typ != DELETE:
-            a, params = self.action(spec, te.action, default=False)
-        counter = None
-        if te.HasField("counter_data"):
-            counter = counter_pair(te.counter_data)
-        meter = meter_rates(te.meter_config) if te.HasField("meter_config") else None
-        op = {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ]
-        ttl: int | None | bool = False  # False: no idle timeout to set after the write
-        if spec.idle_notify and typ != DELETE:
-            ttl = te.idle_timeout_ns or None  # 0: the entry never ages
-        done = (ikey, typ, te.metadata, ttl, hidden)
-        return (op, spec.index, keys, a, params, prio, hint, counter, meter, target), done
+            action, params = self.action(spec, te.action, default=False)
+        w = _native.TableWrite(
+            {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ],
+            spec.index,
+            keys,
+            priority=te.priority,
+            action=action,
+            params=params,
+            target=target,
+            counter=counter_pair(te.counter_data) if te.HasField("counter_data") else None,
+            meter=meter_rates(te.meter_config) if te.HasField("meter_config") else None,
+            # 0: the entry never ages; tables without idle timeouts leave it alone
+            idle_timeout_ns=te.idle_timeout_ns if spec.idle_notify and typ != DELETE else None,
+        )
+        return w, (spec.id, typ, te.metadata, hidden)
+
+    def _default(self, spec: TableSpec, te: Any) -> dict[str, Any]:
+        """The action (or member, group) a default entry write sets."""
+        if spec.profile is not None:  # none: back to the program's default
+            return {"target": self._named_target(spec, te.action) if te.HasField("action") else None}
+        if te.HasField("action"):
+            a, params = self.action(spec, te.action, default=True)
+        elif spec.default is not None:
+            a, params = spec.default
+        else:
+            raise invalid(f"table {spec.name} has no default action to return to")
+        return {"action": a, "params": params}
 
     def _flush(self, batch: list, results: list) -> None:
         if not batch:
             return
         try:
-            out = _native.p4rt_table_write(self.sw, [b[1] for b in batch])
+            out = _native.p4rt_table_write(self.sw, [w for _i, w, _done in batch])
         except _native.P4rtError as e:
             err = native_error(e)
-            for i, _op, done in batch:
+            for i, _w, done in batch:
                 results[i] = (err.code, err.message)
-                self.drop_hidden(done[4])
+                self.drop_hidden(done[3])
             batch.clear()
             return
-        for (i, op, (ikey, typ, meta, ttl, hidden)), (code, handle, msg) in zip(batch, out, strict=True):
-            if code:
-                results[i] = (code_from_number(code), msg)
+        for (i, _w, (table_id, typ, meta, hidden)), r in zip(batch, out, strict=True):
+            if r.code:
+                results[i] = (code_from_number(r.code), r.message)
                 self.drop_hidden(hidden)
                 continue
+            if r.handle < 0:  # a default entry
+                continue
+            entry = (table_id, r.handle)
             if typ != INSERT:  # the entry's earlier one-shot set is no longer named
-                self.drop_hidden(self.oneshots.pop(ikey, None))
+                self.drop_hidden(self.oneshots.pop(entry, None))
             if hidden is not None:
-                self.oneshots[ikey] = hidden
-            if ttl is not False:  # a table with idle timeouts: set (or clear) the entry's
-                try:
-                    _native.p4rt_entry_ttl(self.sw, op[1], handle, ttl)
-                except _native.P4rtError as e:
-                    err = native_error(e)
-                    results[i] = (err.code, err.message)
-            if ikey is not None:
-                if typ == DELETE:
-                    self.index.pop(ikey, None)
-                elif typ == INSERT or ikey in self.index or meta:
-                    self.index[ikey] = (handle, meta)
+                self.oneshots[entry] = hidden
+            if typ == DELETE or not meta:  # MODIFY replaces it too
+                self.metadata.pop(entry, None)
+            else:
+                self.metadata[entry] = meta
         batch.clear()
 
     def _write_other(self, which: str, e: Any) -> None:
@@ -397,31 +353,20 @@ class Entities(EntityReads, ProfileEntities):
         spec = self.pl.tables.get(te.table_id)
         if spec is None:
             raise not_found(f"no table with id {te.table_id}")
-        keys, canon = self.match(spec, te)
-        prio = self._priority(spec, te)
-        hint = self.index.get((spec.id, canon, prio), (-1, b""))[0]
+        keys = self.fields(spec, te)
         if which == "direct_counter_entry":
             if spec.direct_counter is None:
                 raise invalid(f"table {spec.name} has no direct counter")
-            op: tuple[Any, ...] = (
-                OP_COUNTER,
-                spec.index,
-                keys,
-                0,
-                [],
-                prio,
-                hint,
-                counter_pair(e.data),
-                None,
-                None,
+            w = _native.TableWrite(
+                OP_COUNTER, spec.index, keys, priority=te.priority, counter=counter_pair(e.data)
             )
         else:
             if spec.direct_meter is None:
                 raise invalid(f"table {spec.name} has no direct meter")
             rates = meter_rates(e.config) if e.HasField("config") else None
-            op = (OP_METER, spec.index, keys, 0, [], prio, hint, None, rates, None)
-        code, _, msg = _native.p4rt_table_write(self.sw, [op])[0]
-        if code:
-            raise P4RTError(code_from_number(code), msg)
+            w = _native.TableWrite(OP_METER, spec.index, keys, priority=te.priority, meter=rates)
+        (r,) = _native.p4rt_table_write(self.sw, [w])
+        if r.code:
+            raise P4RTError(code_from_number(r.code), r.message)
 
     # ---- reads ----

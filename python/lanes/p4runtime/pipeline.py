@@ -127,7 +127,7 @@ def compile_program(json_text: str) -> tuple[Any, dict]:
     try:
         prog = _native.p4rt_compile(json_text)
     except _native.P4rtError as e:
-        code, msg = e.args
+        code, msg = e.args[:2]
         raise P4RTError(code_from_number(code), f"bmv2 JSON refused: {msg}") from None
     return prog, json.loads(prog.names_json())
 

@@ -8,11 +8,10 @@ from typing import Any
 
 from lanes import _native
 from lanes.p4runtime import valuesets
-from lanes.p4runtime.errors import P4RTError, invalid, not_found, unimplemented
+from lanes.p4runtime.errors import invalid, not_found, unimplemented
 from lanes.p4runtime.pipeline import Pipeline, TableSpec
 from lanes.p4runtime.proto import p4r
 from lanes.p4runtime.values import (
-    K_ANY,
     K_EXACT,
     K_LPM,
     K_OPTIONAL,
@@ -22,18 +21,17 @@ from lanes.p4runtime.values import (
     config_out,
     int64,
     native_error,
-    value_of,
 )
 
 
 class EntityReads:
-    """The read half of Entities (which provides sw, pl, index, match() and _index())."""
+    """The read half of Entities (which provides sw, pl, metadata, fields() and _index())."""
 
     sw: Any
     pl: Pipeline
-    index: dict
+    metadata: dict[tuple[int, int], bytes]
 
-    def match(self, spec: TableSpec, te: Any) -> tuple[list, tuple]:
+    def fields(self, spec: TableSpec, te: Any) -> list:
         raise NotImplementedError
 
     def _index(self, e: Any, size: int, name: str) -> int | None:
@@ -130,12 +128,13 @@ class EntityReads:
                     self._set_action(te, spec, *d)
                     yield p4r.Entity(table_entry=te) if not (counters or meters) else te
                 continue
-            filt = self._filter(spec, want) if want.table_id else {}
-            for h, keys, a, params, prio, (pk, by), rates, target in _native.p4rt_table_read(self.sw, spec.index):
+            fields = self.fields(spec, want) if want.table_id else None
+            try:
+                entries = _native.p4rt_table_read(self.sw, spec.index, fields)
+            except _native.P4rtError as x:
+                raise native_error(x) from None
+            for h, keys, a, params, prio, (pk, by), rates, target in entries:
                 if want.priority and prio != want.priority:
-                    continue
-                canon = tuple(_canon_out(k) for k in keys)
-                if any(canon[pos] != c for pos, c in filt.items()):
                     continue
                 te = self.entry_message(spec, (h, keys, a, params, prio, None, None, target))
                 if spec.idle_notify:
@@ -154,7 +153,7 @@ class EntityReads:
     def entry_message(self, spec: TableSpec, e: tuple) -> Any:
         """A TableEntry from an entry as the switch reads it: match, action or member/group,
         priority and the controller's metadata."""
-        _h, keys, a, params, prio, _counter, _meter, target = e
+        h, keys, a, params, prio, _counter, _meter, target = e
         te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
         for k, key in zip(spec.keys, keys, strict=True):
             _field_out(te, k, key)
@@ -162,32 +161,10 @@ class EntityReads:
             self.target_out(te, target)  # type: ignore[attr-defined]
         else:
             self._set_action(te, spec, a, params)
-        canon = tuple(_canon_out(k) for k in keys)
-        meta = self.index.get((spec.id, canon, te.priority))
-        if meta is not None and meta[1]:
-            te.metadata = meta[1]
+        meta = self.metadata.get((spec.id, h))
+        if meta:
+            te.metadata = meta
         return te
-
-    def _filter(self, spec: TableSpec, want: Any) -> dict[int, tuple]:
-        """Positions and canonical values of the match fields a read names."""
-        if not len(want.match):
-            return {}
-        out = {}
-        for fm in want.match:
-            pos = spec.key_pos.get(fm.field_id)
-            if pos is None:
-                raise invalid(f"table {spec.name}: no match field with id {fm.field_id}")
-            probe = p4r.TableEntry(table_id=spec.id)
-            probe.match.add().CopyFrom(fm)
-            # reuse the write-side checks on a one-field copy (others become don't-care)
-            try:
-                out[pos] = self.match(spec, probe)[1][pos]
-            except P4RTError:
-                if spec.keys[pos].kind != "exact":
-                    raise
-                # other exact fields missing: check this one alone
-                out[pos] = (K_EXACT, value_of(fm.exact.value, spec.keys[pos].bitwidth, "match"), 0, 0)
-        return out
 
     def _set_action(self, te: Any, spec: TableSpec, a: int, params: list[bytes]) -> None:
         aid = spec.action_ids.get(a)
@@ -239,19 +216,6 @@ class EntityReads:
         if x is None:
             raise not_found(f"no {what} with id {ident}")
         return [x]
-
-
-def _canon_out(key: tuple) -> tuple[int, int, int, int]:
-    kind, a, b, plen = key
-    av = int.from_bytes(a, "big") if a else 0
-    bv = int.from_bytes(b, "big") if b else 0
-    if kind in (K_EXACT, K_OPTIONAL):
-        return (kind, av, 0, 0)
-    if kind == K_LPM:
-        return (kind, av, 0, plen)
-    if kind == K_ANY:
-        return (kind, 0, 0, 0)
-    return (kind, av, bv, 0)
 
 
 def _field_out(te: Any, k: Any, key: tuple) -> None:

@@ -95,7 +95,7 @@ class P4RuntimeService:
             else:
                 _native.p4rt_commit(self.sw, pl.staged)
         except _native.P4rtError as e:
-            code, msg = e.args
+            code, msg = e.args[:2]
             raise P4RTError(code_from_number(code), msg) from None
         pl.staged = None
         self.pipeline = pl

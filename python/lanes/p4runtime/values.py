@@ -20,8 +20,8 @@ OP_INSERT, OP_MODIFY, OP_DELETE = _native.OP_INSERT, _native.OP_MODIFY, _native.
 OP_DEFAULT, OP_COUNTER, OP_METER = _native.OP_DEFAULT, _native.OP_COUNTER, _native.OP_METER
 OK = grpc.StatusCode.OK
 
-Key = tuple[int, bytes, bytes, int]
-Canon = tuple[tuple[int, int, int, int], ...]
+# a match field as the switch takes it: (position in the table's key, kind, a, b, prefix length)
+Key = tuple[int, int, bytes, bytes, int]
 
 
 def to_bytes(v: int, bitwidth: int) -> bytes:
@@ -43,8 +43,8 @@ def value_of(b: bytes, bitwidth: int, what: str) -> int:
 
 
 def native_error(e: Exception) -> P4RTError:
-    code, msg = e.args
-    return P4RTError(code_from_number(code), msg)
+    """A _native.P4rtError(code, message, thrift code) as P4Runtime's error."""
+    return P4RTError(code_from_number(e.args[0]), e.args[1])
 
 
 INT64_MAX = (1 << 63) - 1

@@ -23,10 +23,7 @@ impl Program {
     ) -> Result<(), ApiError> {
         let table = self.table(t)?;
         if !table.support_timeout {
-            return Err(ApiError::Invalid(format!(
-                "table {} does not support idle timeouts",
-                table.name
-            )));
+            return Err(ApiError::AgeingDisabled(table.name.clone()));
         }
         let e = self.tables[t.0 as usize]
             .entry_mut(h.0)

@@ -105,7 +105,7 @@ impl Program {
                 a.0, prof.name
             )));
         }
-        encode_params(&self.actions[a.0 as usize], params).map_err(ApiError::Invalid)
+        encode_params(&self.actions[a.0 as usize], params).map_err(ApiError::BadActionData)
     }
 
     /// Adds a member running `action`; `handle` None picks the lowest free handle.
@@ -209,7 +209,7 @@ impl Program {
     fn indirect_profile(&self, t: TableId, r: Option<ProfileRef>) -> Result<u32, ApiError> {
         let table = self.table(t)?;
         let Some(p) = table.profile else {
-            return Err(ApiError::Invalid(format!(
+            return Err(ApiError::WrongTableType(format!(
                 "table {} is not indirect: its entries name an action",
                 table.name
             )));
@@ -217,7 +217,7 @@ impl Program {
         let prof = &self.profiles[p as usize];
         match r {
             Some(ProfileRef::Group(_)) if prof.selector.is_none() => {
-                return Err(ApiError::Invalid(format!(
+                return Err(ApiError::WrongTableType(format!(
                     "table {} has an action profile without a selector: entries name members",
                     table.name
                 )))

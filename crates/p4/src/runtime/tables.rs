@@ -84,7 +84,7 @@ impl Program {
     ) -> Result<Vec<u64>, ApiError> {
         let table = self.table(t)?;
         if table.profile.is_some() {
-            return Err(ApiError::Invalid(format!(
+            return Err(ApiError::WrongTableType(format!(
                 "table {} is indirect (an action profile): its entries name a member or group",
                 table.name
             )));
@@ -95,7 +95,7 @@ impl Program {
                 a.0, table.name
             )));
         }
-        encode_params(&self.actions[a.0 as usize], params).map_err(ApiError::Invalid)
+        encode_params(&self.actions[a.0 as usize], params).map_err(ApiError::BadActionData)
     }
 
     /// Adds an entry. `priority` matters for ternary/range/optional tables: higher wins
@@ -176,10 +176,7 @@ impl Program {
         let data = self.checked_action(t, action, &params)?;
         let table = &mut self.tables[t.0 as usize];
         if table.default_const && table.default_action != Some(action.0) {
-            return Err(ApiError::Invalid(format!(
-                "table {}: default action is const",
-                table.name
-            )));
+            return Err(ApiError::ConstDefault(table.name.clone()));
         }
         table.default_action = Some(action.0);
         table.default_data = data;
@@ -422,33 +419,8 @@ impl Program {
         Ok(())
     }
 
-    // Entry lookup by key without copying the table, single entry reads, const default
-    // actions, direct meter reads and meter resets (what the P4Runtime server needs).
-    /// The entry with exactly these keys (and priority, for ternary tables). `hint` (e.g. the
-    /// handle a controller-side index remembers) is checked first; otherwise the table is
-    /// scanned.
-    pub fn find_entry_hint(
-        &self,
-        t: TableId,
-        keys: &[MatchKey],
-        priority: i32,
-        hint: Option<EntryHandle>,
-    ) -> Result<Option<EntryHandle>, ApiError> {
-        let table = self.table(t)?;
-        let ternary = matches!(table.structure, crate::table::Structure::Ternary);
-        let same = |h: u32| {
-            table
-                .entry(h)
-                .is_some_and(|e| (!ternary || e.priority == priority) && keys_equal(&e.keys, keys))
-        };
-        if let Some(h) = hint {
-            if same(h.0) {
-                return Ok(Some(h));
-            }
-        }
-        Ok(table.handles().find(|h| same(*h)).map(EntryHandle))
-    }
-
+    // Single entry reads, const default actions, direct meter reads and meter resets (what
+    // the P4Runtime server needs).
     /// One entry (without reading the others).
     pub fn entry_view(&self, t: TableId, h: EntryHandle) -> Result<EntryView, ApiError> {
         let table = self.table(t)?;
@@ -512,23 +484,4 @@ impl Program {
             .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
         Ok(self.ext.meters[i as usize].packets)
     }
-}
-
-/// Compares keys by value (so `[0x0a]` equals `[0x00, 0x0a]`).
-fn keys_equal(a: &[MatchKey], b: &[MatchKey]) -> bool {
-    fn strip(v: &[u8]) -> &[u8] {
-        let i = v.iter().position(|x| *x != 0).unwrap_or(v.len());
-        &v[i..]
-    }
-    let eq = |x: &[u8], y: &[u8]| strip(x) == strip(y);
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (MatchKey::Exact(p), MatchKey::Exact(q)) => eq(p, q),
-            (MatchKey::Lpm(p, l), MatchKey::Lpm(q, m)) => l == m && eq(p, q),
-            (MatchKey::Ternary(p, pm), MatchKey::Ternary(q, qm)) => eq(p, q) && eq(pm, qm),
-            (MatchKey::Range(p, pm), MatchKey::Range(q, qm)) => eq(p, q) && eq(pm, qm),
-            (MatchKey::Optional(None), MatchKey::Optional(None)) => true,
-            (MatchKey::Optional(Some(p)), MatchKey::Optional(Some(q))) => eq(p, q),
-            _ => false,
-        })
 }

@@ -1,3 +1,4 @@
+use super::encode::prefix_mask;
 use super::*;
 
 fn key(name: &str, kind: MatchKind, width: u32, off: u32) -> KeyField {
@@ -202,6 +203,6 @@ fn exact_wide_key() {
     assert_eq!(t.lookup(&v, &mut tmp), Some(h));
     assert!(matches!(
         t.insert(&[MatchKey::Lpm(v, 3)], 0, vec![], 0),
-        Err(ApiError::Invalid(_))
+        Err(ApiError::BadKey(_))
     ));
 }

@@ -5,7 +5,10 @@
 use std::fmt::Write;
 
 use lanes_p4::p4info::{P4Names, TableInfo};
-use lanes_p4::{ActionId, EntryHandle, MatchKey, MatchKind, Program};
+use lanes_p4::{
+    ActionId, EntryHandle, FieldMatch, KeyRules, MatchKey, MatchKind, Program, TableWrite,
+    WriteKind,
+};
 
 use super::args::{find_table, hex, names, num, num_u32, program};
 use crate::dataplane::Dataplane;
@@ -190,9 +193,24 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
     let a = p
         .action_id(e.table.table, &action_name)
         .ok_or_else(|| format!("no action {action_name}"))?;
+    // the same write P4Runtime and bmv2's Thrift API make, under bmv2's key rules
+    let keys = e.keys.into_iter().enumerate();
+    let w = TableWrite {
+        keys: keys
+            .map(|(i, key)| FieldMatch {
+                field: i as u32,
+                key,
+            })
+            .collect(),
+        rules: KeyRules::Bmv2,
+        priority: e.priority,
+        action: Some((a, params)),
+        ..TableWrite::new(WriteKind::Insert, e.table.table)
+    };
     let h = p
-        .add_entry(e.table.table, e.keys, a, params, e.priority)
-        .map_err(|e| e.to_string())?;
+        .apply_write(&w, 0) // no idle timeout: the clock is not read
+        .map_err(|e| e.to_string())?
+        .ok_or("no entry added")?;
     Ok(format!("Entry has been added with handle {}", h.0))
 }
 

@@ -16,8 +16,8 @@ from lanes.switch.thrift import program as thrift_program
 from lanes.switch.thrift.program import ProgramView
 
 # gRPC codes in _native.P4rtError
-INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 3, 5, 6, 7
-RESOURCE_EXHAUSTED, FAILED_PRECONDITION, OUT_OF_RANGE = 8, 9, 11
+NOT_FOUND, OUT_OF_RANGE = 5, 11
+ERROR = 100  # bmv2's TableOperationErrorCode.ERROR
 
 EMPTY_PROGRAM = "{}"  # what bm_get_config answers before any program: simple_switch_CLI loads it
 
@@ -90,5 +90,11 @@ def log(call: str, message: str) -> None:
 
 def native_code(e: Exception) -> tuple[int, str]:
     """(gRPC code, message) of a _native.P4rtError."""
-    code, msg = e.args if len(e.args) == 2 else (0, str(e))
+    code, msg = e.args[:2] if len(e.args) >= 2 else (0, str(e))
     return int(code), str(msg)
+
+
+def thrift_code(e: Exception) -> int:
+    """bmv2's TableOperationErrorCode of a _native.P4rtError (the switch maps its errors once,
+    lanes-p4's ApiError; the bindings' own refusals are ERROR)."""
+    return int(e.args[2]) if len(e.args) >= 3 else ERROR

@@ -6,15 +6,7 @@ from __future__ import annotations
 from bm_runtime.standard.ttypes import BmMtActProfGroup, BmMtActProfMember
 
 from lanes import _native
-from lanes.switch.thrift.context import (
-    ALREADY_EXISTS,
-    FAILED_PRECONDITION,
-    INVALID_ARGUMENT,
-    NOT_FOUND,
-    RESOURCE_EXHAUSTED,
-    SwitchContext,
-    native_code,
-)
+from lanes.switch.thrift.context import SwitchContext, native_code, thrift_code
 from lanes.switch.thrift.program import ProfileView, ProgramView, TableView
 from lanes.switch.thrift.tables import E, _handle, table_error
 
@@ -59,28 +51,12 @@ class ProfilesMixin:
             )
         return a
 
-    def _ap(self, call: str, fn, *args, missing: int = E.INVALID_MBR_HANDLE):
-        """Call the switch; its errors as bmv2's codes (`missing` for an unknown handle)."""
+    def _ap(self, call: str, fn, *args):
+        """Call the switch; its error as bmv2's code (the switch says which)."""
         try:
             return fn(self.ctx.sw, *args)
         except _native.P4rtError as e:
-            code, msg = native_code(e)
-            if code == FAILED_PRECONDITION:
-                mapped = E.GRP_STILL_USED if msg.startswith("group") else E.MBR_STILL_USED
-            elif code == INVALID_ARGUMENT and "already in group" in msg:
-                mapped = E.MBR_ALREADY_IN_GRP
-            elif code == NOT_FOUND and "is not in group" in msg:
-                mapped = E.MBR_NOT_IN_GRP
-            elif code == NOT_FOUND and "has no group" in msg:
-                mapped = E.INVALID_GRP_HANDLE
-            else:
-                mapped = {
-                    NOT_FOUND: missing,
-                    INVALID_ARGUMENT: E.BAD_ACTION_DATA,
-                    ALREADY_EXISTS: E.DUPLICATE_ENTRY,
-                    RESOURCE_EXHAUSTED: E.TABLE_FULL,
-                }.get(code, E.ERROR)
-            raise table_error(call, mapped, msg) from None
+            raise table_error(call, thrift_code(e), native_code(e)[1]) from None
 
     # ---- members ----
 
@@ -126,14 +102,7 @@ class ProfilesMixin:
         call = "bm_mt_act_prof_delete_group"
         _, p = self._profile(call, act_prof_name)
         self._selector(call, p)
-        self._ap(
-            call,
-            _native.ap_group_write,
-            p.index,
-            GRP_DELETE,
-            _handle(grp_handle),
-            missing=E.INVALID_GRP_HANDLE,
-        )
+        self._ap(call, _native.ap_group_write, p.index, GRP_DELETE, _handle(grp_handle))
 
     def bm_mt_act_prof_add_member_to_group(self, cxt_id, act_prof_name, mbr_handle, grp_handle):
         call = "bm_mt_act_prof_add_member_to_group"
@@ -170,24 +139,22 @@ class ProfilesMixin:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
         keys = self._keys(call, t, match_key)  # type: ignore[attr-defined]
         prio = self._priority(call, t, options)  # type: ignore[attr-defined]
-        missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
-        return self._write(
-            call, (0, t.index, keys, 0, [], prio, -1, None, None, target), E.BAD_MATCH_KEY, missing
-        )  # type: ignore[attr-defined]
+        w = _native.TableWrite(OP_ADD, t.index, keys, priority=prio, target=target, p4runtime_rules=False)
+        return self._write(call, w)  # type: ignore[attr-defined]
 
     def _indirect_modify(self, call: str, table_name: str, entry_handle, target: tuple) -> None:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
         entry = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))  # type: ignore[attr-defined]
-        prio = entry[4]
-        missing = E.INVALID_GRP_HANDLE if target[0] else E.INVALID_MBR_HANDLE
-        op = (1, t.index, list(entry[1]), 0, [], prio, entry[0], None, None, target)
-        self._write(call, op, E.BAD_MATCH_KEY, missing)  # type: ignore[attr-defined]
+        keys = [(i, *k) for i, k in enumerate(entry[1])]  # the entry's own key, as stored
+        w = _native.TableWrite(
+            OP_MODIFY, t.index, keys, priority=entry[4], target=target, p4runtime_rules=False
+        )
+        self._write(call, w)  # type: ignore[attr-defined]
 
     def _indirect_default(self, call: str, table_name: str, target: tuple | None) -> None:
         _, t, _ = self._indirect(call, table_name, groups=bool(target and target[0]))
-        missing = E.INVALID_GRP_HANDLE if target and target[0] else E.INVALID_MBR_HANDLE
-        op = (3, t.index, [], 0xFFFFFFFF if target is None else 0, [], 0, -1, None, None, target)
-        self._write(call, op, E.BAD_MATCH_KEY, missing)  # type: ignore[attr-defined]
+        w = _native.TableWrite(_native.OP_DEFAULT, t.index, target=target, p4runtime_rules=False)
+        self._write(call, w)  # type: ignore[attr-defined]
 
     def bm_mt_indirect_add_entry(self, cxt_id, table_name, match_key, mbr_handle, options):
         return self._indirect_add(

@@ -24,19 +24,11 @@ from bm_runtime.standard.ttypes import (
 
 from lanes import _native
 from lanes.switch.thrift import program as tp
-from lanes.switch.thrift.context import (
-    ALREADY_EXISTS,
-    INVALID_ARGUMENT,
-    NOT_FOUND,
-    PERMISSION_DENIED,
-    RESOURCE_EXHAUSTED,
-    SwitchContext,
-    log,
-    native_code,
-)
+from lanes.switch.thrift.context import SwitchContext, log, native_code, thrift_code
 from lanes.switch.thrift.program import ProgramView, TableView
 
 E = TableOperationErrorCode
+OP_INSERT, OP_DEFAULT = _native.OP_INSERT, _native.OP_DEFAULT
 
 
 def table_error(call: str, code: int, message: str) -> InvalidTableOperation:
@@ -62,7 +54,7 @@ class TablesMixin:
             raise table_error(call, E.INVALID_TABLE_NAME, f"no table named '{name}'")
         return v, t
 
-    def _action(self, call: str, v: ProgramView, t: TableView, name: str, data: list[bytes]) -> int:
+    def _action(self, call: str, t: TableView, name: str) -> int:
         if t.profile is not None:
             raise table_error(
                 call, E.WRONG_TABLE_TYPE, f"{t.name} is indirect: its entries name a member or group"
@@ -70,38 +62,22 @@ class TablesMixin:
         a = t.actions.get(name)
         if a is None:
             raise table_error(call, E.INVALID_ACTION_NAME, f"table {t.name} has no action '{name}'")
-        widths = v.action_widths.get(v.action_names[a], [])
-        if len(data) != len(widths):
-            raise table_error(
-                call, E.BAD_ACTION_DATA, f"action {name} takes {len(widths)} parameter(s), got {len(data)}"
-            )
-        for d, w in zip(data, widths, strict=True):
-            if int.from_bytes(d, "big") >> w:
-                raise table_error(call, E.BAD_ACTION_DATA, f"action {name}: a value does not fit in {w} bits")
         return a
 
-    def _native(self, call: str, fn, *args, invalid: int = E.BAD_MATCH_KEY):
-        """Call the switch; its errors as bmv2's table error codes."""
+    def _native(self, call: str, fn, *args):
+        """Call the switch; its error as bmv2's table error code (the switch says which)."""
         try:
             return fn(self.ctx.sw, *args)
         except _native.P4rtError as e:
-            code, msg = native_code(e)
-            mapped = {
-                NOT_FOUND: E.INVALID_HANDLE,
-                INVALID_ARGUMENT: invalid,
-                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
-                RESOURCE_EXHAUSTED: E.TABLE_FULL,
-                PERMISSION_DENIED: E.IMMUTABLE_TABLE_ENTRIES,
-            }.get(code, E.ERROR)
-            raise table_error(call, mapped, msg) from None
+            raise table_error(call, thrift_code(e), native_code(e)[1]) from None
 
     def _keys(self, call: str, t: TableView, match_key: list) -> list[tuple]:
-        """BmMatchParams as the switch's keys: (kind, a, b, prefix length)."""
-        if len(match_key) != len(t.keys):
-            raise table_error(
-                call, E.BAD_MATCH_KEY, f"table {t.name} has {len(t.keys)} key field(s), got {len(match_key)}"
-            )
-        return [_key(call, k, p) for k, p in zip(t.keys, match_key, strict=True)]
+        """BmMatchParams as the switch's key fields: (position, kind, a, b, prefix length); the
+        switch checks them against the table."""
+        keys = [_key(call, i, k, p) for i, (k, p) in enumerate(zip(t.keys, match_key, strict=False))]
+        # parameters past the table's key: the switch refuses the count ("has N key fields, got M")
+        keys += [(i, tp.KIND_EXACT, b"", b"", 0) for i in range(len(keys), len(match_key))]
+        return keys
 
     def _priority(self, call: str, t: TableView, options) -> int:
         if not t.has_priority:
@@ -111,20 +87,12 @@ class TablesMixin:
             raise table_error(call, E.BAD_MATCH_KEY, f"priority {p} is negative")
         return tp.to_switch_priority(p)
 
-    def _write(self, call: str, op: tuple, invalid: int, missing: int = E.INVALID_HANDLE) -> int:
-        """One table write; the switch's error as bmv2's code (`missing` for NOT_FOUND: an
-        unknown entry, or an indirect entry's unknown member or group)."""
-        [(code, handle, msg)] = self._native(call, _native.p4rt_table_write, [op])
-        if code != 0:
-            mapped = {
-                INVALID_ARGUMENT: invalid,
-                ALREADY_EXISTS: E.DUPLICATE_ENTRY,
-                RESOURCE_EXHAUSTED: E.TABLE_FULL,
-                PERMISSION_DENIED: E.IMMUTABLE_TABLE_ENTRIES if op[0] != 3 else E.DEFAULT_ACTION_IS_CONST,
-                NOT_FOUND: missing,
-            }.get(code, E.ERROR)
-            raise table_error(call, mapped, msg)
-        return handle
+    def _write(self, call: str, w) -> int:
+        """One table write (bmv2's key rules); the switch's error as bmv2's code."""
+        (r,) = self._native(call, _native.p4rt_table_write, [w])
+        if r.code:
+            raise table_error(call, r.thrift_code, r.message)
+        return r.handle
 
     def _entry_out(self, v: ProgramView, t: TableView, e: tuple) -> BmMtEntry:
         handle, keys, action, params, priority, _counter, _meter, target = e
@@ -165,19 +133,21 @@ class TablesMixin:
 
     def bm_mt_add_entry(self, cxt_id, table_name, match_key, action_name, action_data, options):
         call = "bm_mt_add_entry"
-        v, t = self._table(call, table_name)
-        a = self._action(call, v, t, action_name, action_data)
+        _, t = self._table(call, table_name)
+        a = self._action(call, t, action_name)
         keys = self._keys(call, t, match_key)
         prio = self._priority(call, t, options)
-        return self._write(
-            call, (0, t.index, keys, a, action_data, prio, -1, None, None, None), E.BAD_MATCH_KEY
+        w = _native.TableWrite(
+            OP_INSERT, t.index, keys, priority=prio, action=a, params=action_data, p4runtime_rules=False
         )
+        return self._write(call, w)
 
     def bm_mt_set_default_action(self, cxt_id, table_name, action_name, action_data):
         call = "bm_mt_set_default_action"
-        v, t = self._table(call, table_name)
-        a = self._action(call, v, t, action_name, action_data)
-        self._write(call, (3, t.index, [], a, action_data, 0, -1, None, None, None), E.BAD_ACTION_DATA)
+        _, t = self._table(call, table_name)
+        a = self._action(call, t, action_name)
+        w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=action_data, p4runtime_rules=False)
+        self._write(call, w)
 
     def bm_mt_reset_default_entry(self, cxt_id, table_name):
         call = "bm_mt_reset_default_entry"
@@ -185,7 +155,8 @@ class TablesMixin:
         if t.json_default is None:
             raise table_error(call, E.NO_DEFAULT_ENTRY, f"table {t.name} has no default entry in its JSON")
         a, params = t.json_default
-        self._write(call, (3, t.index, [], a, params, 0, -1, None, None, None), E.BAD_ACTION_DATA)
+        w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=params, p4runtime_rules=False)
+        self._write(call, w)
 
     def bm_mt_delete_entry(self, cxt_id, table_name, entry_handle):
         _, t = self._table("bm_mt_delete_entry", table_name)
@@ -193,12 +164,9 @@ class TablesMixin:
 
     def bm_mt_modify_entry(self, cxt_id, table_name, entry_handle, action_name, action_data):
         call = "bm_mt_modify_entry"
-        v, t = self._table(call, table_name)
-        a = self._action(call, v, t, action_name, action_data)
-        self._native(
-            call, _native.bm_entry_modify, t.index, _handle(entry_handle), a, action_data,
-            invalid=E.BAD_ACTION_DATA,
-        )  # fmt: skip
+        _, t = self._table(call, table_name)
+        a = self._action(call, t, action_name)
+        self._native(call, _native.bm_entry_modify, t.index, _handle(entry_handle), a, action_data)
 
     def bm_mt_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
         self.entry_ttl("bm_mt_set_entry_ttl", table_name, entry_handle, timeout_ms)
@@ -230,7 +198,8 @@ class TablesMixin:
         call = "bm_mt_get_entry_from_key"
         v, t = self._table(call, table_name)
         keys = self._keys(call, t, match_key)
-        e = self._native(call, _native.p4rt_table_find, t.index, keys, self._priority(call, t, options), -1)
+        prio = self._priority(call, t, options)
+        e = self._native(call, _native.p4rt_table_find, t.index, keys, prio, False)
         if e is None:
             raise table_error(call, E.BAD_MATCH_KEY, "no entry with this match key")
         return self._entry_out(v, t, e)
@@ -304,25 +273,25 @@ def _fixed(b: bytes, k: tp.KeyField) -> bytes:
     return bytes(b).rjust(k.nbytes, b"\0")[-k.nbytes :] if len(b) <= k.nbytes else bytes(b)
 
 
-def _key(call: str, k: tp.KeyField, p: BmMatchParam) -> tuple:
+def _key(call: str, pos: int, k: tp.KeyField, p: BmMatchParam) -> tuple:
     T = BmMatchParamType
     kind = k.match_kind
     if p.type == T.EXACT and kind == "exact" and p.exact:
-        return (tp.KIND_EXACT, p.exact.key, b"", 0)
+        return (pos, tp.KIND_EXACT, p.exact.key, b"", 0)
     if p.type == T.EXACT and kind == "optional" and p.exact:
-        return (tp.KIND_OPTIONAL, p.exact.key, b"", 0)
+        return (pos, tp.KIND_OPTIONAL, p.exact.key, b"", 0)
     if p.type == T.LPM and kind == "lpm" and p.lpm:
-        return (tp.KIND_LPM, p.lpm.key, b"", int(p.lpm.prefix_length))
+        return (pos, tp.KIND_LPM, p.lpm.key, b"", int(p.lpm.prefix_length))
     if p.type == T.TERNARY and kind == "ternary" and p.ternary:
-        return (tp.KIND_TERNARY, p.ternary.key, p.ternary.mask, 0)
+        return (pos, tp.KIND_TERNARY, p.ternary.key, p.ternary.mask, 0)
     if p.type == T.TERNARY and kind == "optional" and p.ternary:
         mask = int.from_bytes(p.ternary.mask, "big")
         if mask == 0:
-            return (tp.KIND_OPTIONAL_ANY, b"", b"", 0)
+            return (pos, tp.KIND_OPTIONAL_ANY, b"", b"", 0)
         if mask == (1 << k.bitwidth) - 1:
-            return (tp.KIND_OPTIONAL, p.ternary.key, b"", 0)
+            return (pos, tp.KIND_OPTIONAL, p.ternary.key, b"", 0)
     if p.type == T.RANGE and kind == "range" and p.range:
-        return (tp.KIND_RANGE, p.range.start, p.range.end_, 0)
+        return (pos, tp.KIND_RANGE, p.range.start, p.range.end_, 0)
     got = T._VALUES_TO_NAMES.get(p.type, p.type)
     raise table_error(call, E.BAD_MATCH_KEY, f"key {k.name} is {kind}, got a {got} match parameter")
 

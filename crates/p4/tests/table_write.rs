@@ -1,0 +1,127 @@
+//! One typed table write (`Program::apply_write`) on p4rt_test.json: an insert with its idle
+//! timeout in the same write, modify, delete and direct counter writes by key, defaults, and
+//! the errors each route maps to its codes.
+
+use lanes_p4::{
+    ActionId, ApiError, CounterValue, FieldMatch, KeyRules, MatchKey, Program, TableId, TableWrite,
+    WriteKind,
+};
+
+fn load(timeouts: bool) -> Program {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
+    let mut j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    if timeouts {
+        for t in j["pipelines"][0]["tables"].as_array_mut().unwrap() {
+            if t["name"] == "MyIngress.l2_fwd" {
+                t["support_timeout"] = true.into();
+            }
+        }
+    }
+    Program::load(&j.to_string()).unwrap()
+}
+
+fn l2(p: &Program) -> (TableId, ActionId) {
+    let t = p.table_id("MyIngress.l2_fwd").unwrap();
+    (t, p.action_id(t, "MyIngress.set_port").unwrap())
+}
+
+fn write(kind: WriteKind, t: TableId, mac: u64, action: Option<(ActionId, u8)>) -> TableWrite {
+    TableWrite {
+        keys: vec![FieldMatch {
+            field: 0,
+            key: MatchKey::Exact(mac.to_be_bytes()[2..].to_vec()),
+        }],
+        action: action.map(|(a, port)| (a, vec![vec![port]])),
+        ..TableWrite::new(kind, t)
+    }
+}
+
+#[test]
+fn insert_modify_delete_by_key() {
+    let mut p = load(false);
+    let (t, a) = l2(&p);
+    let h = p
+        .apply_write(&write(WriteKind::Insert, t, 7, Some((a, 1))), 0)
+        .unwrap()
+        .unwrap();
+    p.apply_write(&write(WriteKind::Modify, t, 7, Some((a, 4))), 0)
+        .unwrap();
+    assert_eq!(p.entry_view(t, h).unwrap().params, vec![vec![0, 4]]); // 9 bits: two bytes
+    let dup = p.apply_write(&write(WriteKind::Insert, t, 7, Some((a, 1))), 0);
+    assert_eq!(dup, Err(ApiError::DuplicateEntry));
+    let mut counter = write(WriteKind::DirectCounter, t, 7, None);
+    counter.counter = Some(CounterValue {
+        packets: 3,
+        bytes: 300,
+    });
+    assert_eq!(p.apply_write(&counter, 0), Ok(Some(h)));
+    assert_eq!(p.entry_view(t, h).unwrap().counter.bytes, 300);
+    assert_eq!(
+        p.apply_write(&write(WriteKind::Delete, t, 7, None), 0),
+        Ok(Some(h))
+    );
+    assert_eq!(
+        p.apply_write(&write(WriteKind::Delete, t, 7, None), 0),
+        Err(ApiError::NoEntry)
+    );
+    assert_eq!(p.entry_count(t).unwrap(), 0);
+}
+
+#[test]
+fn the_idle_timeout_is_set_by_the_write_itself() {
+    let mut p = load(true);
+    let (t, a) = l2(&p);
+    let mut w = write(WriteKind::Insert, t, 9, Some((a, 1)));
+    w.idle_timeout_ns = Some(5_000);
+    let h = p.apply_write(&w, 1_000).unwrap().unwrap();
+    assert_eq!(
+        p.entry_life(t, h, 3_000).unwrap(),
+        Some((2_000, Some(5_000)))
+    );
+    assert_eq!(p.take_idle(6_000), vec![(t, h)]);
+    // 0: the entry never ages
+    let mut m = write(WriteKind::Modify, t, 9, Some((a, 2)));
+    m.idle_timeout_ns = Some(0);
+    p.apply_write(&m, 7_000).unwrap();
+    assert_eq!(p.entry_life(t, h, 9_000).unwrap(), Some((2_000, None)));
+    // a table without timeouts refuses one and changes nothing
+    let mut p = load(false);
+    let (t, a) = l2(&p);
+    let mut w = write(WriteKind::Insert, t, 9, Some((a, 1)));
+    w.idle_timeout_ns = Some(5_000);
+    let e = p.apply_write(&w, 0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "table MyIngress.l2_fwd does not support idle timeouts"
+    );
+    assert_eq!(p.entry_count(t).unwrap(), 0);
+}
+
+#[test]
+fn p4runtime_rules_refuse_what_bmv2_rules_take() {
+    let mut p = load(false);
+    let (t, a) = l2(&p);
+    let mut w = write(WriteKind::Insert, t, 9, Some((a, 1)));
+    w.priority = 5;
+    let e = p.apply_write(&w, 0).unwrap_err();
+    assert!(matches!(e, ApiError::BadKey(_)), "{e:?}");
+    assert_eq!(p.entry_count(t).unwrap(), 0);
+    w.rules = KeyRules::Bmv2;
+    p.apply_write(&w, 0).unwrap();
+    assert_eq!(p.entry_count(t).unwrap(), 1);
+}
+
+#[test]
+fn a_const_default_refuses_another_action() {
+    let mut p = load(false);
+    let t = p.table_id("MyIngress.l2_fwd").unwrap();
+    let drop = p.action_id(t, "MyIngress.drop").unwrap();
+    let mut w = TableWrite::new(WriteKind::SetDefault, t);
+    w.action = Some((drop, vec![]));
+    p.apply_write(&w, 0).unwrap();
+    assert_eq!(p.default_entry(t).unwrap(), Some((drop, vec![])));
+    // the default entry takes no key
+    w.priority = 1;
+    assert!(matches!(p.apply_write(&w, 0), Err(ApiError::Invalid(_))));
+}
