@@ -16,9 +16,14 @@ pub fn compile(name: &str) -> lanes_p4c::Output {
     lanes_p4c::compile_file(&path, &lanes_p4c::Options::default()).unwrap_or_else(|d| panic!("{d}"))
 }
 
+/// Calls of [`compile_src`] so far in this process: tests run in parallel threads and may
+/// compile under the same tag, so each call gets a directory of its own.
+static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Compiles P4 source text written to a temporary file; the diagnostic on failure.
 pub fn compile_src(tag: &str, src: &str) -> Result<lanes_p4c::Output, String> {
-    let dir = std::env::temp_dir().join(format!("lanes-p4c-test-{}-{tag}", std::process::id()));
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lanes-p4c-test-{}-{tag}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("prog.p4");
     std::fs::write(&path, src).unwrap();
