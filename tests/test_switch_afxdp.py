@@ -109,7 +109,7 @@ def test_malformed_frames_are_counted_and_dropped(tmp_path: Path) -> None:
         pcap = tmp_path / "h2.pcap"
         cap = capture(star, 2, pcap)
         send_frames(star, 1, malformed * 5 + [good])
-        stop_capture(star, cap)
+        stop_capture(star, cap, pcap, expect=1)
         after = drops(star)
         from scapy.all import rdpcap
 
