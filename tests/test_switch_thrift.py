@@ -405,6 +405,41 @@ def test_p4runtime_and_thrift_share_one_program() -> None:
             c.close()
 
 
+def test_an_entry_s_metadata_goes_with_it_whichever_route_deletes_it() -> None:
+    """P4Runtime's metadata is the entry's own: modified with the entry, cleared by a MODIFY
+    without it, and gone when simple_switch_CLI deletes the entry, even when the CLI adds one
+    with the same key and handle again (the handle is reused)."""
+    from lanes.p4runtime.proto import p4r
+    from p4rt_util import L2_FWD, l2_entry, loopback_switch, primary, upd
+
+    def read_metadata(c) -> list[bytes]:
+        return [e.table_entry.metadata for e in c.read([p4r.Entity(table_entry=p4r.TableEntry(table_id=L2_FWD))])]
+
+    with loopback_switch() as (addr, port):
+        c = primary(addr)
+        try:
+            te = l2_entry(9, port=2)
+            te.metadata = b"cookie-1"
+            c.write([upd(p4r.Update.INSERT, te)])
+            assert read_metadata(c) == [b"cookie-1"]
+            te.metadata = b"cookie-2"
+            c.write([upd(p4r.Update.MODIFY, te)])
+            assert read_metadata(c) == [b"cookie-2"]
+            out = cli(port, "table_modify l2_fwd set_port 0 => 3\n")  # Thrift knows no metadata
+            assert "Traceback" not in out
+            assert read_metadata(c) == [b"cookie-2"]
+            out = cli(port, "table_delete l2_fwd 0\ntable_add l2_fwd set_port 00:00:00:00:00:09 => 4\n")
+            assert handles(out) == [0], out
+            assert read_metadata(c) == [b""]
+            te.metadata = b"cookie-3"
+            c.write([upd(p4r.Update.MODIFY, te)])
+            te.metadata = b""
+            c.write([upd(p4r.Update.MODIFY, te)])
+            assert read_metadata(c) == [b""]
+        finally:
+            c.close()
+
+
 def test_an_unexpected_handler_error_is_the_declared_bmv2_error() -> None:
     """simple_switch_CLI ends with a traceback on Thrift's internal-error reply; the guard turns
     an error a handler did not expect into the method's own exception with code ERROR."""

@@ -26,7 +26,7 @@ class P4rtError(Exception):
 class TableWrite:
     """One table write; the switch checks the key (P4Runtime's rules, or bmv2's with
     p4runtime_rules=False) and sets the idle timeout in the same call (None: left as it is,
-    0: never ages)."""
+    0: never ages) and the controller's metadata (None: left as it is, b"": none)."""
 
     def __init__(
         self,
@@ -40,6 +40,7 @@ class TableWrite:
         counter: tuple[int, int] | None = None,
         meter: Rates | None = None,
         idle_timeout_ns: int | None = None,
+        metadata: bytes | None = None,
         p4runtime_rules: bool = True,
     ) -> None: ...
 

@@ -99,6 +99,9 @@ pub struct Entry {
     /// `last_hit` when the controller was last told the entry is idle (not told again until
     /// the entry is hit).
     pub(crate) notified_at: Option<u64>,
+    /// The controller's opaque bytes (P4Runtime's `TableEntry.metadata`; empty: none). Kept
+    /// with the entry, so they go when it goes, whichever route deletes it.
+    pub metadata: Box<[u8]>,
     value: Box<[u8]>,
     mask: Box<[u8]>,
     /// (offset, len, low, high) of range fields.

@@ -69,6 +69,36 @@ fn insert_modify_delete_by_key() {
 }
 
 #[test]
+fn the_controller_metadata_lives_and_dies_with_its_entry() {
+    let mut p = load(false);
+    let (t, a) = l2(&p);
+    let with = |kind, port, m: Option<&[u8]>| TableWrite {
+        metadata: m.map(<[u8]>::to_vec),
+        ..write(kind, t, 7, Some((a, port)))
+    };
+    let h = p
+        .apply_write(&with(WriteKind::Insert, 1, Some(b"one")), 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(p.entry_view(t, h).unwrap().metadata, b"one");
+    // a modify that says nothing of it (Thrift) keeps it; one that gives it replaces it
+    p.apply_write(&with(WriteKind::Modify, 2, None), 0).unwrap();
+    assert_eq!(p.entry_view(t, h).unwrap().metadata, b"one");
+    p.apply_write(&with(WriteKind::Modify, 3, Some(b"two")), 0)
+        .unwrap();
+    assert_eq!(p.entry_view(t, h).unwrap().metadata, b"two");
+    // deleted and added again with no metadata: the reused handle has none
+    p.apply_write(&write(WriteKind::Delete, t, 7, None), 0)
+        .unwrap();
+    let again = p
+        .apply_write(&with(WriteKind::Insert, 1, None), 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(again, h);
+    assert!(p.entry_view(t, h).unwrap().metadata.is_empty());
+}
+
+#[test]
 fn the_idle_timeout_is_set_by_the_write_itself() {
     let mut p = load(true);
     let (t, a) = l2(&p);

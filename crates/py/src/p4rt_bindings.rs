@@ -156,7 +156,7 @@ fn target_out(r: ProfileRef) -> PyTarget {
 }
 
 /// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter,
-/// target of an indirect entry or None).
+/// target of an indirect entry or None, the controller's metadata).
 pub(crate) type OutEntry = (
     u32,
     Vec<OutKey>,
@@ -166,6 +166,7 @@ pub(crate) type OutEntry = (
     (u64, u64),
     Option<PyRates>,
     Option<PyTarget>,
+    Vec<u8>,
 );
 
 pub(crate) fn with_program<R: Send>(
@@ -206,6 +207,7 @@ pub(crate) fn view_out(
         (e.counter.packets, e.counter.bytes),
         out_rates(m),
         e.target.map(target_out),
+        e.metadata,
     ))
 }
 

@@ -69,12 +69,13 @@ impl PyTableWrite {
     /// `kind`: OP_INSERT, OP_MODIFY, OP_DELETE, OP_DEFAULT, OP_COUNTER or OP_METER; `action`
     /// None (with no `target`) in an OP_DEFAULT returns an indirect table to its program
     /// default; `meter` None in an OP_METER unconfigures the meter; `idle_timeout_ns` None
-    /// leaves the entry's timeout, 0 makes it never age; `p4runtime_rules` False holds the key
-    /// to bmv2's rules instead of P4Runtime's.
+    /// leaves the entry's timeout, 0 makes it never age; `metadata` None leaves the
+    /// controller's metadata as it is, b"" clears it; `p4runtime_rules` False holds the key to
+    /// bmv2's rules instead of P4Runtime's.
     #[new]
     #[pyo3(signature = (kind, table, keys = Vec::new(), priority = 0, action = None,
         params = Vec::new(), target = None, counter = None, meter = None,
-        idle_timeout_ns = None, p4runtime_rules = true))]
+        idle_timeout_ns = None, metadata = None, p4runtime_rules = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         kind: u8,
@@ -87,6 +88,7 @@ impl PyTableWrite {
         counter: Option<(u64, u64)>,
         meter: Option<PyRates>,
         idle_timeout_ns: Option<u64>,
+        metadata: Option<PyBackedBytes>,
         p4runtime_rules: bool,
     ) -> PyResult<Self> {
         let kind = match kind {
@@ -116,6 +118,7 @@ impl PyTableWrite {
                 counter: counter.map(|(packets, bytes)| CounterValue { packets, bytes }),
                 meter: meter.map(rates),
                 idle_timeout_ns,
+                metadata: metadata.map(|m| m.to_vec()),
             },
         })
     }

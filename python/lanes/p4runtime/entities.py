@@ -38,8 +38,8 @@ from lanes.p4runtime.values import (
     value_of,
 )
 
-# a table update's bookkeeping once written: (table id, update type, metadata, one-shot set)
-Done = tuple[int, int, bytes, Any]
+# a table update's bookkeeping once written: (table id, update type, one-shot set)
+Done = tuple[int, int, Any]
 
 # bmv2's simple_switch: 15-bit mirror session ids (0 is P4Runtime's unset value)
 MAX_CLONE_SESSION = 32767
@@ -52,9 +52,8 @@ class Entities(EntityReads, ProfileEntities):
         self.sw = sw
         self.pl = pl
         self.digests = digests  # DigestEngine: DigestEntry configs
-        # the controller's metadata of an entry and the one-shot action set it runs, by
-        # (table id, entry handle); the entries themselves are only the switch's
-        self.metadata: dict[tuple[int, int], bytes] = {}
+        # the one-shot action set an entry runs, by (table id, entry handle); the entries
+        # themselves, with their metadata, are only the switch's
         self.oneshots = {}
         self.next_hidden = 0
 
@@ -181,7 +180,7 @@ class Entities(EntityReads, ProfileEntities):
             default = _native.TableWrite(
                 OP_DEFAULT, spec.index, keys, priority=te.priority, **self._default(spec, te)
             )
-            return default, (spec.id, typ, b"", None)
+            return default, (spec.id, typ, None)
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys = self.fields(spec, te)
@@ -204,8 +203,9 @@ class Entities(EntityReads, ProfileEntities):
             meter=meter_rates(te.meter_config) if te.HasField("meter_config") else None,
             # 0: the entry never ages; tables without idle timeouts leave it alone
             idle_timeout_ns=te.idle_timeout_ns if spec.idle_notify and typ != DELETE else None,
+            metadata=te.metadata if typ != DELETE else None,  # a MODIFY replaces it too
         )
-        return w, (spec.id, typ, te.metadata, hidden)
+        return w, (spec.id, typ, hidden)
 
     def _default(self, spec: TableSpec, te: Any) -> dict[str, Any]:
         """The action (or member, group) a default entry write sets."""
@@ -228,10 +228,10 @@ class Entities(EntityReads, ProfileEntities):
             err = native_error(e)
             for i, _w, done in batch:
                 results[i] = (err.code, err.message)
-                self.drop_hidden(done[3])
+                self.drop_hidden(done[2])
             batch.clear()
             return
-        for (i, _w, (table_id, typ, meta, hidden)), r in zip(batch, out, strict=True):
+        for (i, _w, (table_id, typ, hidden)), r in zip(batch, out, strict=True):
             if r.code:
                 results[i] = (code_from_number(r.code), r.message)
                 self.drop_hidden(hidden)
@@ -243,10 +243,6 @@ class Entities(EntityReads, ProfileEntities):
                 self.drop_hidden(self.oneshots.pop(entry, None))
             if hidden is not None:
                 self.oneshots[entry] = hidden
-            if typ == DELETE or not meta:  # MODIFY replaces it too
-                self.metadata.pop(entry, None)
-            else:
-                self.metadata[entry] = meta
         batch.clear()
 
     def _write_other(self, which: str, e: Any) -> None:

@@ -133,10 +133,11 @@ class EntityReads:
                 entries = _native.p4rt_table_read(self.sw, spec.index, fields)
             except _native.P4rtError as x:
                 raise native_error(x) from None
-            for h, keys, a, params, prio, (pk, by), rates, target in entries:
+            for e in entries:
+                h, _keys, _a, _params, prio, (pk, by), rates, _target, _metadata = e
                 if want.priority and prio != want.priority:
                     continue
-                te = self.entry_message(spec, (h, keys, a, params, prio, None, None, target))
+                te = self.entry_message(spec, e)
                 if spec.idle_notify:
                     life = _native.p4rt_entry_life(self.sw, spec.index, h)
                     if life is not None:
@@ -153,7 +154,7 @@ class EntityReads:
     def entry_message(self, spec: TableSpec, e: tuple) -> Any:
         """A TableEntry from an entry as the switch reads it: match, action or member/group,
         priority and the controller's metadata."""
-        h, keys, a, params, prio, _counter, _meter, target = e
+        _h, keys, a, params, prio, _counter, _meter, target, metadata = e
         te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
         for k, key in zip(spec.keys, keys, strict=True):
             _field_out(te, k, key)
@@ -161,9 +162,8 @@ class EntityReads:
             self.target_out(te, target)  # type: ignore[attr-defined]
         else:
             self._set_action(te, spec, a, params)
-        meta = self.metadata.get((spec.id, h))
-        if meta:
-            te.metadata = meta
+        if metadata:
+            te.metadata = bytes(metadata)
         return te
 
     def _set_action(self, te: Any, spec: TableSpec, a: int, params: list[bytes]) -> None:

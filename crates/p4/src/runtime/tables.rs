@@ -39,6 +39,8 @@ pub struct EntryView {
     /// In an indirect table: the member or group the entry runs (`action` and `params` are
     /// then empty).
     pub target: Option<ProfileRef>,
+    /// The controller's metadata (empty: none).
+    pub metadata: Vec<u8>,
 }
 
 impl Program {
@@ -134,6 +136,21 @@ impl Program {
         let e = table.entry_mut(h.0).ok_or(ApiError::BadHandle(h.0))?;
         e.action = action.0;
         e.data = data;
+        Ok(())
+    }
+
+    /// Replaces the controller's metadata of an entry (empty: none).
+    pub fn set_entry_metadata(
+        &mut self,
+        t: TableId,
+        h: EntryHandle,
+        metadata: &[u8],
+    ) -> Result<(), ApiError> {
+        self.table(t)?;
+        let e = self.tables[t.0 as usize]
+            .entry_mut(h.0)
+            .ok_or(ApiError::BadHandle(h.0))?;
+        e.metadata = metadata.into();
         Ok(())
     }
 
@@ -235,6 +252,7 @@ impl Program {
             priority: e.priority,
             counter: e.counter,
             target: e.target,
+            metadata: e.metadata.to_vec(),
         }
     }
 

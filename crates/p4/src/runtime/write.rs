@@ -48,6 +48,9 @@ pub struct TableWrite {
     /// The entry's idle timeout after an insert or modify: None leaves it as it is, Some(0)
     /// means the entry never ages, Some(ns) that it ages after ns without a hit.
     pub idle_timeout_ns: Option<u64>,
+    /// The controller's metadata after an insert or modify: None leaves it as it is (a modify
+    /// over Thrift), Some(empty) clears it.
+    pub metadata: Option<Vec<u8>>,
 }
 
 impl TableWrite {
@@ -64,6 +67,7 @@ impl TableWrite {
             counter: None,
             meter: None,
             idle_timeout_ns: None,
+            metadata: None,
         }
     }
 }
@@ -138,6 +142,9 @@ impl Program {
         }
         if let Some(ttl) = w.idle_timeout_ns {
             self.set_entry_ttl(t, h, (ttl > 0).then_some(ttl), now)?;
+        }
+        if let (WriteKind::Insert | WriteKind::Modify, Some(m)) = (w.kind, &w.metadata) {
+            self.set_entry_metadata(t, h, m)?;
         }
         Ok(Some(h))
     }

@@ -162,6 +162,7 @@ impl Table {
             last_hit: 0,
             ttl_ns: None,
             notified_at: None,
+            metadata: Box::default(),
             value: value.into_boxed_slice(),
             mask: mask.into_boxed_slice(),
             ranges,

@@ -95,7 +95,7 @@ class TablesMixin:
         return r.handle
 
     def _entry_out(self, v: ProgramView, t: TableView, e: tuple) -> BmMtEntry:
-        handle, keys, action, params, priority, _counter, _meter, target = e
+        handle, keys, action, params, priority, _counter, _meter, target, _metadata = e
         prio = tp.to_bmv2_priority(priority) if t.has_priority else -1
         if target is None:
             act = BmActionEntry(
