@@ -81,7 +81,7 @@ test-rust:
 	$(CARGO) test --workspace --profile test-opt -q
 
 test-python: setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --durations=15 tests
 
 bench: setup
 	$(CARGO) bench --workspace

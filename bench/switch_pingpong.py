@@ -26,10 +26,18 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
 from netns import Star, UdpFlows  # noqa: E402
+from sched_wakeups import record, wakeups  # noqa: E402
 from switch_latency import setup_htb, setup_lanes  # noqa: E402
 
 SIZES = [14, 64, 512, 1024, 1472, 4096, 16384]
 CONTENDERS = ["bridge", "bridge+htb", "lanes strict", "lanes rlsp-drr"]
+# How the switch process is scheduled (arguments to chrt, then the command): the lab's SCHED_FIFO
+# 20, the fair class at the highest weight (nice -20), or SCHED_IDLE.
+CPU_POLICIES = {
+    "fifo": ("-f", "20"),
+    "nice": ("-o", "0", "nice", "-n", "-20"),
+    "idle": ("-i", "0"),
+}
 PERCENTILE = re.compile(r"percentile (\d+\.\d+) =\s+([\d.]+)")
 
 
@@ -48,11 +56,11 @@ def setup(star: Star, contender: str, tmp: Path) -> None:
         setup_htb(star)
     else:
         # "lanes SCHED", "lanes SCHED poll N" (the switch looks at its rings N us after a frame)
-        # or "lanes SCHED sched-idle" (the switch process at SCHED_IDLE instead of SCHED_FIFO)
+        # or "lanes SCHED sched-POLICY" (the switch process at another CPU policy than SCHED_FIFO)
         words = contender.split()
         extra = ["--poll-us", words[3]] if words[2:3] == ["poll"] else []
-        chrt = ("-i", "0") if words[2:3] == ["sched-idle"] else ("-f", "20")
-        setup_lanes(star, tmp, extra, scheduler=words[1], chrt=chrt)
+        policy = words[2].removeprefix("sched-") if words[2:3] and words[2].startswith("sched-") else "fifo"
+        setup_lanes(star, tmp, extra, scheduler=words[1], chrt=CPU_POLICIES[policy])
 
 
 def pingpong(star: Star, size: int, seconds: float) -> dict:
@@ -78,13 +86,22 @@ def pingpong(star: Star, size: int, seconds: float) -> dict:
     return {"p50_ms": pct[50.0], "p99_ms": pct[99.0], "p99.9_ms": pct[99.9]}
 
 
-def measure(star: Star, contender: str, tmp: Path, seconds: float, sizes: list[int]) -> dict:
+def measure(star: Star, contender: str, tmp: Path, seconds: float, sizes: list[int], perf_sched: bool) -> dict:
     star.start(star.hosts[3], "sockperf", "server", "-i", star.ip(4), "-p", "11111")
     time.sleep(0.5)
     out: dict = {"idle": {}, "loaded": {}}
     for size in sizes:
         out["idle"][size] = pingpong(star, size, seconds)
         print(f"  {contender:15s} idle   {size:6d} B  {fmt(out['idle'][size])}", flush=True)
+        if perf_sched and contender.startswith("lanes"):
+            # a run of its own: recording every scheduler event slows what it records
+            data = tmp / f"sched-{len(list(tmp.glob('sched-*')))}.data"
+            rec = record(data, seconds - 0.5)
+            pingpong(star, size, seconds)
+            rec.wait()
+            w = out.setdefault("idle_wakeups", {})[size] = wakeups(data, "lanes-dataplane")
+            data.unlink()
+            print(f"  {contender:15s} idle   {size:6d} B  data plane woken {w}", flush=True)
     load_dir = tmp / contender.replace(" ", "_").replace("+", "_")
     load_dir.mkdir()
     load = UdpFlows(star, load_dir, {2: 60, 3: 60}, seconds=len(sizes) * (seconds + 1.5) + 3)
@@ -121,6 +138,10 @@ def main() -> int:
                     help="also run lanes rlsp-drr with these --poll-us values (comma-separated)")  # fmt: skip
     ap.add_argument("--sched-idle", action="store_true",
                     help="also run lanes rlsp-drr with the switch process at SCHED_IDLE (how waking it differs)")  # fmt: skip
+    ap.add_argument("--sched", default="",
+                    help=f"also run lanes rlsp-drr at these CPU policies (comma-separated of {', '.join(CPU_POLICIES)})")  # fmt: skip
+    ap.add_argument("--perf-sched", action="store_true",
+                    help="after each idle size, a second run under `perf sched record`: how the data plane thread is woken")  # fmt: skip
     ap.add_argument("--only", default="",
                     help="run only these contenders (comma-separated, e.g. 'bridge,lanes rlsp-drr')")  # fmt: skip
     args = ap.parse_args()
@@ -129,8 +150,12 @@ def main() -> int:
         polls = [int(p) for p in args.poll_us.split(",") if p]
     except ValueError:
         sys.exit("switch_pingpong: --sizes and --poll-us take comma-separated integers")
+    policies = [p for p in args.sched.split(",") if p] + (["idle"] if args.sched_idle else [])
+    unknown_policy = [p for p in policies if p not in CPU_POLICIES]
+    if unknown_policy:
+        sys.exit(f"switch_pingpong: unknown --sched policy {unknown_policy[0]!r}; known: {', '.join(CPU_POLICIES)}")
     contenders = CONTENDERS + [f"lanes rlsp-drr poll {p}" for p in polls]
-    contenders += ["lanes rlsp-drr sched-idle"] if args.sched_idle else []
+    contenders += [f"lanes rlsp-drr sched-{p}" for p in dict.fromkeys(policies)]
     if args.only:
         only = args.only.split(",")
         unknown = [c for c in only if c not in contenders]
@@ -145,7 +170,7 @@ def main() -> int:
             print(f"[{i}/{len(contenders)}] {contender}", flush=True)
             with Star(4) as star:
                 setup(star, contender, tmp)
-                runs[contender] = measure(star, contender, tmp, args.seconds, sizes)
+                runs[contender] = measure(star, contender, tmp, args.seconds, sizes, args.perf_sched)
                 runs[contender]["load_avg"] = Path("/proc/loadavg").read_text().split()[:3]
     for cond in ("idle", "loaded"):
         print(f"\nround trip, {cond} (ms)\n" + table(runs, cond, sizes))
