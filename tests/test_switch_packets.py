@@ -111,3 +111,29 @@ def test_strict_priority_serves_the_queue_the_program_chose(tmp_path: Path) -> N
     assert high > 0.85 * 80 and low < 100 - high + 5 and high + low > 90, (r, queues)
     enq = {int(m[0]): int(m[1]) for m in re.findall(r"^4 (\d) (?:\S+ ){5}(\d+) ", queues, re.MULTILINE)}
     assert enq[5] > 0 and enq[2] > 0 and all(v == 0 for q, v in enq.items() if q not in (2, 5)), queues
+
+
+def test_a_frame_the_kernel_refuses_is_counted_and_not_captured_as_sent(tmp_path: Path) -> None:
+    """Port 4's interface down: the kernel refuses every frame sent on it (ENETDOWN). The switch
+    counts each as a transmit error, not as sent, and its output capture holds none of them."""
+    import json
+
+    from scapy.all import IP, UDP, Ether, rdpcap
+
+    pcap_dir = tmp_path / "pcap"
+    pcap_dir.mkdir()
+    frame = Ether(src="00:00:00:00:01:01", dst="00:00:00:00:01:04") / IP(src="10.0.1.1", dst="10.0.1.4")
+    frame = bytes(frame / UDP(sport=1, dport=9) / (b"x" * 40))
+    with Star(4) as star:
+        start(star, tmp_path, "fifo", program="l3_basic", commands=L3_COMMANDS, extra=("--pcap", str(pcap_dir)))
+        star.ns(star.sw, "ip", "link", "set", "s1-eth4", "down")
+        send_frames(star, 1, [frame] * 5)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            ports = {p["port"]: p for p in json.loads(star.ctl("stats_json"))["ports"]}
+            if ports[4]["tx_errors"] >= 5:
+                break
+            time.sleep(0.1)
+        assert ports[1]["rx_pkts"] == 5 and ports[4]["tx_errors"] == 5, ports
+        assert ports[4]["tx_pkts"] == 0, ports[4]
+    assert not [p for p in rdpcap(str(pcap_dir / "s1-eth4_out.pcap")) if UDP in p and p[UDP].dport == 9]

@@ -378,9 +378,6 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
         // hundreds, and the clock reads were 8 % of this thread's profile on a VM (RESULTS.md)
         dp.service_until(now, now + batch_ns, &mut |port, frame| {
             let i = usize::from(by_port[port as usize]);
-            if let Some((_, pout)) = pcap[i].as_mut() {
-                let _ = pout.write(wall_ns(), frame);
-            }
             let b = &mut tx[i];
             b.frames.push((b.buf.len(), frame.len()));
             b.buf.extend_from_slice(frame);
@@ -395,11 +392,19 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
                 continue;
             }
             active = true;
-            // sendmmsg stops at the first frame the kernel refuses: count it, go on after it
+            // sendmmsg stops at the first frame the kernel refuses: count it, go on after it;
+            // the output capture holds what the kernel took
             let mut rest = &b.frames[..];
             while !rest.is_empty() {
                 match sockets[i].1.send_many(&b.buf, rest, &mut scratch) {
-                    Ok(n) if n > 0 => rest = &rest[n..],
+                    Ok(n) if n > 0 => {
+                        if let Some((_, pout)) = pcap[i].as_mut() {
+                            for &(off, len) in &rest[..n] {
+                                let _ = pout.write(wall_ns(), &b.buf[off..off + len]);
+                            }
+                        }
+                        rest = &rest[n..];
+                    }
                     _ => {
                         dp.tx_failed(sockets[i].0, 1, rest[0].1 as u64);
                         rest = &rest[1..];
