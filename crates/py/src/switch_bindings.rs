@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use lanes_p4::Program;
-use lanes_switch::commands::{execute, stats_json};
+use lanes_switch::commands::{execute, stats};
 use lanes_switch::{
     FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions, TmDefaults,
 };
@@ -201,7 +201,11 @@ impl PySwitch {
 
     /// Counters of ports, queues and drops as a JSON string: the command port's `stats_json`.
     fn stats_json(&self, py: Python<'_>) -> String {
-        py.allow_threads(|| self.inner.with(|dp| stats_json(dp, false).to_string()))
+        py.allow_threads(|| {
+            self.inner
+                .with(|dp| serde_json::to_string(&stats(dp, false)))
+                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        })
     }
 }
 

@@ -45,6 +45,6 @@ pub fn execute(dp: &mut Dataplane, line: &str) -> R {
         .unwrap_or_else(|| Err(format!("unknown command '{cmd}' (try 'help')")))
 }
 
-pub use stats::stats_json;
+pub use stats::{stats, DelayStats, PortStats, QueueStats, SwitchStats};
 pub use table::parse_value;
 pub use tm::parse_rate_bps;

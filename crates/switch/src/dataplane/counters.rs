@@ -19,8 +19,8 @@ pub struct PortCounters {
     pub rx_backlog_max: u64,
 }
 
-/// Why packets were dropped, switch-wide.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Why packets were dropped, switch-wide (`stats_json`'s "drops", field by field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DropCounters {
     /// Frames received before a program was loaded.
     pub no_program: u64,
