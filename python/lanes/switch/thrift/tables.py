@@ -108,8 +108,9 @@ class TablesMixin:
         else:
             act = BmActionEntry(action_type=BmActionEntryType.MBR_HANDLE, mbr_handle=target[1])
         life = None
-        if t.support_timeout:
-            since, ttl = _native.p4rt_entry_life(self.ctx.sw, t.index, handle)
+        kept = _native.p4rt_entry_life(self.ctx.sw, t.index, handle) if t.support_timeout else None
+        if kept is not None:  # None: the table keeps no hit times
+            since, ttl = kept
             life = BmMtEntryLife(timeout_ms=(ttl or 0) // 1_000_000, time_since_hit_ms=since // 1_000_000)
         return BmMtEntry(
             match_key=[_param_out(kf, k) for kf, k in zip(t.keys, keys, strict=True)],
