@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lanes import _native
+from lanes._native import Switch
 from lanes.switch.thrift import program as thrift_program
 from lanes.switch.thrift.program import ProgramView
 
@@ -74,7 +75,7 @@ class RunningConfig:
 
 @dataclass
 class SwitchContext:
-    sw: Any
+    sw: Switch
     config: RunningConfig
     device_id: int = 0
     thrift_port: int = 9090
