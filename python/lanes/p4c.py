@@ -40,7 +40,7 @@ def compile_source(program: str | Path, include: list, define: list[str]) -> tup
     src = Path(program)
     if not src.is_file():
         raise LanesError(f"{src}: no such file")
-    defines = [tuple(d.split("=", 1)) if "=" in d else (d, "1") for d in define]
+    defines = [(name, value if eq else "1") for name, eq, value in (d.partition("=") for d in define)]
     return _native.p4c_compile(str(src), [str(d) for d in include], defines)
 
 

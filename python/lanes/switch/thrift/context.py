@@ -9,11 +9,16 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lanes import _native
+from lanes._native import Switch
 from lanes.switch.thrift import program as thrift_program
 from lanes.switch.thrift.program import ProgramView
+
+if TYPE_CHECKING:  # imported where used: the P4Runtime server needs grpc
+    from lanes.p4runtime.pipeline import Pipeline
+    from lanes.p4runtime.server import P4RuntimeService
 
 # gRPC codes in _native.P4rtError
 NOT_FOUND, OUT_OF_RANGE = 5, 11
@@ -30,10 +35,10 @@ class RunningConfig:
         self._lock = threading.RLock()
         self._text = text
         self._view: ProgramView | None = None
-        self._p4rt: Any = None
-        self._p4rt_seen: Any = None
+        self._p4rt: P4RuntimeService | None = None
+        self._p4rt_seen: Pipeline | None = None
 
-    def attach_p4runtime(self, service: Any) -> None:
+    def attach_p4runtime(self, service: P4RuntimeService) -> None:
         with self._lock:
             self._p4rt = service
             self._p4rt_seen = getattr(service, "pipeline", None)
@@ -74,7 +79,7 @@ class RunningConfig:
 
 @dataclass
 class SwitchContext:
-    sw: Any
+    sw: Switch
     config: RunningConfig
     device_id: int = 0
     thrift_port: int = 9090

@@ -7,14 +7,18 @@ none)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar, TypeVarTuple
 
 from bm_runtime.simple_pre_lag.ttypes import InvalidMcOperation, McOperationErrorCode
 
 from lanes import _native
+from lanes._native import Switch
 from lanes.switch.thrift.context import SwitchContext, log
 
 MC = McOperationErrorCode
+R = TypeVar("R")
+Args = TypeVarTuple("Args")
 
 
 def ports_of(port_map: str | None) -> list[int] | str:
@@ -30,7 +34,7 @@ class PreHandler:
     def __init__(self, ctx: SwitchContext) -> None:
         self.ctx = ctx
 
-    def _run(self, call: str, fn: Any, *args: Any) -> Any:
+    def _run(self, call: str, fn: Callable[[Switch, *Args], R], *args: *Args) -> R:
         """One engine call; its refusal as bmv2's exception with the code the binding gives."""
         try:
             return fn(self.ctx.sw, *args)
@@ -47,34 +51,36 @@ class PreHandler:
             raise InvalidMcOperation(code=MC.ERROR)
         return ports
 
-    def bm_mc_mgrp_create(self, cxt_id, mgrp):
+    def bm_mc_mgrp_create(self, cxt_id: int, mgrp: int) -> int:
         return self._run("bm_mc_mgrp_create", _native.bm_mc_mgrp_create, mgrp)
 
-    def bm_mc_mgrp_destroy(self, cxt_id, mgrp_handle):
+    def bm_mc_mgrp_destroy(self, cxt_id: int, mgrp_handle: int) -> None:
         self._run("bm_mc_mgrp_destroy", _native.bm_mc_mgrp_destroy, mgrp_handle)
 
-    def bm_mc_node_create(self, cxt_id, rid, port_map, lag_map=None):
+    def bm_mc_node_create(self, cxt_id: int, rid: int, port_map: str, lag_map: str | None = None) -> int:
         ports = self._ports("bm_mc_node_create", port_map, lag_map)
         return self._run("bm_mc_node_create", _native.bm_mc_node_create, rid, ports)
 
-    def bm_mc_node_update(self, cxt_id, l1_handle, port_map, lag_map=None):
+    def bm_mc_node_update(
+        self, cxt_id: int, l1_handle: int, port_map: str, lag_map: str | None = None
+    ) -> None:
         ports = self._ports("bm_mc_node_update", port_map, lag_map)
         self._run("bm_mc_node_update", _native.bm_mc_node_update, l1_handle, ports)
 
-    def bm_mc_node_associate(self, cxt_id, mgrp_handle, l1_handle):
+    def bm_mc_node_associate(self, cxt_id: int, mgrp_handle: int, l1_handle: int) -> None:
         self._run("bm_mc_node_associate", _native.bm_mc_node_associate, mgrp_handle, l1_handle)
 
-    def bm_mc_node_dissociate(self, cxt_id, mgrp_handle, l1_handle):
+    def bm_mc_node_dissociate(self, cxt_id: int, mgrp_handle: int, l1_handle: int) -> None:
         self._run("bm_mc_node_dissociate", _native.bm_mc_node_dissociate, mgrp_handle, l1_handle)
 
-    def bm_mc_node_destroy(self, cxt_id, l1_handle):
+    def bm_mc_node_destroy(self, cxt_id: int, l1_handle: int) -> None:
         self._run("bm_mc_node_destroy", _native.bm_mc_node_destroy, l1_handle)
 
-    def bm_mc_set_lag_membership(self, cxt_id, lag_index, port_map):
+    def bm_mc_set_lag_membership(self, cxt_id: int, lag_index: int, port_map: str) -> None:
         log("bm_mc_set_lag_membership", "ERROR: LAGs are not supported")
         raise InvalidMcOperation(code=MC.ERROR)
 
-    def bm_mc_get_entries(self, cxt_id):
+    def bm_mc_get_entries(self, cxt_id: int) -> str:
         """The engine's state in bmv2's JSON layout (what simple_switch_CLI's mc_dump reads):
         each node is its own L2 entry, with the same handle."""
         groups, nodes = _native.bm_mc_entries(self.ctx.sw)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from lanes import _native
 
@@ -22,6 +22,8 @@ PRIORITY_MAX = (1 << 31) - 1
 
 KIND_EXACT, KIND_LPM, KIND_TERNARY = _native.KEY_EXACT, _native.KEY_LPM, _native.KEY_TERNARY
 KIND_RANGE, KIND_OPTIONAL, KIND_OPTIONAL_ANY = _native.KEY_RANGE, _native.KEY_OPTIONAL, _native.KEY_ANY
+
+V = TypeVar("V")
 
 
 def to_switch_priority(bmv2_priority: int) -> int:
@@ -92,11 +94,11 @@ class ProgramView:
     def profile(self, name: str) -> ProfileView | None:
         return _by_suffix(self.profiles, name)
 
-    def extern(self, names: set[str] | dict, name: str) -> str | None:
+    def extern(self, names: Collection[str], name: str) -> str | None:
         return _resolve(names, name)
 
 
-def _resolve(names, name: str) -> str | None:
+def _resolve(names: Collection[str], name: str) -> str | None:
     """The full name, else the only one that ends with "." + name (as the switch resolves)."""
     if name in names:
         return name
@@ -104,12 +106,12 @@ def _resolve(names, name: str) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _by_suffix(d: dict, name: str):
+def _by_suffix(d: dict[str, V], name: str) -> V | None:
     key = _resolve(d, name)
     return None if key is None else d[key]
 
 
-def build(json_text: str, names: dict) -> ProgramView:
+def build(json_text: str, names: dict[str, Any]) -> ProgramView:
     """A ProgramView from the program text and the switch's names_json() of it."""
     j = json.loads(json_text)
     index_of_action_id = {a["id"]: i for i, a in enumerate(j.get("actions", []))}

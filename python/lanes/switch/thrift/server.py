@@ -68,7 +68,7 @@ def guarded(handler: Any, service: Any) -> Any:
     return Guarded()
 
 
-def _wrap(fn: Any, name: str, declared: Any, texception: type) -> Any:
+def _wrap(fn: Any, name: str, declared: Any, texception: type[Exception]) -> Any:
     def call(*args: Any) -> Any:
         try:
             return fn(*args)
@@ -93,7 +93,8 @@ def _error_code(exc: type) -> int:
         enum = getattr(module, enum_name, None)
         if enum is not None:
             names = {v: k for k, v in enum._VALUES_TO_NAMES.items()}
-            return names.get("ERROR", min(enum._VALUES_TO_NAMES))
+            code: int = names.get("ERROR", min(enum._VALUES_TO_NAMES))
+            return code
     return 0
 
 

@@ -4,6 +4,9 @@ profiles.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
+
 from bm_runtime.standard.ttypes import (
     BmActionEntry,
     BmActionEntryType,
@@ -23,12 +26,21 @@ from bm_runtime.standard.ttypes import (
 )
 
 from lanes import _native
+from lanes._native import Switch, TableWrite
 from lanes.switch.thrift import program as tp
 from lanes.switch.thrift.context import SwitchContext, log, native_code, thrift_code
 from lanes.switch.thrift.program import ProgramView, TableView
 
+if TYPE_CHECKING:  # the stub's shapes of keys, entries and meter rates
+    from lanes._native import _Entry as Entry
+    from lanes._native import _Key as Key
+    from lanes._native import _OutKey as OutKey
+    from lanes._native import _Rates as Rates
+
 E = TableOperationErrorCode
 OP_INSERT, OP_DEFAULT = _native.OP_INSERT, _native.OP_DEFAULT
+R = TypeVar("R")
+Args = TypeVarTuple("Args")
 
 
 def table_error(call: str, code: int, message: str) -> InvalidTableOperation:
@@ -64,14 +76,14 @@ class TablesMixin:
             raise table_error(call, E.INVALID_ACTION_NAME, f"table {t.name} has no action '{name}'")
         return a
 
-    def _native(self, call: str, fn, *args):
+    def _native(self, call: str, fn: Callable[[Switch, *Args], R], *args: *Args) -> R:
         """Call the switch; its error as bmv2's table error code (the switch says which)."""
         try:
             return fn(self.ctx.sw, *args)
         except _native.P4rtError as e:
             raise table_error(call, thrift_code(e), native_code(e)[1]) from None
 
-    def _keys(self, call: str, t: TableView, match_key: list) -> list[tuple]:
+    def _keys(self, call: str, t: TableView, match_key: list[BmMatchParam]) -> list[Key]:
         """BmMatchParams as the switch's key fields: (position, kind, a, b, prefix length); the
         switch checks them against the table."""
         keys = [_key(call, i, k, p) for i, (k, p) in enumerate(zip(t.keys, match_key, strict=False))]
@@ -79,7 +91,7 @@ class TablesMixin:
         keys += [(i, tp.KIND_EXACT, b"", b"", 0) for i in range(len(keys), len(match_key))]
         return keys
 
-    def _priority(self, call: str, t: TableView, options) -> int:
+    def _priority(self, call: str, t: TableView, options: BmAddEntryOptions | None) -> int:
         if not t.has_priority:
             return 0
         p = options.priority if options is not None and options.priority is not None else 0
@@ -87,14 +99,14 @@ class TablesMixin:
             raise table_error(call, E.BAD_MATCH_KEY, f"priority {p} is negative")
         return tp.to_switch_priority(p)
 
-    def _write(self, call: str, w) -> int:
+    def _write(self, call: str, w: TableWrite) -> int:
         """One table write (bmv2's key rules); the switch's error as bmv2's code."""
         (r,) = self._native(call, _native.p4rt_table_write, [w])
         if r.code:
             raise table_error(call, r.thrift_code, r.message)
         return r.handle
 
-    def _entry_out(self, v: ProgramView, t: TableView, e: tuple) -> BmMtEntry:
+    def _entry_out(self, v: ProgramView, t: TableView, e: Entry) -> BmMtEntry:
         handle, keys, action, params, priority, _counter, _meter, target, _metadata = e
         prio = tp.to_bmv2_priority(priority) if t.has_priority else -1
         if target is None:
@@ -108,8 +120,9 @@ class TablesMixin:
         else:
             act = BmActionEntry(action_type=BmActionEntryType.MBR_HANDLE, mbr_handle=target[1])
         life = None
-        if t.support_timeout:
-            since, ttl = _native.p4rt_entry_life(self.ctx.sw, t.index, handle)
+        kept = _native.p4rt_entry_life(self.ctx.sw, t.index, handle) if t.support_timeout else None
+        if kept is not None:  # None: the table keeps no hit times
+            since, ttl = kept
             life = BmMtEntryLife(timeout_ms=(ttl or 0) // 1_000_000, time_since_hit_ms=since // 1_000_000)
         return BmMtEntry(
             match_key=[_param_out(kf, k) for kf, k in zip(t.keys, keys, strict=True)],
@@ -121,17 +134,25 @@ class TablesMixin:
 
     # ---- Standard: match tables ----
 
-    def bm_mt_get_num_entries(self, cxt_id, table_name):
+    def bm_mt_get_num_entries(self, cxt_id: int, table_name: str) -> int:
         _, t = self._table("bm_mt_get_num_entries", table_name)
         return self._native("bm_mt_get_num_entries", _native.bm_table_num_entries, t.index)
 
-    def bm_mt_clear_entries(self, cxt_id, table_name, reset_default_entry):
+    def bm_mt_clear_entries(self, cxt_id: int, table_name: str, reset_default_entry: bool) -> None:
         _, t = self._table("bm_mt_clear_entries", table_name)
         self._native("bm_mt_clear_entries", _native.p4rt_table_clear, t.index)
         if reset_default_entry:
             self.bm_mt_reset_default_entry(cxt_id, table_name)
 
-    def bm_mt_add_entry(self, cxt_id, table_name, match_key, action_name, action_data, options):
+    def bm_mt_add_entry(
+        self,
+        cxt_id: int,
+        table_name: str,
+        match_key: list[BmMatchParam],
+        action_name: str,
+        action_data: list[bytes],
+        options: BmAddEntryOptions | None,
+    ) -> int:
         call = "bm_mt_add_entry"
         _, t = self._table(call, table_name)
         a = self._action(call, t, action_name)
@@ -142,14 +163,16 @@ class TablesMixin:
         )
         return self._write(call, w)
 
-    def bm_mt_set_default_action(self, cxt_id, table_name, action_name, action_data):
+    def bm_mt_set_default_action(
+        self, cxt_id: int, table_name: str, action_name: str, action_data: list[bytes]
+    ) -> None:
         call = "bm_mt_set_default_action"
         _, t = self._table(call, table_name)
         a = self._action(call, t, action_name)
         w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=action_data, p4runtime_rules=False)
         self._write(call, w)
 
-    def bm_mt_reset_default_entry(self, cxt_id, table_name):
+    def bm_mt_reset_default_entry(self, cxt_id: int, table_name: str) -> None:
         call = "bm_mt_reset_default_entry"
         _, t = self._table(call, table_name)
         if t.json_default is None:
@@ -158,17 +181,19 @@ class TablesMixin:
         w = _native.TableWrite(OP_DEFAULT, t.index, action=a, params=params, p4runtime_rules=False)
         self._write(call, w)
 
-    def bm_mt_delete_entry(self, cxt_id, table_name, entry_handle):
+    def bm_mt_delete_entry(self, cxt_id: int, table_name: str, entry_handle: int) -> None:
         _, t = self._table("bm_mt_delete_entry", table_name)
         self._native("bm_mt_delete_entry", _native.bm_entry_delete, t.index, _handle(entry_handle))
 
-    def bm_mt_modify_entry(self, cxt_id, table_name, entry_handle, action_name, action_data):
+    def bm_mt_modify_entry(
+        self, cxt_id: int, table_name: str, entry_handle: int, action_name: str, action_data: list[bytes]
+    ) -> None:
         call = "bm_mt_modify_entry"
         _, t = self._table(call, table_name)
         a = self._action(call, t, action_name)
         self._native(call, _native.bm_entry_modify, t.index, _handle(entry_handle), a, action_data)
 
-    def bm_mt_set_entry_ttl(self, cxt_id, table_name, entry_handle, timeout_ms):
+    def bm_mt_set_entry_ttl(self, cxt_id: int, table_name: str, entry_handle: int, timeout_ms: int) -> None:
         self.entry_ttl("bm_mt_set_entry_ttl", table_name, entry_handle, timeout_ms)
 
     def entry_ttl(self, call: str, table_name: str, entry_handle: int, timeout_ms: int) -> None:
@@ -181,20 +206,22 @@ class TablesMixin:
         ttl = timeout_ms * 1_000_000 or None
         self._native(call, _native.p4rt_entry_ttl, t.index, _handle(entry_handle), ttl)
 
-    def bm_mt_get_entries(self, cxt_id, table_name):
+    def bm_mt_get_entries(self, cxt_id: int, table_name: str) -> list[BmMtEntry]:
         v, t = self._table("bm_mt_get_entries", table_name)
         return [
             self._entry_out(v, t, e)
             for e in self._native("bm_mt_get_entries", _native.p4rt_table_read, t.index)
         ]
 
-    def bm_mt_get_entry(self, cxt_id, table_name, entry_handle):
+    def bm_mt_get_entry(self, cxt_id: int, table_name: str, entry_handle: int) -> BmMtEntry:
         v, t = self._table("bm_mt_get_entry", table_name)
         return self._entry_out(
             v, t, self._native("bm_mt_get_entry", _native.bm_entry, t.index, _handle(entry_handle))
         )
 
-    def bm_mt_get_entry_from_key(self, cxt_id, table_name, match_key, options):
+    def bm_mt_get_entry_from_key(
+        self, cxt_id: int, table_name: str, match_key: list[BmMatchParam], options: BmAddEntryOptions | None
+    ) -> BmMtEntry:
         call = "bm_mt_get_entry_from_key"
         v, t = self._table(call, table_name)
         keys = self._keys(call, t, match_key)
@@ -204,7 +231,7 @@ class TablesMixin:
             raise table_error(call, E.BAD_MATCH_KEY, "no entry with this match key")
         return self._entry_out(v, t, e)
 
-    def bm_mt_get_default_entry(self, cxt_id, table_name):
+    def bm_mt_get_default_entry(self, cxt_id: int, table_name: str) -> BmActionEntry:
         v, t = self._table("bm_mt_get_default_entry", table_name)
         if t.profile is not None:
             target = self._native("bm_mt_get_default_entry", _native.ap_default_target, t.index)
@@ -230,22 +257,26 @@ class TablesMixin:
             raise table_error(call, E.METERS_DISABLED, f"table {t.name} has no direct meter")
         return t
 
-    def bm_mt_read_counter(self, cxt_id, table_name, entry_handle):
+    def bm_mt_read_counter(self, cxt_id: int, table_name: str, entry_handle: int) -> BmCounterValue:
         t = self._direct("bm_mt_read_counter", table_name, "counter")
         pk, by = self._native("bm_mt_read_counter", _native.bm_direct_counter, t.index, _handle(entry_handle))
         return BmCounterValue(bytes=by, packets=pk)
 
-    def bm_mt_reset_counters(self, cxt_id, table_name):
+    def bm_mt_reset_counters(self, cxt_id: int, table_name: str) -> None:
         t = self._direct("bm_mt_reset_counters", table_name, "counter")
         self._native("bm_mt_reset_counters", _native.bm_direct_counters_reset, t.index)
 
-    def bm_mt_write_counter(self, cxt_id, table_name, entry_handle, value):
+    def bm_mt_write_counter(
+        self, cxt_id: int, table_name: str, entry_handle: int, value: BmCounterValue
+    ) -> None:
         call = "bm_mt_write_counter"
         t = self._direct(call, table_name, "counter")
         v = (_u64(value.packets), _u64(value.bytes))
         self._native(call, _native.bm_direct_counter, t.index, _handle(entry_handle), v)
 
-    def bm_mt_set_meter_rates(self, cxt_id, table_name, entry_handle, rates):
+    def bm_mt_set_meter_rates(
+        self, cxt_id: int, table_name: str, entry_handle: int, rates: list[BmMeterRateConfig]
+    ) -> None:
         call = "bm_mt_set_meter_rates"
         t = self._direct(call, table_name, "meter")
         r = meter_rates(rates)
@@ -253,7 +284,9 @@ class TablesMixin:
             raise table_error(call, E.INVALID_METER_OPERATION, r)
         self._native(call, _native.bm_direct_meter_set, t.index, _handle(entry_handle), r)
 
-    def bm_mt_get_meter_rates(self, cxt_id, table_name, entry_handle):
+    def bm_mt_get_meter_rates(
+        self, cxt_id: int, table_name: str, entry_handle: int
+    ) -> list[BmMeterRateConfig]:
         call = "bm_mt_get_meter_rates"
         t = self._direct(call, table_name, "meter")
         e = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))
@@ -273,7 +306,7 @@ def _fixed(b: bytes, k: tp.KeyField) -> bytes:
     return bytes(b).rjust(k.nbytes, b"\0")[-k.nbytes :] if len(b) <= k.nbytes else bytes(b)
 
 
-def _key(call: str, pos: int, k: tp.KeyField, p: BmMatchParam) -> tuple:
+def _key(call: str, pos: int, k: tp.KeyField, p: BmMatchParam) -> Key:
     T = BmMatchParamType
     kind = k.match_kind
     if p.type == T.EXACT and kind == "exact" and p.exact:
@@ -296,7 +329,7 @@ def _key(call: str, pos: int, k: tp.KeyField, p: BmMatchParam) -> tuple:
     raise table_error(call, E.BAD_MATCH_KEY, f"key {k.name} is {kind}, got a {got} match parameter")
 
 
-def _param_out(k: tp.KeyField, key: tuple) -> BmMatchParam:
+def _param_out(k: tp.KeyField, key: OutKey) -> BmMatchParam:
     T = BmMatchParamType
     kind, a, b, plen = key
     if kind == tp.KIND_EXACT:
@@ -314,7 +347,7 @@ def _param_out(k: tp.KeyField, key: tuple) -> BmMatchParam:
     return BmMatchParam(type=T.TERNARY, ternary=BmMatchParamTernary(zero, zero))
 
 
-def meter_rates(rates: list) -> tuple[float, int, float, int] | str:
+def meter_rates(rates: list[BmMeterRateConfig] | None) -> Rates | str:
     """bmv2's [committed, peak] rates (units per microsecond, bursts in units) as the switch's
     (cir, cbs, pir, pbs) per second, or why they are refused."""
     if rates is None or len(rates) != 2:
@@ -330,7 +363,7 @@ def meter_rates(rates: list) -> tuple[float, int, float, int] | str:
     return (c.units_per_micros * 1e6, int(c.burst_size), p.units_per_micros * 1e6, int(p.burst_size))
 
 
-def meter_rates_out(r: tuple | None) -> list[BmMeterRateConfig]:
+def meter_rates_out(r: Rates | None) -> list[BmMeterRateConfig]:
     """The switch's rates as bmv2's list (empty for a meter never configured)."""
     if r is None:
         return []
