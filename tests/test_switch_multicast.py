@@ -132,6 +132,21 @@ def test_bad_multicast_groups_are_refused(client: Client, entity: p4r.Entity, te
     assert rpc_code(client.capabilities) == C.OK
 
 
+def test_a_group_with_more_replicas_than_the_engine_holds_is_resource_exhausted(client: Client) -> None:
+    """One node per replication id and 16,384 nodes in all (bmv2's simple_pre has room for as
+    many): a group of 16,385 ids is refused with P4Runtime's code for no room, and nothing of it
+    stays."""
+    big = group(1, *((CPU, rid) for rid in range(1, 16_386)))
+    try:
+        client.write([upd(INSERT, big)])
+    except grpc.RpcError as e:
+        errs = write_errors(e)
+        assert len(errs) == 1 and errs[0][0] == C.RESOURCE_EXHAUSTED.value[0] and "no room" in errs[0][1], errs
+    else:
+        pytest.fail("the write was accepted")
+    assert read_groups(client) == []
+
+
 def test_a_packet_leaves_once_per_replica(switch: tuple[str, int], client: Client) -> None:
     frame = bytes.fromhex("0000000000020000000000010800") + bytes(range(46))
     before = ctl(switch[1], "show_ports").stdout

@@ -104,7 +104,7 @@ fn p4rt_multicast_group_write(
             }
             let exists = dp.pre.has_group(mgid);
             let bad = |m: lanes_switch::pre::PreError| {
-                (INVALID_ARGUMENT, format!("multicast group {mgid}: {m}"))
+                (m.grpc_code(), format!("multicast group {mgid}: {m}"))
             };
             match op {
                 OP_INSERT if exists => {

@@ -69,6 +69,54 @@ impl fmt::Display for PreError {
 
 impl std::error::Error for PreError {}
 
+/// bmv2's `McOperationErrorCode` (simple_pre_lag.thrift): the numbers are the wire protocol.
+pub mod mc_code {
+    /// The engine has no room.
+    pub const TABLE_FULL: i32 = 1;
+    /// A group id out of range or taken.
+    pub const INVALID_MGID: i32 = 2;
+    /// No group with this handle.
+    pub const INVALID_MGRP_HANDLE: i32 = 3;
+    /// No node with this handle.
+    pub const INVALID_L1_HANDLE: i32 = 4;
+    /// Any other refusal.
+    pub const ERROR: i32 = 5;
+}
+
+impl PreError {
+    /// The code bmv2's simple_pre answers the same refusal with. A node associated twice or
+    /// dissociated from a group it is not in is bmv2's plain ERROR; a group created twice, which
+    /// bmv2 lets through, is refused here as an invalid group id.
+    pub fn thrift_code(&self) -> i32 {
+        match self {
+            PreError::MgidOutOfRange(_) | PreError::GroupExists(_) => mc_code::INVALID_MGID,
+            PreError::NoGroup(_) => mc_code::INVALID_MGRP_HANDLE,
+            PreError::NoNode(_) => mc_code::INVALID_L1_HANDLE,
+            PreError::Full { .. } => mc_code::TABLE_FULL,
+            PreError::NodeInGroup { .. }
+            | PreError::NodeNotInGroup { .. }
+            | PreError::RidOutOfRange(_)
+            | PreError::PortOutOfRange(_) => mc_code::ERROR,
+        }
+    }
+
+    /// The gRPC status of a P4Runtime write refused for this reason (the P4Runtime
+    /// specification's codes: a group that exists, none to change, no room).
+    pub fn grpc_code(&self) -> u8 {
+        use lanes_p4::api_error::grpc;
+        match self {
+            PreError::GroupExists(_) => grpc::ALREADY_EXISTS,
+            PreError::NoGroup(_) | PreError::NoNode(_) => grpc::NOT_FOUND,
+            PreError::Full { .. } => grpc::RESOURCE_EXHAUSTED,
+            PreError::MgidOutOfRange(_)
+            | PreError::NodeInGroup { .. }
+            | PreError::NodeNotInGroup { .. }
+            | PreError::RidOutOfRange(_)
+            | PreError::PortOutOfRange(_) => grpc::INVALID_ARGUMENT,
+        }
+    }
+}
+
 /// The command port answers errors as one line of text.
 impl From<PreError> for String {
     fn from(e: PreError) -> String {

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 mod error;
-pub use error::PreError;
+pub use error::{mc_code, PreError};
 
 /// Largest multicast group id (bmv2's `mcast_grp` is 16 bits; 0 means "no multicast").
 pub const MAX_MGID: u32 = 65535;
