@@ -1,13 +1,13 @@
-"""The lab's P4Runtime controller (lanes.emu.p4rt over lanes.p4runtime.client and .named) against
+"""The lab's P4Runtime controller (lanes.lab.p4rt over lanes.p4runtime.client and .named) against
 a port-less `lanes switch`: the program pushed, entries written by name read back exactly through
 the plain client, register and counter cells by name, and one-line errors naming the switch."""
 
 from __future__ import annotations
 
 import pytest
-from lanes.emu.p4rt import P4RuntimeTables
 from lanes.emu.topo import Route
 from lanes.errors import LanesError
+from lanes.lab.p4rt import P4RuntimeTables
 from lanes.p4runtime.client import Client
 from lanes.p4runtime.proto import p4r
 from p4rt_util import JSON, P4INFO, REPO, loopback_switch

@@ -17,7 +17,7 @@ ADDR_PORT = 9561
 CONTROLLER = """
 import sys
 from pathlib import Path
-from lanes.emu.p4rt import P4RuntimeTables
+from lanes.lab.p4rt import P4RuntimeTables
 from lanes.emu.topo import Route
 repo = Path(sys.argv[1])
 t = P4RuntimeTables("s1", int(sys.argv[2]), 0, repo / "p4/tm_basic.p4info.txtpb", repo / "p4/tm_basic.json")

@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from lanes.emu.p4rt import P4RuntimeTables
 from lanes.errors import LanesError
+from lanes.lab.p4rt import P4RuntimeTables
 from lanes.lab.sweep.matrix import loadavg
 
 REPO = Path(__file__).resolve().parents[3]

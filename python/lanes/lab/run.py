@@ -10,17 +10,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lanes import atomic
-from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology, build
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
-from lanes.lab import cases, htb, mpi, traffic
+from lanes.lab import cases, control, htb, mpi, traffic
 from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
 from lanes.lab.monitor import Monitor
 
 if TYPE_CHECKING:  # imported where used: the P4Runtime client needs grpc
-    from lanes.emu.p4rt import P4RuntimeTables
+    from lanes.lab.p4rt import P4RuntimeTables
 
 REPO = Path(__file__).resolve().parents[3]
 PROGRAM = REPO / "p4" / "tm_basic.json"
@@ -120,7 +119,7 @@ def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: co
         sw = net.switch(s)
         t: P4RuntimeTables | control.CtlTables
         if use_grpc:
-            from lanes.emu.p4rt import P4RuntimeTables
+            from lanes.lab.p4rt import P4RuntimeTables
 
             t = P4RuntimeTables(s, sw.grpc_port, sw.device_id, REPO / "p4" / "tm_basic.p4info.txtpb", PROGRAM)
         else:

@@ -9,12 +9,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from lanes import atomic
-from lanes.emu import control
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
-from lanes.lab import traffic
+from lanes.lab import control, traffic
 from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
 from lanes.nas import inband
 from lanes.nas.controller import Controller
@@ -122,8 +121,8 @@ def _program(pl: NasPlan) -> tuple[Path, Path]:
 
 
 def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: LabNet, procs: Procs) -> dict:
-    from lanes.emu.p4rt import P4RuntimeTables
     from lanes.lab.cases import ClassSetting
+    from lanes.lab.p4rt import P4RuntimeTables
 
     writes = control.WriteLog()
     tables = {}

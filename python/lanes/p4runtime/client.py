@@ -1,5 +1,5 @@
 """A small P4Runtime client (gRPC + the official protos): arbitration, pipeline push, writes
-and reads. Used by `lanes load-runtime`, the lab's controller (lanes.emu.p4rt), the write
+and reads. Used by `lanes load-runtime`, the lab's controller (lanes.lab.p4rt), the write
 benchmark and the tests; lanes.p4runtime.named builds its entities by name."""
 
 from __future__ import annotations

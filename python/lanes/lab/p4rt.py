@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 import grpc
 
-from lanes.emu.control import class_action
 from lanes.emu.topo import Route
 from lanes.errors import LanesError
+from lanes.lab.control import class_action
 from lanes.p4runtime.client import Client, update
 from lanes.p4runtime.named import CellKind, Key, P4InfoNames, clone_session, lpm_key
 from lanes.p4runtime.p4info_file import load_p4info
