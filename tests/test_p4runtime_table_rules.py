@@ -1,0 +1,167 @@
+"""Each rule a P4Runtime table write is held to, sent over gRPC to `lanes switch` on 127.0.0.1:
+the status code and a message naming what was wrong. Some rules are the switch's own (the same
+check serves its Thrift API and `lanes ctl`), some need the P4Info and are the server's; the
+client sees one answer either way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from lanes.p4runtime.client import Client, write_errors
+from lanes.p4runtime.proto import p4r
+from p4rt_util import DROP, L2_FWD, SEND_TO_CPU, SET_PORT, acl_entry, l2_entry, loopback_switch, primary, upd
+
+INSERT, MODIFY = p4r.Update.INSERT, p4r.Update.MODIFY
+C = grpc.StatusCode
+
+
+@pytest.fixture(scope="module")
+def switch() -> Iterator[tuple[str, int]]:
+    with loopback_switch() as s:
+        yield s
+
+
+@pytest.fixture
+def client(switch: tuple[str, int]) -> Iterator[Client]:
+    c = primary(switch[0], election_id=100)  # pushes p4rt_test: empty tables
+    yield c
+    c.close()
+
+
+def refusal(client: Client, update: p4r.Update) -> tuple[grpc.StatusCode, str]:
+    """The code and message of a one-update Write that must fail."""
+    with pytest.raises(grpc.RpcError) as e:
+        client.write([update])
+    ((code, message),) = write_errors(e.value)
+    return next(c for c in C if c.value[0] == code), message
+
+
+def default_entry(action_id: int, **params: bytes) -> p4r.TableEntry:
+    te = p4r.TableEntry(table_id=L2_FWD, is_default_action=True)
+    te.action.action.action_id = action_id
+    for pid, value in params.items():
+        te.action.action.params.add(param_id=int(pid[1:]), value=value)
+    return te
+
+
+@pytest.mark.parametrize("kind", [INSERT, MODIFY])
+def test_an_idle_timeout_where_the_table_has_none(client: Client, kind: int) -> None:
+    if kind == MODIFY:
+        client.write([upd(INSERT, l2_entry(5, 2))])
+    te = l2_entry(5, 3)
+    te.idle_timeout_ns = 1_000_000
+    assert refusal(client, upd(kind, te)) == (
+        C.INVALID_ARGUMENT,
+        "table MyIngress.l2_fwd does not support idle timeouts",
+    )
+    te.idle_timeout_ns = 0  # unset: fine
+    client.write([upd(kind, te)])
+
+
+def test_an_idle_timeout_on_the_default_entry_of_a_table_without_them(client: Client) -> None:
+    te = default_entry(DROP)
+    te.idle_timeout_ns = 5
+    assert refusal(client, upd(MODIFY, te)) == (
+        C.INVALID_ARGUMENT,
+        "table MyIngress.l2_fwd does not support idle timeouts",
+    )
+
+
+def test_a_negative_idle_timeout(client: Client) -> None:
+    te = acl_entry(0x0800, 0xFFFF, 1, 3, prio=1)
+    te.idle_timeout_ns = -1
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.acl" in message and "idle" in message
+
+
+@pytest.mark.parametrize("default", [False, True])
+def test_an_action_parameter_wider_than_its_field(client: Client, default: bool) -> None:
+    te = default_entry(SET_PORT, p1=b"\x02\x00") if default else l2_entry(5, 2)
+    te.action.action.params[0].value = b"\x02\x00"  # 512: set_port's port is bit<9>
+    code, message = refusal(client, upd(MODIFY if default else INSERT, te))
+    assert code == C.INVALID_ARGUMENT
+    assert "set_port" in message and "9 bits" in message, message
+
+
+def test_an_action_parameter_with_leading_zero_bytes_is_taken(client: Client) -> None:
+    te = l2_entry(5, 2)
+    te.action.action.params[0].value = b"\x00\x00\x01\xff"  # 511 fits 9 bits
+    client.write([upd(INSERT, te)])
+    (got,) = [e.table_entry for e in client.read([p4r.Entity(table_entry=p4r.TableEntry(table_id=L2_FWD))])]
+    assert got.action.action.params[0].value == b"\x01\xff"
+
+
+def test_an_empty_action_parameter(client: Client) -> None:
+    te = l2_entry(5, 2)
+    te.action.action.params[0].value = b""
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "set_port" in message and "empty" in message, message
+
+
+def test_an_action_the_table_does_not_have(client: Client) -> None:
+    te = l2_entry(5, None)
+    te.action.action.action_id = SEND_TO_CPU
+    assert refusal(client, upd(INSERT, te)) == (
+        C.INVALID_ARGUMENT,
+        "action MyIngress.send_to_cpu is not an action of table MyIngress.l2_fwd",
+    )
+
+
+def test_an_unknown_action(client: Client) -> None:
+    te = l2_entry(5, None)
+    te.action.action.action_id = 0x01FFFFFF
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.NOT_FOUND and str(0x01FFFFFF) in message
+
+
+def test_a_member_in_a_direct_table(client: Client) -> None:
+    te = l2_entry(5, None)
+    te.action.action_profile_member_id = 3
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "not indirect" in message
+
+
+def test_no_action(client: Client) -> None:
+    code, message = refusal(client, upd(INSERT, l2_entry(5, None)))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "no action" in message
+
+
+def test_the_default_entry_is_only_modified(client: Client) -> None:
+    code, message = refusal(client, upd(INSERT, default_entry(DROP)))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "modified" in message
+
+
+def test_a_default_entry_with_a_match(client: Client) -> None:
+    te = default_entry(DROP)
+    te.match.add(field_id=1).exact.value = b"\x05"
+    code, message = refusal(client, upd(MODIFY, te))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "no match" in message
+
+
+def test_time_since_last_hit_is_read_only(client: Client) -> None:
+    te = l2_entry(5, 2)
+    te.time_since_last_hit.elapsed_ns = 1
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "time_since_last_hit" in message
+
+
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (lambda a: a.params.add(param_id=1, value=b"\x01"), "given twice"),
+        (lambda a: a.ClearField("params"), "missing"),
+        (lambda a: a.params.add(param_id=7, value=b"\x01"), "no parameter with id 7"),
+    ],
+)
+def test_action_parameters_by_p4info_id(client: Client, mutate, words: str) -> None:
+    te = l2_entry(5, 2)
+    mutate(te.action.action)
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "set_port" in message and words in message, message
+
+
+def test_a_ternary_table_without_a_priority(client: Client) -> None:
+    code, message = refusal(client, upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=0)))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.acl" in message and "priority" in message
