@@ -5,16 +5,23 @@ client sees one answer either way."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf import text_format
 from lanes.p4runtime.client import Client, write_errors
-from lanes.p4runtime.proto import p4r
+from lanes.p4runtime.proto import p4i, p4r
 from p4rt_util import DROP, L2_FWD, SEND_TO_CPU, SET_PORT, acl_entry, l2_entry, loopback_switch, primary, upd
+from test_p4runtime_selector import P4INFO as SELECTOR_P4INFO
+from test_switch_selector import selector_program
 
 INSERT, MODIFY = p4r.Update.INSERT, p4r.Update.MODIFY
 C = grpc.StatusCode
+# ids in the selector test's P4Info
+ECMP, PROFILE, PROFILE_SET_PORT = 33554433, 285212673, 16777217
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +172,51 @@ def test_action_parameters_by_p4info_id(client: Client, mutate, words: str) -> N
 def test_a_ternary_table_without_a_priority(client: Client) -> None:
     code, message = refusal(client, upd(INSERT, acl_entry(0x0800, 0xFFFF, 1, 3, prio=0)))
     assert code == C.INVALID_ARGUMENT and "MyIngress.acl" in message and "priority" in message
+
+
+@pytest.fixture
+def members_only(switch: tuple[str, int], tmp_path: Path) -> Iterator[Client]:
+    """The selector test's program with its action profile stripped of the selector: the table
+    `ingress.ecmp` names members only. Member 1 runs set_port(2)."""
+    path = selector_program(tmp_path / "members.json")
+    prog = json.loads(path.read_text())
+    (profile,) = prog["pipelines"][0]["action_profiles"]
+    del profile["selector"]
+    prog["pipelines"][0]["tables"][0]["type"] = "indirect"
+    c = primary(switch[0], election_id=100, push=False)
+    c.set_pipeline(text_format.Parse(SELECTOR_P4INFO.replace("with_selector: true", ""), p4i.P4Info()),
+                   json.dumps(prog).encode())  # fmt: skip
+    m = p4r.ActionProfileMember(action_profile_id=PROFILE, member_id=1)
+    m.action.action_id = PROFILE_SET_PORT
+    m.action.params.add(param_id=1, value=b"\x02")
+    c.write([p4r.Update(type=INSERT, entity=p4r.Entity(action_profile_member=m))])
+    yield c
+    c.close()
+
+
+def ecmp_entry() -> p4r.TableEntry:
+    te = p4r.TableEntry(table_id=ECMP)
+    te.match.add(field_id=1).exact.value = b"\x08\x00"
+    return te
+
+
+def test_a_group_where_the_profile_has_no_selector(members_only: Client) -> None:
+    te = ecmp_entry()
+    te.action.action_profile_group_id = 1
+    code, message = refusal(members_only, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "ingress.ecmp" in message and "selector" in message, message
+    te = p4r.TableEntry(table_id=ECMP, is_default_action=True)
+    te.action.action_profile_group_id = 1
+    code, message = refusal(members_only, upd(MODIFY, te))
+    assert code == C.INVALID_ARGUMENT and "ingress.ecmp" in message and "selector" in message, message
+    te = ecmp_entry()
+    te.action.action_profile_member_id = 1
+    members_only.write([upd(INSERT, te)])
+
+
+def test_an_action_in_an_indirect_table(members_only: Client) -> None:
+    te = ecmp_entry()
+    te.action.action.action_id = PROFILE_SET_PORT
+    te.action.action.params.add(param_id=1, value=b"\x02")
+    code, message = refusal(members_only, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "ingress.ecmp" in message and "indirect" in message, message

@@ -86,6 +86,9 @@ class Entities(EntityReads, ProfileEntities):
         return out
 
     def action(self, spec: TableSpec, ta: Any, default: bool) -> tuple[int, list[bytes]]:
+        """The program's action index and parameters an entry's P4Info action names. Whether the
+        table takes an action (or a member, a group) and whether each parameter fits its width
+        are the switch's rules; the P4Info ids and scopes are checked here."""
         which = ta.WhichOneof("type")
         if which is None:
             raise invalid(f"table {spec.name}: no action given")
@@ -95,6 +98,8 @@ class Entities(EntityReads, ProfileEntities):
         aspec = self.pl.actions.get(a.action_id)
         if aspec is None:
             raise not_found(f"no action with id {a.action_id}")
+        # the P4Info id to the program's index; the switch would answer NOT_FOUND for an action
+        # of another table, P4Runtime says INVALID_ARGUMENT
         idx = spec.actions.get(a.action_id)
         if idx is None:
             raise invalid(f"action {aspec.name} is not an action of table {spec.name}")
@@ -106,16 +111,19 @@ class Entities(EntityReads, ProfileEntities):
         return idx, self._action_params(aspec, a)
 
     def _action_params(self, aspec: Any, a: Any) -> list[bytes]:
-        """The action's parameters in the program's order, each checked against its width."""
+        """The action's parameters in the program's order (by P4Info id, each given once). Their
+        widths are the switch's check; an empty value is not (it reads as 0 there), and
+        P4Runtime refuses it."""
         params: list[bytes | None] = [None] * len(aspec.params)
         for p in a.params:
             pos_bw = aspec.params.get(p.param_id)
             if pos_bw is None:
                 raise invalid(f"action {aspec.name}: no parameter with id {p.param_id}")
-            pos, bw = pos_bw
+            pos, _width = pos_bw
             if params[pos] is not None:
                 raise invalid(f"action {aspec.name}: parameter {p.param_id} given twice")
-            value_of(p.value, bw, f"action {aspec.name} parameter {p.param_id}")
+            if not p.value:
+                raise invalid(f"action {aspec.name} parameter {p.param_id}: empty value")
             params[pos] = p.value
         if any(p is None for p in params):
             raise invalid(f"action {aspec.name}: missing parameter(s)")
@@ -169,18 +177,22 @@ class Entities(EntityReads, ProfileEntities):
             raise not_found(f"no table with id {te.table_id}")
         if te.HasField("time_since_last_hit"):
             raise invalid(f"table {spec.name}: time_since_last_hit is read-only")
-        if te.idle_timeout_ns and not spec.idle_notify:
-            raise invalid(f"table {spec.name} does not support idle timeouts")
-        if te.idle_timeout_ns < 0:
+        if te.idle_timeout_ns < 0:  # the switch's timeouts are unsigned
             raise invalid(f"table {spec.name}: negative idle_timeout_ns")
+        # a timeout given goes to the switch, which refuses it where the table has none; 0 is
+        # "never ages" where it has them and "none given" elsewhere
+        ttl = te.idle_timeout_ns or (0 if spec.idle_notify and typ != DELETE else None)
         if te.is_default_action:
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
             keys = self.fields(spec, te)
+            action = self._default(spec, te)
             default = _native.TableWrite(
-                OP_DEFAULT, spec.index, keys, priority=te.priority, **self._default(spec, te)
+                OP_DEFAULT, spec.index, keys, priority=te.priority, idle_timeout_ns=ttl, **action
             )
             return default, (spec.id, typ, None)
+        # the switch refuses a const table's writes only once the key names an entry and the
+        # action fits; P4Runtime answers PERMISSION_DENIED to any of them
         if spec.const_entries:
             raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys = self.fields(spec, te)
@@ -201,8 +213,7 @@ class Entities(EntityReads, ProfileEntities):
             target=target,
             counter=counter_pair(te.counter_data) if te.HasField("counter_data") else None,
             meter=meter_rates(te.meter_config) if te.HasField("meter_config") else None,
-            # 0: the entry never ages; tables without idle timeouts leave it alone
-            idle_timeout_ns=te.idle_timeout_ns if spec.idle_notify and typ != DELETE else None,
+            idle_timeout_ns=ttl,
             metadata=te.metadata if typ != DELETE else None,  # a MODIFY replaces it too
         )
         return w, (spec.id, typ, hidden)

@@ -319,8 +319,11 @@ def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
     if jt is None:
         raise invalid(f"p4info table {name} is not in the bmv2 JSON")
     idle = t.idle_timeout_behavior == p4i.Table.NOTIFY_CONTROL
+    # the switch takes idle timeouts by the JSON's flag, the server reports them by the P4Info's
     if idle and not jt.get("support_timeout"):
         raise invalid(f"table {name}: p4info asks for idle notifications, the JSON table has no support_timeout")
+    if jt.get("support_timeout") and not idle:
+        raise invalid(f"table {name}: the JSON table has support_timeout, p4info asks for no idle notifications")
     if bool(t.implementation_id) != (jt.get("profile") is not None):
         raise invalid(f"table {name}: p4info and JSON differ on its action profile implementation")
     jkeys = jt["keys"]

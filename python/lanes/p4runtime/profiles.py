@@ -135,9 +135,7 @@ class ProfileEntities:
         which = ta.WhichOneof("type")
         if which == "action_profile_member_id":
             return (False, ta.action_profile_member_id)
-        if which == "action_profile_group_id":
-            if not self.pl.profiles[spec.profile].with_selector:
-                raise invalid(f"table {spec.name}: its action profile has no selector (no groups)")
+        if which == "action_profile_group_id":  # the switch refuses it without a selector
             return (True, ta.action_profile_group_id)
         raise invalid(f"table {spec.name} is indirect: an entry names a member, a group or an action set")
 
