@@ -11,6 +11,7 @@ from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
 from lanes.lab import mpi
 from lanes.lab.cases import CASES
+from lanes.lab.traffic import PROTOCOLS
 from lanes.nas.original import PRESETS
 from lanes.nas.plan import NAS_ALGS
 from lanes.nas.topo import NAS_TOPOLOGIES
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--alg", default="rlsp-drr",
         help="no | strict | rlsp-drr | drr | rlsp-drr-borrow | linux-htb; case nas: " + " | ".join(NAS_ALGS),
     )  # fmt: skip
-    r.add_argument("--proto", default="udp", help="udp | tcp")
+    r.add_argument("--proto", default="udp", help=" | ".join(PROTOCOLS))
     r.add_argument("--link-mbps", type=float, help="link rate (default 100; tree2: ToR-aggregation x2)")
     r.add_argument("--duration", type=float, help="seconds, phases scale with it (default 20; case nas: 40)")
     r.add_argument("--high-load", type=float, default=50.0, metavar="PCT",

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from lanes.emu.net import LabNet
 from lanes.emu.topo import Topology
 from lanes.errors import LanesError
+from lanes.lab.traffic import PROTOCOLS
 
 
 class RunSettings(Protocol):
@@ -70,8 +71,8 @@ def check_tools(p: RunSettings) -> None:
     missing = [t for t in need if shutil.which(t) is None]
     if missing:
         raise LanesError(f"missing tools: {', '.join(missing)} (run `make setup`)")
-    if p.proto not in ("udp", "tcp"):
-        raise LanesError(f"--proto must be udp or tcp, got '{p.proto}'")
+    if p.proto not in PROTOCOLS:
+        raise LanesError(f"--proto must be one of {', '.join(PROTOCOLS)}, got '{p.proto}'")
 
 
 def clear_run_dir(out: Path) -> None:

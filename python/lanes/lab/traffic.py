@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+PROTOCOLS = ["udp", "tcp"]  # the load a lab run puts on the network
 BASE_PORT = 5001
 UDP_LEN = 1470  # iperf 2's default datagram: 1512 B frames with the 42 B of headers
 

@@ -11,15 +11,18 @@ from lanes.lab import mpi
 
 
 def register_sweep(sub: argparse._SubParsersAction) -> None:
-    from lanes.lab.sweep.matrix import ALGS, CASES, PRESETS, PROTOS, TOPOS
+    from lanes.emu.topo import TOPOLOGIES
+    from lanes.lab.cases import CASES
+    from lanes.lab.sweep.matrix import ALGS, PRESETS
+    from lanes.lab.traffic import PROTOCOLS
 
     s = sub.add_parser("sweep", help="the thesis's matrix of runs, resumable, with a report")
     s.add_argument("--preset", default="fast", choices=list(PRESETS),
                    help="; ".join(f"{p.name}: {p.note}" for p in PRESETS.values()))  # fmt: skip
-    s.add_argument("--topos", help=f"comma-separated subset of {','.join(TOPOS)}")
+    s.add_argument("--topos", help=f"comma-separated subset of {','.join(TOPOLOGIES)}")
     s.add_argument("--cases", help=f"comma-separated subset of {','.join(CASES)}")
     s.add_argument("--algs", help=f"comma-separated subset of {','.join(ALGS)}")
-    s.add_argument("--protos", help=f"comma-separated subset of {','.join(PROTOS)}")
+    s.add_argument("--protos", help=f"comma-separated subset of {','.join(PROTOCOLS)}")
     s.add_argument("--repeats", type=int, default=1, help="runs per cell (mean and 95%% CI when > 1)")
     s.add_argument("--duration", type=float, help="seconds per run (overrides the preset's)")
     s.add_argument("--mpi-iters", type=int, metavar="N", help="ping-pongs per message size (overrides the preset's)")

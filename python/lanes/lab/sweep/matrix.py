@@ -15,15 +15,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lanes import atomic
+from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import machine, mpi
+from lanes.lab.cases import CASES
 from lanes.lab.thesis import THESIS_LINK_MBPS
+from lanes.lab.traffic import PROTOCOLS
 
-TOPOS = ["star", "tree1", "tree2"]
-CASES = ["runtime", "proactive", "mpi"]
-ALGS = ["no", "strict", "rlsp-drr"]
-PROTOS = ["udp", "tcp"]
+ALGS = ["no", "strict", "rlsp-drr"]  # the thesis's three (lanes.lab.cases knows more)
 OVERHEAD_S = 25.0  # set-up, idle measurements and tear-down of one run (first guess; measured after)
 
 
@@ -33,10 +33,10 @@ class Preset:
     link_mbps: dict[str, float]
     duration_s: dict[str, float]  # per case: the whole run (runtime: three phases, proactive: two)
     mpi_iters: int
-    topos: list[str] = field(default_factory=lambda: list(TOPOS))
+    topos: list[str] = field(default_factory=lambda: list(TOPOLOGIES))
     cases: list[str] = field(default_factory=lambda: list(CASES))
     algs: list[str] = field(default_factory=lambda: list(ALGS))
-    protos: list[str] = field(default_factory=lambda: list(PROTOS))
+    protos: list[str] = field(default_factory=lambda: list(PROTOCOLS))
     note: str = ""
 
 
@@ -118,7 +118,7 @@ def plan_cells(preset: Preset, topos: str | None = None, cases: str | None = Non
         raise LanesError(f"--mpi-iters must be 1 to 10000, got {mpi_iters}")
     if not 10 <= mpi_timeout_s <= 86_400:
         raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {mpi_timeout_s:g}")
-    ts = _pick("topos", topos, TOPOS, preset.topos)
+    ts = _pick("topos", topos, TOPOLOGIES, preset.topos)
     missing = [t for t in ts if t not in preset.link_mbps and link_mbps is None]
     if missing:
         raise LanesError(f"preset {preset.name} has no link rate for {', '.join(missing)} (give --link-mbps)")
@@ -128,7 +128,7 @@ def plan_cells(preset: Preset, topos: str | None = None, cases: str | None = Non
         for t in ts
         for c in _pick("cases", cases, CASES, preset.cases)
         for a in _pick("algs", algs, ALGS, preset.algs)
-        for p in _pick("protos", protos, PROTOS, preset.protos)
+        for p in _pick("protos", protos, PROTOCOLS, preset.protos)
         for r in range(1, repeats + 1)
     ]  # fmt: skip
 

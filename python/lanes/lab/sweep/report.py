@@ -9,10 +9,12 @@ import html
 from pathlib import Path
 
 from lanes import atomic
+from lanes.emu.topo import TOPOLOGIES
+from lanes.lab.cases import CASES
 from lanes.lab.csvout import write_csv, write_run_csvs
 from lanes.lab.mpi import SIZES
 from lanes.lab.sweep.machines import machines_table, mark
-from lanes.lab.sweep.matrix import ALGS, PROTOS, TOPOS
+from lanes.lab.sweep.matrix import ALGS
 from lanes.lab.sweep.plots import mpi_curves, throughput_grid
 from lanes.lab.sweep.stats import cell_row, write_mpi_csv, write_sweep_csv
 from lanes.lab.thesis import (
@@ -27,6 +29,7 @@ from lanes.lab.thesis import (
     control_writes,
     kind_of,
 )
+from lanes.lab.traffic import PROTOCOLS
 
 SECTIONS = [("runtime", "7.1 RUNTIME"), ("proactive", "7.2 PROACTIVE"), ("mpi", "7.3 MPI")]
 # The thesis's runs (6.2): iperf -t 180 in both cases, the change at 90 s (RUNTIME: prioritisation on
@@ -241,12 +244,12 @@ def _concat_csv(path: Path, parts: list[Path]) -> None:
 
 def _figures(rows: list[dict], d: Path) -> list[tuple[str, Path]]:
     figs = []
-    for topo in TOPOS:
-        for case in ("runtime", "proactive", "mpi"):
-            f = throughput_grid(rows, topo, case, ALGS, PROTOS, d / f"{topo}_{case}_throughput.png")
+    for topo in TOPOLOGIES:
+        for case in CASES:
+            f = throughput_grid(rows, topo, case, ALGS, PROTOCOLS, d / f"{topo}_{case}_throughput.png")
             if f:
                 figs.append((f"{topo} {case}: throughput over time", f))
-        f = mpi_curves(rows, topo, ALGS, PROTOS, d / f"{topo}_mpi_latency.png")
+        f = mpi_curves(rows, topo, ALGS, PROTOCOLS, d / f"{topo}_mpi_latency.png")
         if f:
             figs.append((f"{topo}: MPI latency vs message size", f))
     return figs
@@ -360,8 +363,8 @@ def _write_docs(rep: Path, rows: list[dict], comp: list[dict], figs: list[tuple[
     tt = _transition_table(rows)
     if tt[1]:
         blocks.append(("RUNTIME transition times (high class; iperf at 1 s, the switch at 0.25 s)", tt))
-    for topo in ("star", "tree1", "tree2"):
-        for proto in ("udp", "tcp"):
+    for topo in TOPOLOGIES:
+        for proto in PROTOCOLS:
             t = _mpi_table(rows, topo, proto)
             if t[1]:
                 blocks.append((f"MPI ping-pong latency by message size, {topo}, {proto.upper()} load", t))

@@ -9,9 +9,10 @@ import csv
 import re
 from pathlib import Path
 
+from lanes.emu.topo import TOPOLOGIES
 from lanes.errors import LanesError
+from lanes.lab.cases import CASES
 from lanes.lab.sweep.machines import mark
-from lanes.lab.sweep.matrix import TOPOS
 from lanes.lab.sweep.report import _write_docs, compare_rows, write_compare_csv
 from lanes.lab.sweep.stats import KEYS, MACHINE_KEYS, METRICS
 
@@ -92,8 +93,8 @@ def _planned_and_preset(md: Path, rows: list[dict]) -> tuple[int, str]:
 
 def _figures(rep: Path) -> list[tuple[str, Path]]:
     figs = []
-    for topo in TOPOS:
-        for case in ("runtime", "proactive", "mpi"):
+    for topo in TOPOLOGIES:
+        for case in CASES:
             f = rep / "figures" / f"{topo}_{case}_throughput.png"
             if f.is_file():
                 figs.append((f"{topo} {case}: throughput over time", f))
