@@ -15,6 +15,7 @@ from lanes.lab.traffic import PROTOCOLS
 from lanes.nas.original import PRESETS
 from lanes.nas.plan import NAS_ALGS
 from lanes.nas.topo import NAS_TOPOLOGIES
+from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
     r.add_argument("--batch-us", type=float, metavar="US",
                    help="lanes switch batch window (default: the switch's, 250 us)")  # fmt: skip
-    r.add_argument("--wake", choices=["leading", "high"],
+    r.add_argument("--wake", choices=WAKE_MODES,
                    help="which arrivals wake a lanes switch waiting for a departure (default: the switch's)")  # fmt: skip
     nas = r.add_argument_group("case nas (network-aware scheduling; topologies nas3, nas-ch2, nas-line)")
     nas.add_argument("--hold", type=float, default=3.0, metavar="S",
@@ -64,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="original: the original's own set-up (nas3 at 500/600 kb/s, 50-packet drop-tail "
                      "queues, the hand trigger at 17 s); options given beside it win")  # fmt: skip
     nas.add_argument("--manual-at", type=float, metavar="S", help="second of the hand trigger (nas-manual)")
-    nas.add_argument("--drop", choices=["random", "tail"], help="what a full switch queue drops (default random)")
+    nas.add_argument("--drop", choices=DROP_POLICIES, help="what a full switch queue drops (default random)")
     r.add_argument("--out", type=Path, required=True, help="run directory")
     r.set_defaults(func=_run)
     rep = sub.add_parser("report", help="Markdown and HTML report comparing run directories")
@@ -100,8 +101,8 @@ def _run(args: argparse.Namespace) -> int:
         raise LanesError(f"--mpi-timeout must be 10 to 86400 s, got {args.mpi_timeout:g}")
     if args.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {args.queue_depth}")
-    if args.switch_model not in ("lanes", "bmv2"):
-        raise LanesError(f"--switch-model must be lanes or bmv2, got '{args.switch_model}'")
+    if args.switch_model not in TM_MODELS:
+        raise LanesError(f"--switch-model must be {' or '.join(TM_MODELS)}, got '{args.switch_model}'")
     if args.burst_bytes is not None and args.burst_bytes < 1:
         raise LanesError(f"--burst-bytes must be at least 1, got {args.burst_bytes}")
     if args.batch_us is not None and not 0 <= args.batch_us <= 10_000:

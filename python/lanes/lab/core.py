@@ -72,7 +72,7 @@ def check_tools(p: RunSettings) -> None:
     if missing:
         raise LanesError(f"missing tools: {', '.join(missing)} (run `make setup`)")
     if p.proto not in PROTOCOLS:
-        raise LanesError(f"--proto must be one of {', '.join(PROTOCOLS)}, got '{p.proto}'")
+        raise LanesError(f"--proto must be {' or '.join(PROTOCOLS)}, got '{p.proto}'")
 
 
 def clear_run_dir(out: Path) -> None:

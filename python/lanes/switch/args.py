@@ -22,6 +22,7 @@ from lanes.switch.bmv2_options import (
     check_bmv2_arguments,
     check_bmv2_target_arguments,
 )
+from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
 LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "off"]
 SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
@@ -104,13 +105,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="level of the log --log-console and --log-file write: trace and debug give bmv2's "
                    "per-packet lines (trace adds each action's primitives); default trace, as bmv2")  # fmt: skip
     p.add_argument("--scheduler", default="strict", help=f"per-port scheduler: {', '.join(SCHEDULERS)}")
-    p.add_argument("--tm-model", default="lanes", choices=["lanes", "bmv2"],
+    p.add_argument("--tm-model", default="lanes", choices=TM_MODELS,
                    help="lanes: paced TM (default); bmv2: a model of bmv2's TM, egress queues served unpaced "
                    "into a 128-packet output buffer drained at line rate (to compare with the thesis)")  # fmt: skip
     p.add_argument("--port-rate", action="append", default=[], metavar="N@RATE", help="line rate of port N")
     p.add_argument("--default-rate", default="10Gbps", help="line rate of ports without --port-rate")
     p.add_argument("--queue-depth", type=int, default=64, help="packets per queue")
-    p.add_argument("--drop", default="tail", choices=["tail", "random"],
+    p.add_argument("--drop", default="tail", choices=DROP_POLICIES,
                    help="what a full queue drops: the arrival (tail) or a random packet of it and the queue")  # fmt: skip
     p.add_argument("--buffer-bytes", type=int, help="buffer shared by each port's queues")
     p.add_argument("--commands", type=Path, help="simple_switch_CLI commands to run at start")
@@ -123,7 +124,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
-    p.add_argument("--wake", choices=["leading", "high"], default="leading",
+    p.add_argument("--wake", choices=WAKE_MODES, default="leading",
                    help="which arrivals wake a data plane that waits for a departure: frames that lead their port "
                         "(default), or also the top strict class's behind a few of its own (lower high-class delay, "
                         "more wake-ups)")  # fmt: skip
