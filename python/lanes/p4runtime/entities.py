@@ -186,9 +186,9 @@ class Entities(EntityReads, ProfileEntities):
             if typ != MODIFY:
                 raise invalid(f"table {spec.name}: the default entry can only be modified")
             keys = self.fields(spec, te)
-            action = self._default(spec, te)
+            chosen = self._default(spec, te)
             default = _native.TableWrite(
-                OP_DEFAULT, spec.index, keys, priority=te.priority, idle_timeout_ns=ttl, **action
+                OP_DEFAULT, spec.index, keys, priority=te.priority, idle_timeout_ns=ttl, **chosen
             )
             return default, (spec.id, typ, None)
         # the switch refuses a const table's writes only once the key names an entry and the
@@ -230,7 +230,7 @@ class Entities(EntityReads, ProfileEntities):
             raise invalid(f"table {spec.name} has no default action to return to")
         return {"action": a, "params": params}
 
-    def _flush(self, batch: list, results: list) -> None:
+    def _flush(self, batch: list[tuple[int, Any, Done]], results: list[tuple[grpc.StatusCode, str]]) -> None:
         if not batch:
             return
         try:
@@ -353,7 +353,8 @@ class Entities(EntityReads, ProfileEntities):
             raise P4RTError(
                 grpc.StatusCode.OUT_OF_RANGE, f"{name}: index {e.index.index} out of range (size {size})"
             )
-        return e.index.index
+        index: int = e.index.index
+        return index
 
     def _write_direct(self, which: str, e: Any) -> None:
         te = e.table_entry

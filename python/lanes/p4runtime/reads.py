@@ -4,7 +4,7 @@ and meters), counters, registers and meters, from the data plane into P4Runtime 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from lanes import _native
 from lanes.p4runtime import valuesets
@@ -17,21 +17,23 @@ from lanes.p4runtime.values import (
     K_OPTIONAL,
     K_RANGE,
     K_TERNARY,
+    Key,
     canonical,
     config_out,
     int64,
     native_error,
 )
 
+T = TypeVar("T")
+
 
 class EntityReads:
-    """The read half of Entities (which provides sw, pl, metadata, fields() and _index())."""
+    """The read half of Entities (which provides sw, pl, fields() and _index())."""
 
     sw: Any
     pl: Pipeline
-    metadata: dict[tuple[int, int], bytes]
 
-    def fields(self, spec: TableSpec, te: Any) -> list:
+    def fields(self, spec: TableSpec, te: Any) -> list[Key]:
         raise NotImplementedError
 
     def _index(self, e: Any, size: int, name: str) -> int | None:
@@ -151,7 +153,7 @@ class EntityReads:
                     te.meter_config.CopyFrom(config_out(rates))
                 yield te if (counters or meters) else p4r.Entity(table_entry=te)
 
-    def entry_message(self, spec: TableSpec, e: tuple) -> Any:
+    def entry_message(self, spec: TableSpec, e: tuple[Any, ...]) -> Any:
         """A TableEntry from an entry as the switch reads it: match, action or member/group,
         priority and the controller's metadata."""
         _h, keys, a, params, prio, _counter, _meter, target, metadata = e
@@ -209,7 +211,7 @@ class EntityReads:
                 yield p4r.Entity(meter_entry=e)
 
     @staticmethod
-    def _pick(items: dict, ident: int, what: str) -> list:
+    def _pick(items: dict[int, T], ident: int, what: str) -> list[T]:
         if not ident:
             return list(items.values())
         x = items.get(ident)
@@ -218,7 +220,7 @@ class EntityReads:
         return [x]
 
 
-def _field_out(te: Any, k: Any, key: tuple) -> None:
+def _field_out(te: Any, k: Any, key: tuple[int, bytes, bytes, int]) -> None:
     kind, a, b, plen = key
     av = int.from_bytes(a, "big") if a else 0
     bv = int.from_bytes(b, "big") if b else 0
