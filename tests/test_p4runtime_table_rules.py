@@ -220,3 +220,33 @@ def test_an_action_in_an_indirect_table(members_only: Client) -> None:
     te.action.action.params.add(param_id=1, value=b"\x02")
     code, message = refusal(members_only, upd(INSERT, te))
     assert code == C.INVALID_ARGUMENT and "ingress.ecmp" in message and "indirect" in message, message
+
+
+def test_an_action_as_the_default_of_an_indirect_table(members_only: Client) -> None:
+    te = p4r.TableEntry(table_id=ECMP, is_default_action=True)
+    te.action.action.action_id = PROFILE_SET_PORT
+    te.action.action.params.add(param_id=1, value=b"\x02")
+    code, message = refusal(members_only, upd(MODIFY, te))
+    assert code == C.INVALID_ARGUMENT and "ingress.ecmp" in message and "indirect" in message, message
+    te.action.action_profile_member_id = 1  # a member is what it takes
+    members_only.write([upd(MODIFY, te)])
+    read = p4r.Entity(table_entry=p4r.TableEntry(table_id=ECMP, is_default_action=True))
+    (got,) = members_only.read([read])
+    assert got.table_entry.action.action_profile_member_id == 1
+    members_only.write([upd(MODIFY, p4r.TableEntry(table_id=ECMP, is_default_action=True))])  # back
+    (got,) = members_only.read([read])
+    assert not got.table_entry.action.action_profile_member_id
+
+
+def test_a_member_as_the_default_of_a_direct_table(client: Client) -> None:
+    te = p4r.TableEntry(table_id=L2_FWD, is_default_action=True)
+    te.action.action_profile_member_id = 1
+    code, message = refusal(client, upd(MODIFY, te))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "not indirect" in message, message
+
+
+def test_a_one_shot_action_set_in_a_direct_table(client: Client) -> None:
+    te = l2_entry(5, None)
+    te.action.action_profile_action_set.action_profile_actions.add().action.action_id = DROP
+    code, message = refusal(client, upd(INSERT, te))
+    assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "not indirect" in message, message

@@ -85,16 +85,10 @@ class Entities(EntityReads, ProfileEntities):
                 out.append((pos, K_OPTIONAL, fm.optional.value, b"", 0))
         return out
 
-    def action(self, spec: TableSpec, ta: Any, default: bool) -> tuple[int, list[bytes]]:
-        """The program's action index and parameters an entry's P4Info action names. Whether the
-        table takes an action (or a member, a group) and whether each parameter fits its width
-        are the switch's rules; the P4Info ids and scopes are checked here."""
-        which = ta.WhichOneof("type")
-        if which is None:
-            raise invalid(f"table {spec.name}: no action given")
-        if which != "action":
-            raise invalid(f"table {spec.name} is not indirect: {which} names no action")
-        a = ta.action
+    def action(self, spec: TableSpec, a: Any, default: bool) -> tuple[int, list[bytes]]:
+        """The program's action index and parameters a P4Info Action names. Whether the table
+        takes an action (not a member or group) and whether each parameter fits its width are
+        the switch's rules; the P4Info ids and scopes are checked here."""
         aspec = self.pl.actions.get(a.action_id)
         if aspec is None:
             raise not_found(f"no action with id {a.action_id}")
@@ -199,10 +193,17 @@ class Entities(EntityReads, ProfileEntities):
         action: int | None = None
         params: list[bytes] = []
         target, hidden = None, None
-        if typ != DELETE and spec.profile is not None:
+        which = te.action.WhichOneof("type")
+        if typ == DELETE:
+            pass
+        elif which == "action":  # the switch refuses it in an indirect table
+            action, params = self.action(spec, te.action.action, default=False)
+        elif which is None:
+            raise invalid(f"table {spec.name}: no action given")
+        elif which == "action_profile_action_set" and spec.profile is None:
+            raise invalid(f"table {spec.name} is not indirect: {which} names no action")
+        else:  # a member, a group (the switch refuses them in a direct table) or an action set
             target, hidden = self.indirect_target(spec, te.action)
-        elif typ != DELETE:
-            action, params = self.action(spec, te.action, default=False)
         w = _native.TableWrite(
             {INSERT: OP_INSERT, MODIFY: OP_MODIFY, DELETE: OP_DELETE}[typ],
             spec.index,
@@ -219,11 +220,15 @@ class Entities(EntityReads, ProfileEntities):
         return w, (spec.id, typ, hidden)
 
     def _default(self, spec: TableSpec, te: Any) -> dict[str, Any]:
-        """The action (or member, group) a default entry write sets."""
-        if spec.profile is not None:  # none: back to the program's default
-            return {"target": self._named_target(spec, te.action) if te.HasField("action") else None}
-        if te.HasField("action"):
-            a, params = self.action(spec, te.action, default=True)
+        """The action (or member, group) a default entry write sets; none given: the program's
+        default again. The switch refuses an action in an indirect table, a member or group in a
+        direct one."""
+        if te.action.WhichOneof("type") == "action":
+            a, params = self.action(spec, te.action.action, default=True)
+        elif te.HasField("action"):
+            return {"target": self._named_target(spec, te.action)}
+        elif spec.profile is not None:
+            return {"target": None}
         elif spec.default is not None:
             a, params = spec.default
         else:

@@ -123,8 +123,8 @@ class ProfileEntities:
         return [self.profile(ident)] if ident else list(self.pl.profiles.values())
 
     def indirect_target(self, spec: Any, ta: Any) -> tuple[tuple[bool, int], Hidden | None]:
-        """The member or group a table entry of an indirect table names, and the hidden objects
-        made for a one-shot action set."""
+        """The member or group a table entry names (the switch refuses them in a direct table), and
+        the hidden objects made for a one-shot action set."""
         which = ta.WhichOneof("type")
         if which == "action_profile_action_set":
             h = self._oneshot(spec, ta.action_profile_action_set)
@@ -137,7 +137,8 @@ class ProfileEntities:
             return (False, ta.action_profile_member_id)
         if which == "action_profile_group_id":  # the switch refuses it without a selector
             return (True, ta.action_profile_group_id)
-        raise invalid(f"table {spec.name} is indirect: an entry names a member, a group or an action set")
+        # only a default entry gets here (table entries are sorted out before)
+        raise invalid(f"table {spec.name}: the default entry names an action, a member or a group, not {which}")
 
     def _hidden_id(self) -> int:
         self.next_hidden += 1
