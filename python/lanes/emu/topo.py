@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from lanes.errors import LanesError
 
-TOPOLOGIES = ["star", "tree1", "tree2"]
 CLASSES = ["high", "medium", "low"]
 
 
@@ -209,6 +208,7 @@ def tree2(link_mbps: float) -> Topology:
 
 # The thesis's topologies by name; lanes.nas.topo adds its own to these for the nas case.
 MAKERS: dict[str, Callable[[float], Topology]] = {"star": star, "tree1": tree1, "tree2": tree2}
+TOPOLOGIES = list(MAKERS)
 
 
 def build(name: str, link_mbps: float, makers: dict[str, Callable[[float], Topology]] = MAKERS) -> Topology:

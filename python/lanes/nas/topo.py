@@ -18,7 +18,6 @@ from __future__ import annotations
 from lanes.emu import topo as emu_topo
 from lanes.emu.topo import ClassEntry, Flow, Host, LinkSpec, Route, Topology, switch_mac
 
-NAS_TOPOLOGIES = ["nas3", "nas-ch2", "nas-line"]
 ROLES = ["victim", "up", "down"]  # Flow.cls of the nas topologies
 
 
@@ -91,6 +90,7 @@ def nas_line(L: float) -> Topology:
 
 
 MAKERS = {"nas3": nas3, "nas-ch2": nas_ch2, "nas-line": nas_line}
+NAS_TOPOLOGIES = list(MAKERS)
 
 
 def build(name: str, link_mbps: float) -> Topology:
