@@ -250,3 +250,11 @@ def test_a_one_shot_action_set_in_a_direct_table(client: Client) -> None:
     te.action.action_profile_action_set.action_profile_actions.add().action.action_id = DROP
     code, message = refusal(client, upd(INSERT, te))
     assert code == C.INVALID_ARGUMENT and "MyIngress.l2_fwd" in message and "not indirect" in message, message
+
+
+def test_a_member_parameter_wider_than_its_field(members_only: Client) -> None:
+    m = p4r.ActionProfileMember(action_profile_id=PROFILE, member_id=2)
+    m.action.action_id = PROFILE_SET_PORT
+    m.action.params.add(param_id=1, value=b"\x02\x00")  # 512: port is bit<9>
+    code, message = refusal(members_only, p4r.Update(type=INSERT, entity=p4r.Entity(action_profile_member=m)))
+    assert code == C.INVALID_ARGUMENT and "set_port" in message and "9 bits" in message, message
