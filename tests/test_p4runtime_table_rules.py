@@ -13,8 +13,21 @@ import grpc
 import pytest
 from google.protobuf import text_format
 from lanes.p4runtime.client import Client, write_errors
+from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4i, p4r
-from p4rt_util import DROP, L2_FWD, SEND_TO_CPU, SET_PORT, acl_entry, l2_entry, loopback_switch, primary, upd
+from p4rt_util import (
+    DROP,
+    JSON,
+    L2_FWD,
+    P4INFO,
+    SEND_TO_CPU,
+    SET_PORT,
+    acl_entry,
+    l2_entry,
+    loopback_switch,
+    primary,
+    upd,
+)
 from test_p4runtime_selector import P4INFO as SELECTOR_P4INFO
 from test_switch_selector import selector_program
 
@@ -258,3 +271,17 @@ def test_a_member_parameter_wider_than_its_field(members_only: Client) -> None:
     m.action.params.add(param_id=1, value=b"\x02\x00")  # 512: port is bit<9>
     code, message = refusal(members_only, p4r.Update(type=INSERT, entity=p4r.Entity(action_profile_member=m)))
     assert code == C.INVALID_ARGUMENT and "set_port" in message and "9 bits" in message, message
+
+
+def test_a_pipeline_whose_json_has_idle_timeouts_its_p4info_does_not(switch: tuple[str, int]) -> None:
+    prog = json.loads(JSON.read_bytes())
+    table = next(t for p in prog["pipelines"] for t in p["tables"] if t["name"] == "MyIngress.l2_fwd")
+    table["support_timeout"] = True
+    c = primary(switch[0], election_id=100, push=False)
+    try:
+        with pytest.raises(grpc.RpcError) as e:
+            c.set_pipeline(load_p4info(P4INFO), json.dumps(prog).encode())
+        assert e.value.code() == C.INVALID_ARGUMENT
+        assert "MyIngress.l2_fwd" in str(e.value.details()) and "support_timeout" in str(e.value.details())
+    finally:
+        c.close()
