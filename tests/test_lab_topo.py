@@ -4,7 +4,7 @@ through the thesis's tables, the appendix-2 rates, the thesis 7.4 write counts, 
 from __future__ import annotations
 
 import pytest
-from lanes.emu.topo import build
+from lanes.emu.topo import build, classify_everywhere
 from lanes.errors import LanesError
 from lanes.lab import cases, traffic
 from lanes.lab.thesis import control_writes
@@ -74,6 +74,24 @@ def test_runtime_rlsp_drr_moves_the_high_class_to_queue_7_and_back() -> None:
         (10.0, "high", 7, 7_500_000), (20.0, "high", 6, 4_166_667),
     ]  # fmt: skip
     assert [ph.name for ph in p.phases] == ["fair_before", "prioritized", "fair_after"]
+
+
+def test_classifying_everywhere_gives_the_core_the_senders_classes_at_its_own_link_rate() -> None:
+    thesis = build("tree2", 10)
+    assert thesis.vswitches() == ["s1", "s2", "s3", "s4"]
+    every = classify_everywhere(build("tree2", 10))
+    assert every.vswitches() == [f"s{i}" for i in range(1, 8)]
+    for s in thesis.vswitches():
+        assert every.classes[s] == thesis.classes[s], "the access switches keep their tables"
+    plan = cases.plan(every, "proactive", "rlsp-drr", 60)
+    for core in ("s5", "s6", "s7"):
+        high = plan.initial[core]["10.0.1.1/32"]
+        assert (high.prio, high.rate_Bps) == (7, round(0.6 * 20e6 / 8)), "high class, 60 % of the 20 Mb/s uplink"
+        assert plan.initial[core]["10.0.1.2/32"].prio == 5
+        assert plan.initial[core]["10.0.0.0/8"].prio == 3, "anything else stays in the default class"
+    assert cases.plan(thesis, "proactive", "rlsp-drr", 60).initial["s5"] == {
+        "10.0.0.0/8": cases.ClassSetting(3, round(20e6 / 8))
+    }
 
 
 def test_bad_parameters_are_one_line_errors() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lanes.emu.topo import TOPOLOGIES
+from lanes.emu.topo import CLASSES_AT, TOPOLOGIES
 from lanes.errors import LanesError
 from lanes.lab import mpi
 from lanes.lab.cases import CASES
@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
     r.add_argument("--batch-us", type=float, metavar="US",
                    help="lanes switch batch window (default: the switch's, 250 us)")  # fmt: skip
+    r.add_argument("--classes-at", choices=CLASSES_AT, default="access",
+                   help="which switches classify by sender: access (the thesis's virtual switches) or all "
+                   "(the ToRs and the aggregation switch too)")  # fmt: skip
     r.add_argument("--wake", choices=WAKE_MODES,
                    help="which arrivals wake a lanes switch waiting for a departure (default: the switch's)")  # fmt: skip
     nas = r.add_argument_group("case nas (network-aware scheduling; topologies nas3, nas-ch2, nas-line)")
@@ -114,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
             host_shaping=not args.no_host_shaping, control=args.control, switch_rt=args.switch_rt,
             high_load_pct=args.high_load, low_load_pct=args.low_load, burst_bytes=args.burst_bytes,
             batch_us=args.batch_us, wake=args.wake, mpi_iters=args.mpi_iters, mpi_timeout_s=args.mpi_timeout,
-            switch_model=args.switch_model,
+            switch_model=args.switch_model, classes_at=args.classes_at,
         )
     )  # fmt: skip
     return 0

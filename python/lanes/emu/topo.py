@@ -206,6 +206,23 @@ def tree2(link_mbps: float) -> Topology:
     return t
 
 
+def classify_everywhere(t: Topology) -> Topology:
+    """`t` with every switch classifying traffic by sender, not only the access switches (the
+    thesis's set-up): each switch without a host class gets the access switches' host entries,
+    at the rate of its fastest link, so a ToR's uplink serves the high class first as well."""
+    access = t.vswitches()
+    hosts = [e for s in access for e in t.classes[s] if e.cls in CLASSES]
+    for s in t.switches:
+        if s not in access:
+            mbps = max(t.port_rates(s).values())
+            t.classes[s] = [ClassEntry(e.prefix, e.cls, mbps) for e in hosts]
+            t.classes[s].append(ClassEntry("10.0.0.0/8", "other", mbps))
+    return t
+
+
+CLASSES_AT = ["access", "all"]  # which switches classify: the thesis's access switches, or all
+
+
 # The thesis's topologies by name; lanes.nas.topo adds its own to these for the nas case.
 MAKERS: dict[str, Callable[[float], Topology]] = {"star": star, "tree1": tree1, "tree2": tree2}
 TOPOLOGIES = list(MAKERS)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from lanes import atomic
 from lanes.emu.net import LabNet
-from lanes.emu.topo import Topology, build
+from lanes.emu.topo import Topology, build, classify_everywhere
 from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import cases, control, htb, mpi, traffic
@@ -47,11 +47,14 @@ class Params:
     mpi_iters: int = mpi.ITERATIONS  # ping-pong round trips per message size (case mpi)
     mpi_timeout_s: float = mpi.TIMEOUT_S  # the ping-pong is stopped after this many seconds of the run
     switch_model: str = "lanes"  # the switches' TM: lanes (paced) or bmv2 (the model of bmv2's TM)
+    classes_at: str = "access"  # which switches classify by sender: the access ones (thesis) or all
 
 
 def run(p: Params) -> Path:
     check_tools(p)
     topo = build(p.topo, p.link_mbps)
+    if p.classes_at == "all":
+        topo = classify_everywhere(topo)
     plan = cases.plan(topo, p.case, p.alg, p.duration_s)
     if plan.family == "htb" and p.switch_model != "lanes":
         raise LanesError("--switch-model applies to the lanes switch, not to linux-htb")
