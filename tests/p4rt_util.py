@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
+import pytest
 from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
@@ -55,6 +56,21 @@ def loopback_switch(
     args = ["switch", "--no-p4", "--device-id", str(device_id), "--thrift-port", str(cport), *extra]
     with switch_proc.running([*args, "--", "--grpc-server-addr", addr, *target], grpc_addr=addr):
         yield addr, cport
+
+
+@pytest.fixture(scope="module")
+def switch() -> Iterator[tuple[str, int]]:
+    """One port-less switch per test module (import this fixture and `client` to use them)."""
+    with loopback_switch() as s:
+        yield s
+
+
+@pytest.fixture
+def client(switch: tuple[str, int]) -> Iterator[Client]:
+    """The primary client of `switch`, p4rt_test pushed (VERIFY_AND_COMMIT: empty tables)."""
+    c = primary(switch[0], election_id=100)
+    yield c
+    c.close()
 
 
 def primary(addr: str, election_id: int = 1, device_id: int = 0, push: bool = True) -> Client:

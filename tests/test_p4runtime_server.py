@@ -3,11 +3,12 @@ pipeline config actions, writes and reads of every entity, per-update errors and
 arbitration. The real clients (p4runtime-shell, finsy) and packets are in
 test_p4runtime_clients.py."""
 
+# ruff: noqa: F811 (the `switch` and `client` fixtures come from p4rt_util; tests take them as arguments)
+
 from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -15,7 +16,7 @@ from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.devconfig import wrap
 from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4r
-from p4rt_util import (
+from p4rt_util import (  # noqa: F401 (fixtures the tests take as arguments)
     ACL,
     ACL_COUNTER,
     ACL_METER,
@@ -31,10 +32,12 @@ from p4rt_util import (
     REPO,
     SET_PORT,
     acl_entry,
+    client,
     l2_entry,
     loopback_switch,
     primary,
     rpc_code,
+    switch,
     upd,
     wait_for,
     write_code,
@@ -44,19 +47,6 @@ INSERT, MODIFY, DELETE = p4r.Update.INSERT, p4r.Update.MODIFY, p4r.Update.DELETE
 C = grpc.StatusCode
 SetReq = p4r.SetForwardingPipelineConfigRequest
 GetReq = p4r.GetForwardingPipelineConfigRequest
-
-
-@pytest.fixture(scope="module")
-def switch() -> Iterator[tuple[str, int]]:
-    with loopback_switch() as s:
-        yield s
-
-
-@pytest.fixture
-def client(switch: tuple[str, int]) -> Iterator[Client]:
-    c = primary(switch[0], election_id=100)  # pushes p4rt_test (VERIFY_AND_COMMIT: empty tables)
-    yield c
-    c.close()
 
 
 def read_table(c: Client, table_id: int = 0, **kw) -> list:

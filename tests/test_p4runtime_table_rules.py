@@ -3,6 +3,8 @@ the status code and a message naming what was wrong. Some rules are the switch's
 check serves its Thrift API and `lanes ctl`), some need the P4Info and are the server's; the
 client sees one answer either way."""
 
+# ruff: noqa: F811 (the `switch` and `client` fixtures come from p4rt_util; tests take them as arguments)
+
 from __future__ import annotations
 
 import json
@@ -15,7 +17,7 @@ from google.protobuf import text_format
 from lanes.p4runtime.client import Client, write_errors
 from lanes.p4runtime.p4info_file import load_p4info
 from lanes.p4runtime.proto import p4i, p4r
-from p4rt_util import (
+from p4rt_util import (  # noqa: F401 (fixtures the tests take as arguments)
     DROP,
     JSON,
     L2_FWD,
@@ -23,9 +25,10 @@ from p4rt_util import (
     SEND_TO_CPU,
     SET_PORT,
     acl_entry,
+    client,
     l2_entry,
-    loopback_switch,
     primary,
+    switch,
     upd,
 )
 from test_p4runtime_selector import P4INFO as SELECTOR_P4INFO
@@ -35,19 +38,6 @@ INSERT, MODIFY = p4r.Update.INSERT, p4r.Update.MODIFY
 C = grpc.StatusCode
 # ids in the selector test's P4Info
 ECMP, PROFILE, PROFILE_SET_PORT = 33554433, 285212673, 16777217
-
-
-@pytest.fixture(scope="module")
-def switch() -> Iterator[tuple[str, int]]:
-    with loopback_switch() as s:
-        yield s
-
-
-@pytest.fixture
-def client(switch: tuple[str, int]) -> Iterator[Client]:
-    c = primary(switch[0], election_id=100)  # pushes p4rt_test: empty tables
-    yield c
-    c.close()
 
 
 def refusal(client: Client, update: p4r.Update) -> tuple[grpc.StatusCode, str]:
