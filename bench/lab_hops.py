@@ -63,20 +63,27 @@ def hops_of(run_dir: Path, topo: Topology, case: str) -> dict:
         mbps = (f["phases"].get(phase) or {}).get("throughput_mbps") or 0.0
         for hop in path_of(topo, *key.split("->")):
             carried[hop] = carried.get(hop, 0.0) + mbps
+    paths: list[tuple[str, dict]] = []  # (flow key, its figures) for every high flow or MPI direction
     for key, f in s["flows"].items():
-        if f["class"] != "high" or phase not in f["phases"]:
-            continue
+        if f["class"] == "high" and phase in f["phases"]:
+            st = f["phases"][phase]
+            paths.append((key, {"owd_ms": st.get("owd_ms"), "loss_pct": st.get("loss_pct"),
+                                "mbps": st.get("throughput_mbps")}))  # fmt: skip
+    if case == "mpi" and s.get("mpi"):
+        lat = s["mpi"]["latency_us"]
+        figures = {"mpi_1KiB_us": lat.get("1024"), "mpi_16KiB_us": lat.get("16384")}
+        a, b = topo.mpi_pair
+        paths += [(f"{a}->{b}", figures), (f"{b}->{a}", figures)]
+    for key, figures in paths:
         src, dst = key.split("->")
         rows = []
         for sw, port in path_of(topo, src, dst):
             qid = class_prio(initial, sw, topo.hosts[src].ip)
             d = s["queueing_delay_us"].get(sw, {}).get(str(port), {}).get(str(qid), {}).get(phase) or {}
             rows.append({"switch": sw, "port": port, "qid": qid, "pkts": d.get("pkts", 0),
-                         "port_mbps": topo.port_rates(sw)[port], "goodput_mbps": round(carried[(sw, port)], 3),
+                         "port_mbps": topo.port_rates(sw)[port], "goodput_mbps": round(carried.get((sw, port), 0.0), 3),
                          "mean_us": d.get("mean_us"), "p50_us": d.get("p50_us"), "p99_us": d.get("p99_us")})  # fmt: skip
-        st = f["phases"][phase]
-        out["flows"][key] = {"owd_ms": st.get("owd_ms"), "loss_pct": st.get("loss_pct"),
-                             "mbps": st.get("throughput_mbps"), "hops": rows}  # fmt: skip
+        out["flows"][key] = {**figures, "hops": rows}
     return out
 
 
@@ -121,9 +128,8 @@ def main() -> int:
     (args.out / "hops.json").write_text(json.dumps(result, indent=1))
     for name, c in result["contenders"].items():
         for key, f in c["flows"].items():
-            print(
-                f"\n{name} {key}: OWD {fmt(f['owd_ms'], 3)} ms, loss {fmt(f['loss_pct'], 2)} %, valid {c['valid']}"
-            )
+            what = ", ".join(f"{k} {fmt(v, 3)}" for k, v in f.items() if k != "hops")
+            print(f"\n{name} {key}: {what}, valid {c['valid']}")
             print("  switch port qid   pkts   mean us   p50 us   p99 us   goodput / port Mb/s")
             for h in f["hops"]:
                 print(f"  {h['switch']:>6} {h['port']:>4} {h['qid']:>3} {h['pkts']:>6} {fmt(h['mean_us']):>9} "

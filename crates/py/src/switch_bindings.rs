@@ -200,12 +200,11 @@ impl PySwitch {
     }
 
     /// Counters of ports, queues and drops as a JSON string: the command port's `stats_json`.
-    fn stats_json(&self, py: Python<'_>) -> String {
-        py.allow_threads(|| {
-            self.inner
-                .with(|dp| serde_json::to_string(&stats(dp, false)))
-                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-        })
+    fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
+        // Serialising these structs cannot fail (string keys only, floats written as null when
+        // not finite); should that change, the caller gets an exception, not a broken document.
+        py.allow_threads(|| self.inner.with(|dp| serde_json::to_string(&stats(dp, false))))
+            .map_err(|e| PyRuntimeError::new_err(format!("stats_json: {e}")))
     }
 }
 
