@@ -120,10 +120,14 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     result: dict = {"topo": args.topo, "case": args.case, "proto": args.proto, "link_mbps": args.link_mbps,
                     "duration_s": args.duration, "contenders": {}}  # fmt: skip
+    before = json.loads((args.out / "hops.json").read_text()) if (args.out / "hops.json").exists() else {}
     for name in names:
         if not args.report_only:
             run(args, name)
-        result["contenders"][name] = {"load1": round(os.getloadavg()[0], 2),
+        # the load when the run ended; a report-only pass keeps what the run recorded
+        load1 = round(os.getloadavg()[0], 2) if not args.report_only else None
+        load1 = load1 if load1 is not None else before.get("contenders", {}).get(name, {}).get("load1")
+        result["contenders"][name] = {"load1": load1,
                                       **hops_of(args.out / name.replace("@", "-at-"), topo, args.case)}  # fmt: skip
     (args.out / "hops.json").write_text(json.dumps(result, indent=1))
     for name, c in result["contenders"].items():
