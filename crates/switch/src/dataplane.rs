@@ -33,7 +33,7 @@ mod portless;
 mod queues;
 mod settings;
 mod trace_log;
-pub use counters::{DropCounters, PortCounters};
+pub use counters::{DropCounters, PortCounters, TxOutcome};
 pub use queues::PPS_FRAME_BYTES;
 pub use settings::{MirrorSession, TmDefaults};
 pub use trace_log::TraceLog;
@@ -386,11 +386,17 @@ impl Dataplane {
         self.ingress(slot, len, in_port, now);
     }
 
-    /// Frames `service` handed to `tx` that the kernel then refused: count them as errors.
-    pub fn tx_failed(&mut self, port_num: u32, pkts: u64, bytes: u64) {
+    /// Frames `service` handed to a sender as [`TxOutcome::Pending`] that it then sent.
+    pub fn tx_sent(&mut self, port_num: u32, pkts: u64, bytes: u64) {
         if let Some(p) = self.port_mut(port_num) {
-            p.counters.tx_pkts -= pkts.min(p.counters.tx_pkts);
-            p.counters.tx_bytes -= bytes.min(p.counters.tx_bytes);
+            p.counters.tx_pkts += pkts;
+            p.counters.tx_bytes += bytes;
+        }
+    }
+
+    /// Frames `service` handed to a sender as [`TxOutcome::Pending`] that the kernel refused.
+    pub fn tx_refused(&mut self, port_num: u32, pkts: u64) {
+        if let Some(p) = self.port_mut(port_num) {
             p.counters.tx_errors += pkts;
         }
     }
@@ -484,8 +490,8 @@ impl Dataplane {
     }
 
     /// Send everything the ports may send at `now`: TM dequeue -> egress -> `tx(port, frame)`.
-    /// `tx` returns false if the frame could not be sent.
-    pub fn service(&mut self, now: u64, tx: &mut dyn FnMut(u32, &[u8]) -> bool) {
+    /// `tx` says what became of each frame (the port's tx counters follow it).
+    pub fn service(&mut self, now: u64, tx: &mut dyn FnMut(u32, &[u8]) -> TxOutcome) {
         self.service_until(now, now, tx);
     }
 
@@ -496,7 +502,7 @@ impl Dataplane {
         &mut self,
         now: u64,
         horizon: u64,
-        tx: &mut dyn FnMut(u32, &[u8]) -> bool,
+        tx: &mut dyn FnMut(u32, &[u8]) -> TxOutcome,
     ) {
         let early = horizon.saturating_sub(now);
         for p in 0..self.ports.len() {
@@ -548,11 +554,15 @@ impl Dataplane {
                     self.packet_ins.push_back(frame.to_vec());
                     c.tx_pkts += 1;
                     c.tx_bytes += frame.len() as u64;
-                } else if tx(port_num, frame) {
-                    c.tx_pkts += 1;
-                    c.tx_bytes += frame.len() as u64;
                 } else {
-                    c.tx_errors += 1;
+                    match tx(port_num, frame) {
+                        TxOutcome::Sent => {
+                            c.tx_pkts += 1;
+                            c.tx_bytes += frame.len() as u64;
+                        }
+                        TxOutcome::Pending => {}
+                        TxOutcome::Refused => c.tx_errors += 1,
+                    }
                 }
             }
         }

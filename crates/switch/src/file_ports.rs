@@ -17,7 +17,7 @@ use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::controller_wait::wait_then_take;
-use crate::dataplane::{Dataplane, TmDefaults};
+use crate::dataplane::{Dataplane, TmDefaults, TxOutcome};
 use crate::pcap::PcapWriter;
 use crate::pcap_reader::{PcapReader, Record};
 use crate::switch::dataplane_now_ns;
@@ -69,9 +69,12 @@ impl State {
             let State { dp, outputs, .. } = self;
             dp.service(now, &mut |port, frame| {
                 let Some((_, w)) = outputs.iter_mut().find(|(n, _)| *n == port) else {
-                    return false;
+                    return TxOutcome::Refused;
                 };
-                w.write(wall_ns(), frame).and_then(|()| w.flush()).is_ok()
+                match w.write(wall_ns(), frame).and_then(|()| w.flush()) {
+                    Ok(()) => TxOutcome::Sent,
+                    Err(_) => TxOutcome::Refused,
+                }
             });
             match self.dp.next_deadline(now) {
                 Some(d) if d <= dataplane_now_ns().saturating_add(FAR_FUTURE_NS) => {

@@ -31,8 +31,8 @@ mod xsk;
 
 pub use dataplane::TraceLog;
 pub use dataplane::{
-    Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, MAX_CLONE_GENERATIONS,
-    MAX_MIRROR_SESSION, MAX_PASSES,
+    Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, TxOutcome,
+    MAX_CLONE_GENERATIONS, MAX_MIRROR_SESSION, MAX_PASSES,
 };
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
 pub use port::RxMode;

@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::controller_wait::wait_then_take;
-use crate::dataplane::{Dataplane, TmDefaults, MAX_PORTS};
+use crate::dataplane::{Dataplane, TmDefaults, TxOutcome, MAX_PORTS};
 use crate::pcap::PcapWriter;
 use crate::port::{Port, RxMode};
 use crate::sys::{self, Epoll, MsgScratch, Waker};
@@ -381,7 +381,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
             let b = &mut tx[i];
             b.frames.push((b.buf.len(), frame.len()));
             b.buf.extend_from_slice(frame);
-            true
+            TxOutcome::Pending
         });
         if dp.has_packet_ins() || dp.has_digests() {
             shared.to_controller.notify_all();
@@ -393,11 +393,13 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
             }
             active = true;
             // sendmmsg stops at the first frame the kernel refuses: count it, go on after it;
-            // the output capture holds what the kernel took
+            // the counters and the output capture hold what the kernel took
             let mut rest = &b.frames[..];
             while !rest.is_empty() {
                 match sockets[i].1.send_many(&b.buf, rest, &mut scratch) {
                     Ok(n) if n > 0 => {
+                        let bytes = rest[..n].iter().map(|&(_, len)| len as u64).sum();
+                        dp.tx_sent(sockets[i].0, n as u64, bytes);
                         if let Some((_, pout)) = pcap[i].as_mut() {
                             for &(off, len) in &rest[..n] {
                                 let _ = pout.write(wall_ns(), &b.buf[off..off + len]);
@@ -406,7 +408,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
                         rest = &rest[n..];
                     }
                     _ => {
-                        dp.tx_failed(sockets[i].0, 1, rest[0].1 as u64);
+                        dp.tx_refused(sockets[i].0, 1);
                         rest = &rest[1..];
                     }
                 }

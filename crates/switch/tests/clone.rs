@@ -9,7 +9,7 @@
 use lanes_p4::testprog::{assign, field, hex, keyless, load, skeleton};
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{Dataplane, TmDefaults, MAX_CLONE_GENERATIONS};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome, MAX_CLONE_GENERATIONS};
 use serde_json::{json, Value};
 
 fn clone(op: &str, session: u64) -> Value {
@@ -109,7 +109,7 @@ fn run(dp: &mut Dataplane, count: u8, len: usize) -> Vec<(u64, u32, Vec<u8>)> {
         now = t;
         dp.service(now, &mut |port, f| {
             out.push((now, port, f.to_vec()));
-            true
+            TxOutcome::Sent
         });
     }
     out

@@ -3,7 +3,7 @@
 
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{Dataplane, TmDefaults};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome};
 use lanes_tm::Scheduler;
 
 fn frame(src: [u8; 4], dst: [u8; 4], payload: usize) -> Vec<u8> {
@@ -73,7 +73,7 @@ fn run(dp: &mut Dataplane, per_source: usize) -> Vec<(u64, Vec<u8>)> {
         dp.service(now, &mut |port, f| {
             assert_eq!(port, 4);
             out.push((now, f.to_vec()));
-            true
+            TxOutcome::Sent
         });
     }
     out
@@ -240,7 +240,7 @@ fn cpu_port_collects_packet_ins_and_injects_packet_outs() {
     let mut sent = vec![];
     dp.service(1_000_000, &mut |port, _| {
         sent.push(port);
-        true
+        TxOutcome::Sent
     });
     assert_eq!(sent, vec![4]);
     let ins = dp.take_packet_ins();
@@ -267,7 +267,7 @@ fn packet_ins_a_controller_does_not_take_are_counted_once_as_errors() {
         dp.slot_buf(slot)[..f.len()].copy_from_slice(&f);
         dp.ingress(slot, f.len(), 1, now);
         now += 1_000_000;
-        dp.service(now, &mut |_, _| true);
+        dp.service(now, &mut |_, _| TxOutcome::Sent);
     }
     let c = dp.port(64).unwrap().counters;
     assert_eq!(dp.take_packet_ins().len(), 4096);
@@ -321,4 +321,30 @@ fn a_frame_shorter_than_its_length_is_dropped_as_oversize() {
     assert_eq!(dp.queued_pkts(), 0);
     dp.ingress_frame(&f, f.len(), 1, 0);
     assert_eq!((dp.drops.oversize, dp.queued_pkts()), (1, 1));
+}
+
+/// A frame held for a batched send is counted when its sender says what became of it, once:
+/// sent frames as tx, refused ones as errors, never first as sent and then taken back.
+#[test]
+fn a_pending_frame_is_counted_when_the_sender_reports_it() {
+    let mut dp = switch();
+    for h in 1..=3u8 {
+        let f = frame([10, 0, 1, h], [10, 0, 1, 4], 200);
+        let slot = dp.take_slot().unwrap();
+        dp.slot_buf(slot)[..f.len()].copy_from_slice(&f);
+        dp.ingress(slot, f.len(), u32::from(h), 0);
+    }
+    let mut held = vec![];
+    dp.service_until(0, 1_000_000, &mut |port, f| {
+        held.push((port, f.len() as u64));
+        TxOutcome::Pending
+    });
+    assert_eq!(held.len(), 3, "all three due within the window");
+    let c = dp.port(4).unwrap().counters;
+    assert_eq!((c.tx_pkts, c.tx_bytes, c.tx_errors), (0, 0, 0), "nothing counted yet");
+    let bytes: u64 = held[..2].iter().map(|&(_, len)| len).sum();
+    dp.tx_sent(4, 2, bytes);
+    dp.tx_refused(4, 1);
+    let c = dp.port(4).unwrap().counters;
+    assert_eq!((c.tx_pkts, c.tx_bytes, c.tx_errors), (2, bytes, 1));
 }

@@ -9,7 +9,7 @@
 use lanes_p4::testprog::{assign, field, hex, keyless, load, skeleton};
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{Dataplane, TmDefaults};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome};
 use serde_json::{json, Value};
 
 fn action(id: u64, name: &str, prims: Vec<Value>) -> Value {
@@ -88,7 +88,7 @@ fn run(dp: &mut Dataplane) -> Vec<(u32, Vec<u8>)> {
         now = t;
         dp.service(now, &mut |port, f| {
             out.push((port, f.to_vec()));
-            true
+            TxOutcome::Sent
         });
     }
     out.sort();

@@ -8,7 +8,7 @@
 
 use lanes_p4::testprog::{assign, field, hex, keyless, load, skeleton};
 use lanes_p4::Program;
-use lanes_switch::{Dataplane, TmDefaults, MAX_PASSES};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome, MAX_PASSES};
 use serde_json::{json, Value};
 
 fn action(id: u64, name: &str, prims: Vec<Value>) -> Value {
@@ -135,7 +135,7 @@ fn run(dp: &mut Dataplane) -> Vec<(u32, Vec<u8>)> {
         now = t;
         dp.service(now, &mut |port, f| {
             out.push((port, f.to_vec()));
-            true
+            TxOutcome::Sent
         });
     }
     out

@@ -7,7 +7,7 @@
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
 use lanes_switch::wake::WakePolicy;
-use lanes_switch::{Dataplane, TmDefaults, DEFAULT_BATCH_NS};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome, DEFAULT_BATCH_NS};
 use lanes_tm::Scheduler;
 
 const US: u64 = 1_000;
@@ -132,7 +132,7 @@ fn run_loop(
                 port,
                 frame: f.to_vec(),
             });
-            true
+            TxOutcome::Sent
         });
         arrivals.extend(replies);
     }
@@ -263,7 +263,7 @@ fn saturating_low_classes_do_not_wake_the_loop_per_frame() {
     arrivals.sort_by_key(|a| a.at);
     let mut policy = WakePolicy::new(4, DEFAULT_BATCH_NS);
     for a in &arrivals {
-        dp.service_until(a.at, a.at, &mut |_, _| true);
+        dp.service_until(a.at, a.at, &mut |_, _| TxOutcome::Sent);
         dp.ingress_frame(&a.frame, a.frame.len(), a.port, a.at);
         policy.note_frame(a.port as usize - 1, dp.last_rx_leads());
     }

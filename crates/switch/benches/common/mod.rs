@@ -3,7 +3,7 @@
 
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{Dataplane, TmDefaults};
+use lanes_switch::{Dataplane, TmDefaults, TxOutcome};
 use lanes_tm::Scheduler;
 
 pub fn udp_frame(src_host: u8, frame_len: usize) -> Vec<u8> {
@@ -64,7 +64,7 @@ pub fn batch(dp: &mut Dataplane, frames: &[Vec<u8>], now: &mut u64, sent: &mut u
         *now = t;
         dp.service(*now, &mut |_, frame| {
             *sent += frame.len() as u64;
-            true
+            TxOutcome::Sent
         });
     }
 }

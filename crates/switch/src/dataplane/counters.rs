@@ -19,6 +19,18 @@ pub struct PortCounters {
     pub rx_backlog_max: u64,
 }
 
+/// What became of a frame [`crate::Dataplane::service`] handed to its sender; the port's tx
+/// counters follow it, so a frame is counted once, when its fate is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxOutcome {
+    /// Sent: count it now.
+    Sent,
+    /// Held for a batched send: the sender reports it with `tx_sent` or `tx_refused` after.
+    Pending,
+    /// Refused: a transmit error.
+    Refused,
+}
+
 /// Why packets were dropped, switch-wide (`stats_json`'s "drops", field by field).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DropCounters {
