@@ -203,8 +203,11 @@ impl PySwitch {
     fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
         // Serialising these structs cannot fail (string keys only, floats written as null when
         // not finite); should that change, the caller gets an exception, not a broken document.
-        py.allow_threads(|| self.inner.with(|dp| serde_json::to_string(&stats(dp, false))))
-            .map_err(|e| PyRuntimeError::new_err(format!("stats_json: {e}")))
+        py.allow_threads(|| {
+            self.inner
+                .with(|dp| serde_json::to_string(&stats(dp, false)))
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("stats_json: {e}")))
     }
 }
 

@@ -341,7 +341,11 @@ fn a_pending_frame_is_counted_when_the_sender_reports_it() {
     });
     assert_eq!(held.len(), 3, "all three due within the window");
     let c = dp.port(4).unwrap().counters;
-    assert_eq!((c.tx_pkts, c.tx_bytes, c.tx_errors), (0, 0, 0), "nothing counted yet");
+    assert_eq!(
+        (c.tx_pkts, c.tx_bytes, c.tx_errors),
+        (0, 0, 0),
+        "nothing counted yet"
+    );
     let bytes: u64 = held[..2].iter().map(|&(_, len)| len).sum();
     dp.tx_sent(4, 2, bytes);
     dp.tx_refused(4, 1);
