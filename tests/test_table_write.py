@@ -78,17 +78,15 @@ def test_p4runtime_rules_refuse_what_bmv2_rules_mask(sw) -> None:
     lenient = acl(b"\x08\x01", b"\xff\x00", b"\x01", b"\x03", 7, p4runtime_rules=False)
     code, _, _ = outcome(sw, lenient)
     assert code == 0
-    (e,) = [e for e in n.p4rt_table_read(sw, ACL) if e[4] == 7]
-    assert e[1][0][1:3] == (b"\x08\x00", b"\xff\x00")  # stored masked
-    assert (
-        n.p4rt_table_find(
-            sw,
-            ACL,
-            [(0, n.KEY_TERNARY, b"\x08\x00", b"\xff\x00", 0)] + [(1, n.KEY_RANGE, b"\x01", b"\x03", 0)],
-            7,
-        )[0]
-        == e[0]
+    (e,) = [e for e in n.p4rt_table_read(sw, ACL) if e.priority == 7]
+    assert e.keys[0][1:3] == (b"\x08\x00", b"\xff\x00")  # stored masked
+    found = n.p4rt_table_find(
+        sw,
+        ACL,
+        [(0, n.KEY_TERNARY, b"\x08\x00", b"\xff\x00", 0)] + [(1, n.KEY_RANGE, b"\x01", b"\x03", 0)],
+        7,
     )
+    assert found is not None and found.handle == e.handle
 
 
 def test_a_batch_is_applied_in_order_with_one_result_each(sw) -> None:

@@ -1,6 +1,7 @@
 # The Rust extension (crates/py), built by maturin: every name it exports, grouped by the Rust
 # file that registers it. tests/test_native_stub.py checks this list against the built module.
 # Arguments PyO3 reads as a Rust Vec accept any sequence (tuples too); results are lists.
+import builtins
 import os
 from collections.abc import Sequence
 from typing import TypeAlias
@@ -17,12 +18,35 @@ _OutKey: TypeAlias = tuple[int, bytes, bytes, int]
 _Rates: TypeAlias = tuple[float, int, float, int]
 # a member or group of an action profile: (is a group, handle)
 _Target: TypeAlias = tuple[bool, int]
-# an entry as read: (handle, keys, action index, params, priority, (packets, bytes), direct meter
-# rates, target of an indirect entry, the controller's metadata)
-_Entry: TypeAlias = tuple[
-    int, list[_OutKey], int, list[bytes], int, tuple[int, int], _Rates | None, _Target | None, bytes
-]
 _Path: TypeAlias = str | os.PathLike[str]
+
+# ---- entry_read.rs ----
+
+class EntryRead:
+    """A table entry as read: keys (kind, a, b, prefix length), action index and parameters,
+    direct counter and meter rates (None: no meter set), the member or group of an indirect
+    entry (None: a direct action), the controller's metadata."""
+
+    @property
+    def handle(self) -> int: ...
+    @property
+    def keys(self) -> list[_OutKey]: ...
+    @property
+    def action(self) -> int: ...
+    @property
+    def params(self) -> list[builtins.bytes]: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def packets(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def meter(self) -> _Rates | None: ...
+    @property
+    def target(self) -> _Target | None: ...
+    @property
+    def metadata(self) -> builtins.bytes: ...
 
 # ---- codes.rs ----
 
@@ -198,7 +222,7 @@ def consolidate_pack_delay(
 
 # ---- thrift_bindings.rs ----
 
-def bm_entry(sw: Switch, table: int, handle: int) -> _Entry: ...
+def bm_entry(sw: Switch, table: int, handle: int) -> EntryRead: ...
 def bm_entry_modify(sw: Switch, table: int, handle: int, action: int, params: Sequence[bytes]) -> None: ...
 def bm_entry_delete(sw: Switch, table: int, handle: int) -> None: ...
 def bm_table_num_entries(sw: Switch, table: int) -> int: ...
@@ -287,8 +311,8 @@ class WriteResult:
 def p4rt_table_write(sw: Switch, writes: Sequence[TableWrite]) -> list[WriteResult]: ...
 def p4rt_table_find(
     sw: Switch, table: int, keys: Sequence[_Key], priority: int, p4runtime_rules: bool = True
-) -> _Entry | None: ...
-def p4rt_table_read(sw: Switch, table: int, fields: Sequence[_Key] | None = None) -> list[_Entry]: ...
+) -> EntryRead | None: ...
+def p4rt_table_read(sw: Switch, table: int, fields: Sequence[_Key] | None = None) -> list[EntryRead]: ...
 
 # ---- vset_bindings.rs ----
 

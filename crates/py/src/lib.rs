@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod codes;
 mod consolidate_bindings;
+mod entry_read;
 mod fabric_bindings;
 mod idle_bindings;
 mod p4c_bindings;
@@ -25,6 +26,7 @@ mod vset_bindings;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     codes::register(m)?;
+    entry_read::register(m)?;
     sim_bindings::register(m)?;
     switch_bindings::register(m)?;
     fabric_bindings::register(m)?;

@@ -10,10 +10,7 @@
 use std::sync::Mutex;
 
 use lanes_p4::api_error::thrift;
-use lanes_p4::{
-    ApiError, CounterValue, EntryHandle, EntryView, MatchKey, MeterRates, ProfileRef, Program,
-    TableId,
-};
+use lanes_p4::{ApiError, CounterValue, MatchKey, MeterRates, ProfileRef, Program, TableId};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -148,26 +145,12 @@ pub(crate) fn target_of(t: PyTarget) -> ProfileRef {
     }
 }
 
-fn target_out(r: ProfileRef) -> PyTarget {
+pub(crate) fn target_out(r: ProfileRef) -> PyTarget {
     match r {
         ProfileRef::Group(h) => (true, h),
         ProfileRef::Member(h) => (false, h),
     }
 }
-
-/// An entry as read: (handle, keys, action index, params, priority, (packets, bytes), meter,
-/// target of an indirect entry or None, the controller's metadata).
-pub(crate) type OutEntry = (
-    u32,
-    Vec<OutKey>,
-    u32,
-    Vec<Vec<u8>>,
-    i32,
-    (u64, u64),
-    Option<PyRates>,
-    Option<PyTarget>,
-    Vec<u8>,
-);
 
 pub(crate) fn with_program<R: Send>(
     py: Python<'_>,
@@ -180,35 +163,6 @@ pub(crate) fn with_program<R: Send>(
             None => Err(api_err(ApiError::NoProgram)),
         })
     })
-}
-
-/// Entry `h` of table `t` as the entry reads return it: (handle, keys, action, params,
-/// priority, (packets, bytes), direct meter rates).
-pub(crate) fn entry_out(
-    p: &Program,
-    t: TableId,
-    h: EntryHandle,
-) -> Result<OutEntry, lanes_p4::ApiError> {
-    view_out(p, t, p.entry_view(t, h)?)
-}
-
-pub(crate) fn view_out(
-    p: &Program,
-    t: TableId,
-    e: EntryView,
-) -> Result<OutEntry, lanes_p4::ApiError> {
-    let m = p.direct_meter_get(t, e.handle)?;
-    Ok((
-        e.handle.0,
-        e.keys.iter().map(from_key).collect(),
-        e.action.0,
-        e.params,
-        e.priority,
-        (e.counter.packets, e.counter.bytes),
-        out_rates(m),
-        e.target.map(target_out),
-        e.metadata,
-    ))
 }
 
 /// The default action of a table: (action index, params) or None.

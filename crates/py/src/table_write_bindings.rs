@@ -16,10 +16,8 @@ use crate::codes::{
     KEY_ANY, KEY_EXACT, KEY_LPM, KEY_OPTIONAL, KEY_RANGE, KEY_TERNARY, OP_COUNTER, OP_DEFAULT,
     OP_DELETE, OP_INSERT, OP_METER, OP_MODIFY,
 };
-use crate::p4rt_bindings::{
-    api_err, entry_out, py_err, rates, target_of, view_out, with_program, OutEntry, PyRates,
-    PyTarget,
-};
+use crate::entry_read::{entry_out, view_out, EntryRead};
+use crate::p4rt_bindings::{api_err, py_err, rates, target_of, with_program, PyRates, PyTarget};
 use crate::switch_bindings::PySwitch;
 
 /// A match key field from Python: (position in the table's key, kind, a, b, prefix_len); kinds
@@ -200,7 +198,7 @@ fn p4rt_table_find(
     keys: Vec<PyKey>,
     priority: i32,
     p4runtime_rules: bool,
-) -> PyResult<Option<OutEntry>> {
+) -> PyResult<Option<EntryRead>> {
     let fields = fields_of(&keys)?;
     with_program(py, &sw, |p| {
         let t = TableId(table);
@@ -220,7 +218,7 @@ fn p4rt_table_read(
     sw: PyRef<'_, PySwitch>,
     table: u32,
     fields: Option<Vec<PyKey>>,
-) -> PyResult<Vec<OutEntry>> {
+) -> PyResult<Vec<EntryRead>> {
     let fields = fields_of(fields.as_deref().unwrap_or_default())?;
     with_program(py, &sw, |p| {
         let t = TableId(table);

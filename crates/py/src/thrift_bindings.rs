@@ -8,7 +8,8 @@ use lanes_p4::{ActionId, CounterValue, EntryHandle, TableId};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
-use crate::p4rt_bindings::{entry_out, rates, with_program, OutEntry, PyRates};
+use crate::entry_read::{entry_out, EntryRead};
+use crate::p4rt_bindings::{rates, with_program, PyRates};
 use crate::switch_bindings::PySwitch;
 
 /// One entry by handle, as `p4rt_table_read` returns entries.
@@ -18,7 +19,7 @@ fn bm_entry(
     sw: PyRef<'_, PySwitch>,
     table: u32,
     handle: u32,
-) -> PyResult<OutEntry> {
+) -> PyResult<EntryRead> {
     with_program(py, &sw, |p| {
         entry_out(p, TableId(table), EntryHandle(handle))
     })

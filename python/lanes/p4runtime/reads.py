@@ -136,36 +136,34 @@ class EntityReads:
             except _native.P4rtError as x:
                 raise native_error(x) from None
             for e in entries:
-                h, _keys, _a, _params, prio, (pk, by), rates, _target, _metadata = e
-                if want.priority and prio != want.priority:
+                if want.priority and e.priority != want.priority:
                     continue
                 te = self.entry_message(spec, e)
                 if spec.idle_notify:
-                    life = _native.p4rt_entry_life(self.sw, spec.index, h)
+                    life = _native.p4rt_entry_life(self.sw, spec.index, e.handle)
                     if life is not None:
                         te.idle_timeout_ns = life[1] or 0
                         if want.HasField("time_since_last_hit"):
                             te.time_since_last_hit.elapsed_ns = life[0]
                 if with_counter:
-                    te.counter_data.packet_count = int64(pk)
-                    te.counter_data.byte_count = int64(by)
+                    te.counter_data.packet_count = int64(e.packets)
+                    te.counter_data.byte_count = int64(e.bytes)
                 if with_meter:
-                    te.meter_config.CopyFrom(config_out(rates))
+                    te.meter_config.CopyFrom(config_out(e.meter))
                 yield te if (counters or meters) else p4r.Entity(table_entry=te)
 
-    def entry_message(self, spec: TableSpec, e: tuple[Any, ...]) -> Any:
+    def entry_message(self, spec: TableSpec, e: _native.EntryRead) -> Any:
         """A TableEntry from an entry as the switch reads it: match, action or member/group,
         priority and the controller's metadata."""
-        _h, keys, a, params, prio, _counter, _meter, target, metadata = e
-        te = p4r.TableEntry(table_id=spec.id, priority=prio if spec.needs_priority else 0)
-        for k, key in zip(spec.keys, keys, strict=True):
+        te = p4r.TableEntry(table_id=spec.id, priority=e.priority if spec.needs_priority else 0)
+        for k, key in zip(spec.keys, e.keys, strict=True):
             _field_out(te, k, key)
-        if target is not None:
-            self.target_out(te, target)  # type: ignore[attr-defined]
+        if e.target is not None:
+            self.target_out(te, e.target)  # type: ignore[attr-defined]
         else:
-            self._set_action(te, spec, a, params)
-        if metadata:
-            te.metadata = bytes(metadata)
+            self._set_action(te, spec, e.action, e.params)
+        if e.metadata:
+            te.metadata = bytes(e.metadata)
         return te
 
     def _set_action(self, te: Any, spec: TableSpec, a: int, params: list[bytes]) -> None:

@@ -171,9 +171,9 @@ class ProfilesMixin(TablesMixin):
     def _indirect_modify(self, call: str, table_name: str, entry_handle: int, target: Target) -> None:
         _, t, _ = self._indirect(call, table_name, groups=target[0])
         entry = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))
-        keys = [(i, *k) for i, k in enumerate(entry[1])]  # the entry's own key, as stored
+        keys = [(i, *k) for i, k in enumerate(entry.keys)]  # the entry's own key, as stored
         w = _native.TableWrite(
-            OP_MODIFY, t.index, keys, priority=entry[4], target=target, p4runtime_rules=False
+            OP_MODIFY, t.index, keys, priority=entry.priority, target=target, p4runtime_rules=False
         )
         self._write(call, w)
 

@@ -32,7 +32,7 @@ from lanes.switch.thrift.context import SwitchContext, log, native_code, thrift_
 from lanes.switch.thrift.program import ProgramView, TableView
 
 if TYPE_CHECKING:  # the stub's shapes of keys, entries and meter rates
-    from lanes._native import _Entry as Entry
+    from lanes._native import EntryRead
     from lanes._native import _Key as Key
     from lanes._native import _OutKey as OutKey
     from lanes._native import _Rates as Rates
@@ -106,9 +106,9 @@ class TablesMixin:
             raise table_error(call, r.thrift_code, r.message)
         return r.handle
 
-    def _entry_out(self, v: ProgramView, t: TableView, e: Entry) -> BmMtEntry:
-        handle, keys, action, params, priority, _counter, _meter, target, _metadata = e
-        prio = tp.to_bmv2_priority(priority) if t.has_priority else -1
+    def _entry_out(self, v: ProgramView, t: TableView, e: EntryRead) -> BmMtEntry:
+        handle, keys, action, params, target = e.handle, e.keys, e.action, e.params, e.target
+        prio = tp.to_bmv2_priority(e.priority) if t.has_priority else -1
         if target is None:
             act = BmActionEntry(
                 action_type=BmActionEntryType.ACTION_DATA,
@@ -290,7 +290,7 @@ class TablesMixin:
         call = "bm_mt_get_meter_rates"
         t = self._direct(call, table_name, "meter")
         e = self._native(call, _native.bm_entry, t.index, _handle(entry_handle))
-        return meter_rates_out(e[6])
+        return meter_rates_out(e.meter)
 
 
 def _handle(h: int) -> int:
