@@ -44,9 +44,11 @@ def blast(star: Star, host: int, frames: list[bytes], tmp: Path) -> None:
 
 
 def capture(star: Star, host: int, pcap: Path):
-    """tcpdump on a host's eth0 (UDP to port 9 only), started and given time to listen."""
+    """tcpdump on a host's eth0 (UDP to port 9 only), started and given time to listen. In
+    immediate mode: otherwise libpcap hands packets over a buffer block at a time, up to a
+    second late, and frames that arrived before tcpdump is stopped can be missing from the file."""
     p = star.start(
-        star.hosts[host - 1], "tcpdump", "-U", "-n", "-i", "eth0", "-w", str(pcap), "udp dst port 9"
+        star.hosts[host - 1], "tcpdump", "--immediate-mode", "-U", "-n", "-i", "eth0", "-w", str(pcap), "udp dst port 9"
     )
     time.sleep(1.0)
     return p
