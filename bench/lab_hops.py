@@ -54,6 +54,8 @@ def class_prio(initial: dict, switch: str, ip: str) -> int:
 
 def hops_of(run_dir: Path, topo: Topology, case: str) -> dict:
     """Per high flow: its one-way delay and the queueing delay of every hop, in the case's main phase."""
+    if not (run_dir / "summary.json").is_file() or not (run_dir / "plan.json").is_file():
+        sys.exit(f"lab_hops: {run_dir} holds no finished run (summary.json, plan.json)")
     s = json.loads((run_dir / "summary.json").read_text())
     initial = json.loads((run_dir / "plan.json").read_text())["initial"]
     phase = MAIN_PHASE[case]

@@ -64,6 +64,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=3.0, help="sockperf run per size")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args()
+    if not 1 <= args.mbps <= 100_000 or not args.seconds > 0:
+        sys.exit("switch_window_pingpong: --mbps must be 1 to 100000 and --seconds positive")
     windows = [w.strip() for w in args.windows.split(",") if w.strip()]
     if not windows or not all(w.replace(".", "", 1).isdigit() for w in windows):
         sys.exit("switch_window_pingpong: --windows takes comma-separated numbers")
