@@ -43,6 +43,8 @@ pub struct WakePolicy {
     listened: Vec<bool>,
     busy_streak: Vec<u8>,
     took_leading: bool,
+    /// When the loop is to wake for a leading frame it took (a window before its departure).
+    early_wake: Option<u64>,
     /// How long the loop keeps looking at the rings after its last frame before it sleeps.
     poll_ns: u64,
     last_frame_ns: Option<u64>,
@@ -58,6 +60,7 @@ impl WakePolicy {
             listened: vec![true; ports],
             busy_streak: vec![0; ports],
             took_leading: false,
+            early_wake: None,
             poll_ns: 0,
             last_frame_ns: None,
         }
@@ -88,10 +91,26 @@ impl WakePolicy {
     /// How to wait at `now`, given the next departure and whether receive rings still hold
     /// frames the last turn had no room to take. Called once per turn, before the wait.
     pub fn sleep(&mut self, now: u64, next_departure: Option<u64>, more_rx: bool) -> Sleep {
-        let early = if std::mem::take(&mut self.took_leading) {
-            self.batch_ns
-        } else {
-            0
+        // A leading frame taken: wake a window before the departure it waits for. The early
+        // wake stays due until it comes, even if other arrivals wake the loop before it: a
+        // one-shot flag spent on such a wake-up left the frame to wait a whole window more
+        // (a chained ping-pong, whose answers arrive within a window, paid that every time).
+        let fresh = std::mem::take(&mut self.took_leading);
+        if let (true, Some(d)) = (fresh, next_departure) {
+            let at = d.saturating_sub(self.batch_ns);
+            self.early_wake = Some(self.early_wake.map_or(at, |e| e.min(at)));
+        }
+        let early = match self.early_wake {
+            Some(at) if now < at => self.batch_ns,
+            // due within the window already: send at once (taken just now) or sent this turn
+            Some(_) if fresh => {
+                self.early_wake = None;
+                self.batch_ns
+            }
+            _ => {
+                self.early_wake = None;
+                0
+            }
         };
         if more_rx {
             return Sleep {
@@ -151,16 +170,22 @@ mod tests {
     }
 
     #[test]
-    fn after_a_leading_frame_the_loop_wakes_a_window_early_once() {
+    fn after_a_leading_frame_the_loop_wakes_a_window_early_even_if_woken_before() {
         let mut p = WakePolicy::new(1, 100_000);
         p.note_frame(0, true);
         assert_eq!(
             p.sleep(1_000, Some(201_000), false).timeout_ns,
             Some(100_000)
         );
+        // another arrival woke the loop first: the early wake is still due at 101_000
         assert_eq!(
-            p.sleep(1_000, Some(201_000), false).timeout_ns,
-            Some(200_000)
+            p.sleep(50_000, Some(201_000), false).timeout_ns,
+            Some(51_000)
+        );
+        // it came (the frame left then): the next sleep is to the next departure itself
+        assert_eq!(
+            p.sleep(101_000, Some(201_000), false).timeout_ns,
+            Some(100_000)
         );
         p.note_frame(0, true);
         let due = p.sleep(1_000, Some(90_000), false);

@@ -323,15 +323,14 @@ fn a_bursty_high_class_waits_for_the_frames_ahead_not_for_the_next_batch_when_th
             "{mbps} Mb/s, batch {batch_ns}: worst high wait off {off} ns ({wakes_off} wake-ups), \
              on {on} ns ({wakes_on} wake-ups)"
         );
-        // woken for, a high frame waits for the low frame in flight and the burst ahead of it;
-        // not woken for, for the next turn: up to a batch window
-        assert!(
-            on <= 2 * frame_ns(mbps),
-            "{mbps} Mb/s, batch {batch_ns} ns: a high frame waited {on} ns"
-        );
-        assert!(
-            off > batch_ns,
-            "{mbps} Mb/s, batch {batch_ns} ns: off {off}"
-        );
+        // a high frame waits for the low frame in flight and the burst ahead of it, woken for
+        // or not: the frame that led its burst keeps the loop's early wake-up due (before, an
+        // arrival that woke the loop first cancelled it, and the burst waited up to a window)
+        for (wait, how) in [(on, "on"), (off, "off")] {
+            assert!(
+                wait <= 2 * frame_ns(mbps),
+                "{mbps} Mb/s, batch {batch_ns} ns, waking for the top class {how}: a high frame waited {wait} ns"
+            );
+        }
     }
 }
