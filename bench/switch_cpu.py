@@ -7,7 +7,7 @@ datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, al
 and system time. Needs root.
 
     sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high]
-        [--rx-mode packet,afxdp] [--perf] [--json OUT]
+        [--rx-mode packet,afxdp] [--reply-poll-us 0,100] [--perf] [--json OUT]
 
 On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
 the switch's system time includes its receivers' packet delivery (the kernel pays it either
@@ -127,8 +127,16 @@ def main() -> int:
     ap.add_argument("--rates", default="100,200", help="port rates in Mb/s, comma-separated")
     ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
     ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
-    ap.add_argument("--wake", help="lanes's wake settings to try, comma-separated (leading, high; default: the switch's)")
-    ap.add_argument("--rx-mode", help="lanes's port sockets to try, comma-separated (packet, afxdp; default: packet)")
+    ap.add_argument(
+        "--wake", help="lanes's wake settings to try, comma-separated (leading, high; default: the switch's)"
+    )
+    ap.add_argument(
+        "--rx-mode", help="lanes's port sockets to try, comma-separated (packet, afxdp; default: packet)"
+    )
+    ap.add_argument(
+        "--reply-poll-us",
+        help="lanes's --reply-poll-us values to try, comma-separated (default: the switch's)",
+    )
     ap.add_argument("--perf", action="store_true", help="also split off the receivers' share with perf")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args()
@@ -140,10 +148,13 @@ def main() -> int:
             for b in args.batch_us.split(","):
                 for w in args.wake.split(",") if args.wake else [None]:
                     for rx in args.rx_mode.split(",") if args.rx_mode else [None]:
-                        name = f"lanes rlsp-drr batch {b} us" + (f" wake {w}" if w else "") + (f" rx {rx}" if rx else "")
-                        extra = ["--wake", w] if w else []
-                        extra += ["--rx-mode", rx] if rx else []
-                        contenders.append((name, ["--batch-us", b, *extra]))
+                        for rp in args.reply_poll_us.split(",") if args.reply_poll_us else [None]:
+                            name = f"lanes rlsp-drr batch {b} us" + (f" wake {w}" if w else "")
+                            name += (f" rx {rx}" if rx else "") + (f" reply {rp} us" if rp else "")
+                            extra = ["--wake", w] if w else []
+                            extra += ["--rx-mode", rx] if rx else []
+                            extra += ["--reply-poll-us", rp] if rp else []
+                            contenders.append((name, ["--batch-us", b, *extra]))
             for contender, lanes_args in [*contenders, ("linux htb", None)]:
                 r = {"contender": contender, "port_mbps": mbps}
                 r.update(run_one(contender, lanes_args, mbps, args.seconds, args.perf, tmp))

@@ -181,10 +181,11 @@ def test_bad_bucket_and_batch_are_one_line(args: list[str], message: str) -> Non
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and message in r.stderr, r.stderr
 
 
-def test_switch_refuses_a_bad_batch_window() -> None:
-    r = subprocess.run([LANES, "switch", "--no-p4", "--batch-us", "-1"], capture_output=True, text=True,
+@pytest.mark.parametrize("flag", ["--batch-us", "--poll-us", "--reply-poll-us"])
+def test_switch_refuses_a_bad_window(flag: str) -> None:
+    r = subprocess.run([LANES, "switch", "--no-p4", flag, "-1"], capture_output=True, text=True,
                        timeout=60, check=False)  # fmt: skip
-    assert r.returncode == 2 and "--batch-us must be 0 to 10000" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 2 and f"{flag} must be 0 to 10000" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_the_switch_model_reaches_the_switch_command_line() -> None:

@@ -30,7 +30,7 @@ impl PySwitch {
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
                         use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes",
-                        wake_top_class = false))]
+                        wake_top_class = false, reply_poll_ns = lanes_switch::DEFAULT_REPLY_POLL_NS))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -48,6 +48,7 @@ impl PySwitch {
         poll_ns: u64,
         tm_model: &str,
         wake_top_class: bool,
+        reply_poll_ns: u64,
     ) -> PyResult<Self> {
         let model = tm_model
             .parse()
@@ -102,6 +103,7 @@ impl PySwitch {
             batch_ns,
             rx_mode,
             poll_ns,
+            reply_poll_ns,
             wake_top_class,
         };
         let inner = py

@@ -17,6 +17,7 @@ pub mod pcap_reader;
 pub mod port;
 pub mod pre;
 mod queue_cfg;
+pub mod reply_poll;
 #[allow(unsafe_code)]
 // the receive ring's shared memory
 mod ring;
@@ -36,4 +37,5 @@ pub use dataplane::{
 };
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
 pub use port::RxMode;
+pub use reply_poll::DEFAULT_REPLY_POLL_NS;
 pub use switch::{dataplane_now_ns, PortSpec, Switch, SwitchOptions, DEFAULT_BATCH_NS};

@@ -16,6 +16,7 @@ use crate::controller_wait::wait_then_take;
 use crate::dataplane::{Dataplane, TmDefaults, TxOutcome, MAX_PORTS};
 use crate::pcap::PcapWriter;
 use crate::port::{Port, RxMode};
+use crate::reply_poll::ReplyPoll;
 use crate::sys::{self, Epoll, MsgScratch, Waker};
 use crate::wake::WakePolicy;
 
@@ -49,6 +50,10 @@ pub struct SwitchOptions {
     /// After its last frame the loop looks at the receive rings this long before it sleeps
     /// (0: it sleeps at once); see `WakePolicy::with_poll`.
     pub poll_ns: u64,
+    /// With nothing queued, the loop looks at the rings for the answer of a port it has just
+    /// sent to, at most this long, where that port answered that quickly before (0: never);
+    /// see reply_poll.rs.
+    pub reply_poll_ns: u64,
     /// Wake for arrivals of a port's top strict class even behind a few of their class (see
     /// `Dataplane::set_wake_for_top_class`).
     pub wake_top_class: bool,
@@ -142,7 +147,7 @@ impl Switch {
         let s2 = shared.clone();
         let thread = std::thread::Builder::new()
             .name("lanes-dataplane".into())
-            .spawn(move || run(&s2, io, opts.batch_ns, opts.poll_ns))?;
+            .spawn(move || run(&s2, io, &opts))?;
         Ok(Switch {
             shared,
             thread: Some(thread),
@@ -252,9 +257,11 @@ struct TxBatch {
     frames: Vec<(usize, usize)>,
 }
 
-fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<()> {
+fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
     sys::set_timer_slack_ns(1);
-    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns).with_poll(poll_ns);
+    let batch_ns = opts.batch_ns;
+    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns).with_poll(opts.poll_ns);
+    let mut replies = ReplyPoll::new(io.sockets.len(), opts.reply_poll_ns);
     // `all` wakes for every arrival and control; `near` for control and the arrivals of the
     // ports the policy listens to, while a departure is close (see wake.rs)
     let all = Epoll::new()?;
@@ -283,7 +290,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
         let now = dataplane_now_ns();
         let deadline = lock(shared).next_deadline(now);
         let mut sleep = policy.sleep(now, deadline, more_rx);
-        if let Some(until) = policy.poll_until(now, deadline).filter(|_| !more_rx) {
+        let look = policy.poll_until(now, deadline);
+        let look = look.max(replies.poll_until(now, deadline));
+        if let Some(until) = look.filter(|_| !more_rx) {
             if poll_rings(&mut io, until) {
                 sleep.timeout_ns = Some(0);
             }
@@ -346,6 +355,9 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
             };
             if let Some((pin, _)) = io.pcap[i].as_mut() {
                 let _ = pin.write(wall_ns(), frame);
+            }
+            if taken[i] == 0 {
+                replies.note_taken(i, now);
             }
             dp.ingress_frame(frame, len, *num, now);
             if let Some(listen) = policy.note_frame(i, dp.last_rx_leads()) {
@@ -415,6 +427,7 @@ fn run(shared: &Shared, mut io: Io, batch_ns: u64, poll_ns: u64) -> io::Result<(
             }
             b.frames.clear();
             b.buf.clear();
+            replies.note_sent(i, now);
         }
         if active {
             policy.note_activity(now);

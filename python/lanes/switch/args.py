@@ -54,6 +54,7 @@ class SwitchArgs:
     batch_us: float = 250.0
     rx_mode: str = "packet"
     poll_us: float = 0.0
+    reply_poll_us: float = 100.0
     wake: str = "leading"
     # bmv2's --use-files WAIT: ports are pcap files, read after WAIT seconds
     use_files_wait: int | None = None
@@ -124,6 +125,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
+    p.add_argument("--reply-poll-us", type=float, default=100.0, metavar="US",
+                   help="with nothing queued, look at the rings up to this long for the answer of a port just sent to, "
+                        "where that port answered that quickly before (default 100; 0: off)")  # fmt: skip
     p.add_argument("--wake", choices=WAKE_MODES, default="leading",
                    help="which arrivals wake a data plane that waits for a departure: frames that lead their port "
                         "(default), or also the top strict class's behind a few of its own (lower high-class delay, "
@@ -162,6 +166,8 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         raise LanesError(f"--batch-us must be 0 to 10000, got {a.batch_us:g}")
     if not 0 <= a.poll_us <= 10_000:
         raise LanesError(f"--poll-us must be 0 to 10000, got {a.poll_us:g}")
+    if not 0 <= a.reply_poll_us <= 10_000:
+        raise LanesError(f"--reply-poll-us must be 0 to 10000, got {a.reply_poll_us:g}")
     interfaces = [_port_at(i, "-i") for i in a.interface]
     nums = [n for n, _ in interfaces]
     if len(set(nums)) != len(nums):
@@ -198,6 +204,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         batch_us=a.batch_us,
         rx_mode=a.rx_mode,
         poll_us=a.poll_us,
+        reply_poll_us=a.reply_poll_us,
         wake=a.wake,
         use_files_wait=a.use_files,
         log_file=a.log_file,

@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             use_files_wait_s=sa.use_files_wait,
             rx_mode=sa.rx_mode,
             poll_ns=round(sa.poll_us * 1000),
+            reply_poll_ns=round(sa.reply_poll_us * 1000),
             tm_model=sa.tm_model,
             wake_top_class=sa.wake == "high",
         )
