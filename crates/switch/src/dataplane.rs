@@ -33,7 +33,7 @@ mod portless;
 mod queues;
 mod settings;
 mod trace_log;
-pub use counters::{DropCounters, PortCounters, TxOutcome};
+pub use counters::{DropCounters, LoopCounters, PortCounters, TxOutcome};
 pub use queues::PPS_FRAME_BYTES;
 pub use settings::{MirrorSession, TmDefaults};
 pub use trace_log::TraceLog;
@@ -100,6 +100,8 @@ pub struct Dataplane {
     out: Vec<u8>,
     /// Drops by reason, switch-wide.
     pub drops: DropCounters,
+    /// What the event loop did instead of sleeping.
+    pub event_loop: LoopCounters,
     defaults: TmDefaults,
     /// Port whose output goes to the controller (P4Runtime PacketIn) instead of a wire.
     cpu_port: Option<u32>,
@@ -174,6 +176,7 @@ impl Dataplane {
             free: vec![],
             out: Vec::with_capacity(MAX_FRAME + 64),
             drops: DropCounters::default(),
+            event_loop: LoopCounters::default(),
             defaults,
             cpu_port: None,
             packet_ins: std::collections::VecDeque::new(),

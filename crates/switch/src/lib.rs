@@ -32,7 +32,7 @@ mod xsk;
 
 pub use dataplane::TraceLog;
 pub use dataplane::{
-    Dataplane, DropCounters, MirrorSession, PortCounters, TmDefaults, TxOutcome,
+    Dataplane, DropCounters, LoopCounters, MirrorSession, PortCounters, TmDefaults, TxOutcome,
     MAX_CLONE_GENERATIONS, MAX_MIRROR_SESSION, MAX_PASSES,
 };
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};

@@ -292,10 +292,14 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
         let mut sleep = policy.sleep(now, deadline, more_rx);
         let look = policy.poll_until(now, deadline);
         let look = look.max(replies.poll_until(now, deadline));
+        // whether the loop looked at the rings instead of sleeping, and a frame ended it
+        let mut looked = None;
         if let Some(until) = look.filter(|_| !more_rx) {
-            if poll_rings(&mut io, until) {
+            let answered = poll_rings(&mut io, until);
+            if answered {
                 sleep.timeout_ns = Some(0);
             }
+            looked = Some(answered);
         }
         let set = if sleep.all_ports { &all } else { &near };
         if let Err(e) = set.wait(&mut events, sleep.timeout_ns) {
@@ -326,6 +330,10 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             }
         }
         let mut dp = lock(shared);
+        if let Some(answered) = looked {
+            dp.event_loop.looks += 1;
+            dp.event_loop.looks_answered += u64::from(answered);
+        }
         let now = dataplane_now_ns();
         // frames are taken in the order they arrived, across ports, as a switch that is not
         // woken in batches would see them: taking one port's frames first would let that port

@@ -7,7 +7,7 @@
 use lanes_tm::QuantilePoint::Middle;
 use serde::Serialize;
 
-use crate::dataplane::{Dataplane, DropCounters, EgressPort};
+use crate::dataplane::{Dataplane, DropCounters, EgressPort, LoopCounters};
 
 type R = Result<String, String>;
 
@@ -21,6 +21,8 @@ pub struct SwitchStats {
     pub ports: Vec<PortStats>,
     /// Packets dropped, by reason.
     pub drops: DropCounters,
+    /// What the event loop did instead of sleeping (since start).
+    pub event_loop: LoopCounters,
 }
 
 /// One port: its TM's settings, its counters and its queues.
@@ -118,6 +120,7 @@ pub fn stats(dp: &mut Dataplane, reset: bool) -> SwitchStats {
     SwitchStats {
         ports: dp.ports.iter_mut().map(|p| port_stats(p, reset)).collect(),
         drops: dp.drops,
+        event_loop: dp.event_loop,
     }
 }
 

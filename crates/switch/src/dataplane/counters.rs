@@ -19,6 +19,16 @@ pub struct PortCounters {
     pub rx_backlog_max: u64,
 }
 
+/// What the event loop did instead of sleeping (`stats_json`'s "event_loop").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LoopCounters {
+    /// Times the loop looked at the receive rings for a frame instead of sleeping (an expected
+    /// answer, reply_poll.rs, or `--poll-us`).
+    pub looks: u64,
+    /// Those that a frame ended (a wake-up saved).
+    pub looks_answered: u64,
+}
+
 /// What became of a frame [`crate::Dataplane::service`] handed to its sender; the port's tx
 /// counters follow it, so a frame is counted once, when its fate is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
