@@ -31,7 +31,9 @@ fn p4rt_clone_session_write(
                 OP_MODIFY | OP_DELETE if !exists => {
                     Err((NOT_FOUND, format!("no clone session {session}")))
                 }
-                OP_DELETE => dp.mirror_delete(session).map_err(|m| (NOT_FOUND, m)),
+                OP_DELETE => dp
+                    .mirror_delete(session)
+                    .map_err(|e| (e.grpc_code(), e.to_string())),
                 OP_INSERT | OP_MODIFY => dp
                     .mirror_add(
                         session,
@@ -41,7 +43,7 @@ fn p4rt_clone_session_write(
                             truncate: Some(truncate),
                         },
                     )
-                    .map_err(|m| (INVALID_ARGUMENT, format!("clone session {session}: {m}"))),
+                    .map_err(|e| (e.grpc_code(), format!("clone session {session}: {e}"))),
                 _ => Err((INVALID_ARGUMENT, format!("unknown update type {op}"))),
             }
         })

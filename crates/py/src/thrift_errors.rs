@@ -17,8 +17,7 @@ pub(crate) use lanes_switch::pre::mc_code::{
     INVALID_MGRP_HANDLE as MC_INVALID_MGRP_HANDLE, TABLE_FULL as MC_TABLE_FULL,
 };
 
-/// bmv2's `MirroringOperationErrorCode` (simple_switch.thrift) has this one code.
-pub(crate) const MIRROR_SESSION_NOT_FOUND: i32 = 1;
+pub(crate) use lanes_switch::THRIFT_SESSION_NOT_FOUND as MIRROR_SESSION_NOT_FOUND;
 
 pub(crate) fn bm_err(code: i32, msg: impl Into<String>) -> PyErr {
     BmError::new_err((code, msg.into()))

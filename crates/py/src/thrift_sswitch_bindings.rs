@@ -121,7 +121,8 @@ fn bm_set_queue_depth(
             "queue depth {depth_pkts} is not a number of packets"
         ))
     })?;
-    on_dataplane(py, &sw, |dp| dp.set_queue_depth(port, depth)).map_err(PyValueError::new_err)
+    on_dataplane(py, &sw, |dp| dp.set_queue_depth(port, depth))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Every queue of `port` (None: of every port) is limited to `rate_pps` packets per second
@@ -136,7 +137,8 @@ fn bm_set_queue_rate(
 ) -> PyResult<()> {
     let port = port_arg(port)?;
     let pps = rate_pps as f64;
-    on_dataplane(py, &sw, |dp| dp.set_queue_rate_pps(port, pps)).map_err(PyValueError::new_err)
+    on_dataplane(py, &sw, |dp| dp.set_queue_rate_pps(port, pps))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -31,10 +31,12 @@ mod counters;
 mod mirrors;
 mod portless;
 mod queues;
+mod setting_error;
 mod settings;
 mod trace_log;
 pub use counters::{DropCounters, LoopCounters, PortCounters, TxOutcome};
 pub use queues::PPS_FRAME_BYTES;
+pub use setting_error::{SettingError, THRIFT_SESSION_NOT_FOUND};
 pub use settings::{MirrorSession, TmDefaults};
 pub use trace_log::TraceLog;
 

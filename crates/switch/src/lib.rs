@@ -32,8 +32,8 @@ mod xsk;
 
 pub use dataplane::TraceLog;
 pub use dataplane::{
-    Dataplane, DropCounters, LoopCounters, MirrorSession, PortCounters, TmDefaults, TxOutcome,
-    MAX_CLONE_GENERATIONS, MAX_MIRROR_SESSION, MAX_PASSES,
+    Dataplane, DropCounters, LoopCounters, MirrorSession, PortCounters, SettingError, TmDefaults,
+    TxOutcome, MAX_CLONE_GENERATIONS, MAX_MIRROR_SESSION, MAX_PASSES, THRIFT_SESSION_NOT_FOUND,
 };
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
 pub use port::RxMode;

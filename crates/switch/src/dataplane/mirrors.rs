@@ -1,25 +1,20 @@
 //! Mirror (clone) sessions: which port and multicast group a session's copies go to. They belong
 //! to the switch, not the program, and stay when a new program is loaded.
 
-use super::{Dataplane, MirrorSession, MAX_MIRROR_SESSION};
+use super::{Dataplane, MirrorSession, SettingError, MAX_MIRROR_SESSION};
 
 impl Dataplane {
     /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
     /// (a port of the switch), replacing what it had. A truncation length of 0 means none.
-    pub fn mirror_add(&mut self, session: u32, mut m: MirrorSession) -> Result<(), String> {
+    pub fn mirror_add(&mut self, session: u32, mut m: MirrorSession) -> Result<(), SettingError> {
         if session > MAX_MIRROR_SESSION {
-            return Err(format!(
-                "mirror session {session} out of range (0-{MAX_MIRROR_SESSION})"
-            ));
+            return Err(SettingError::SessionOutOfRange(session));
         }
         match (m.port, m.mgid) {
-            (None, None) => return Err("a mirror session needs a port or a multicast group".into()),
-            (Some(p), _) if self.port(p).is_none() => return Err(format!("no port {p}")),
+            (None, None) => return Err(SettingError::NoDestination),
+            (Some(p), _) if self.port(p).is_none() => return Err(SettingError::NoPort(p)),
             (_, Some(g)) if g == 0 || g > crate::pre::MAX_MGID => {
-                return Err(format!(
-                    "multicast group {g} out of range (1-{})",
-                    crate::pre::MAX_MGID
-                ))
+                return Err(SettingError::GroupOutOfRange(g))
             }
             _ => {}
         }
@@ -29,11 +24,11 @@ impl Dataplane {
     }
 
     /// Remove mirror session `session`.
-    pub fn mirror_delete(&mut self, session: u32) -> Result<(), String> {
+    pub fn mirror_delete(&mut self, session: u32) -> Result<(), SettingError> {
         self.mirrors
             .remove(&session)
             .map(|_| ())
-            .ok_or_else(|| format!("no mirror session {session}"))
+            .ok_or(SettingError::NoSession(session))
     }
 
     /// Mirror session `session`, if configured.
