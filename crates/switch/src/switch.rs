@@ -426,6 +426,8 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
                             }
                         }
                         rest = &rest[n..];
+                        // a frame went out: its host may answer
+                        replies.note_sent(i, now);
                     }
                     _ => {
                         dp.tx_refused(sockets[i].0, 1);
@@ -435,7 +437,6 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             }
             b.frames.clear();
             b.buf.clear();
-            replies.note_sent(i, now);
         }
         if active {
             policy.note_activity(now);

@@ -200,20 +200,25 @@ fn high_times(arrivals: &[Arrival], sent: &[Sent], from: u32, to: u32) -> Vec<(u
     ins.into_iter().zip(outs).collect()
 }
 
+/// How long the sparse-ping runs last, and the pings' spacing: 10 ms apart plus 37 us, so the
+/// arrivals sweep every phase of the low frames' departures.
+const SPARSE_UNTIL: u64 = 200_000 * US;
+const PING_GAP: u64 = 10_037 * US;
+
+/// Sparse high pings from port 1 beside the low classes saturating port 4 (`mbps`) for
+/// SPARSE_UNTIL: what the loop sent and how many times it woke.
+fn sparse_pings(mbps: u64, batch_ns: u64) -> (Vec<Sent>, usize) {
+    let mut dp = switch(mbps);
+    let arrivals = load(mbps, SPARSE_UNTIL, PING_GAP);
+    run_loop(&mut dp, arrivals, SPARSE_UNTIL, batch_ns, None)
+}
+
 #[test]
 fn a_sparse_high_frame_leaves_within_one_frame_time_of_its_arrival_at_a_saturated_port() {
     for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
-        let until = 200_000 * US;
-        // 10 ms apart plus 37 us: the arrivals sweep every phase of the low frames' departures
-        let arrivals = load(mbps, until, 10_037 * US);
-        let mut dp = switch(mbps);
-        let (sent, _) = run_loop(
-            &mut dp,
-            load(mbps, until, 10_037 * US),
-            until,
-            batch_ns,
-            None,
-        );
+        let until = SPARSE_UNTIL;
+        let arrivals = load(mbps, until, PING_GAP);
+        let (sent, _) = sparse_pings(mbps, batch_ns);
         let pings = high_times(&arrivals, &sent, 1, 4);
         assert!(pings.len() >= 19, "{} pings sent", pings.len());
         for (arrived, left) in &pings {
@@ -236,15 +241,7 @@ fn a_sparse_high_frame_leaves_within_one_frame_time_of_its_arrival_at_a_saturate
 #[test]
 fn an_answer_to_an_idle_port_leaves_as_it_arrives_while_another_port_is_saturated() {
     for batch_ns in BATCHES {
-        let until = 200_000 * US;
-        let mut dp = switch(100);
-        let (sent, _) = run_loop(
-            &mut dp,
-            load(100, until, 10_037 * US),
-            until,
-            batch_ns,
-            None,
-        );
+        let (sent, _) = sparse_pings(100, batch_ns);
         // every answer from port 4 to port 1 arrived when its ping left, and left then too
         let pings: Vec<u64> = sent
             .iter()
@@ -267,15 +264,8 @@ fn an_answer_to_an_idle_port_leaves_as_it_arrives_while_another_port_is_saturate
 #[test]
 fn a_saturated_port_costs_one_wake_up_per_batch_window_not_per_frame() {
     for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
-        let until = 200_000 * US;
-        let mut dp = switch(mbps);
-        let (sent, wakes) = run_loop(
-            &mut dp,
-            load(mbps, until, 10_037 * US),
-            until,
-            batch_ns,
-            None,
-        );
+        let until = SPARSE_UNTIL;
+        let (sent, wakes) = sparse_pings(mbps, batch_ns);
         // one wake-up per window (or per frame, if a frame lasts longer); at most three per ping
         // (its arrival, its departure if the port was not free within the window, its answer);
         // and one per low-class frame until the loop has seen that those only wait (the first
