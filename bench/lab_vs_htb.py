@@ -4,13 +4,14 @@ run, on a quiet machine and beside a CPU-bound process:
 
 - star, PROACTIVE, UDP at 200 Mb/s: lanes rlsp-drr and linux-htb back to back, ROUNDS rounds each
   quiet and busy. Per run: the high class's loss and one-way delay (median and 99th percentile of
-  iperf's per-second means), the shares, the switch's CPU, and the run's validity.
+  iperf's per-second means, and of every datagram from iperf's receive histograms), the shares, the switch's CPU, and the run's validity.
 - tree2, RUNTIME, UDP at 100 Mb/s, the high class offering 80 % of the link: shares in the
   prioritised phase against 60/20/20 (with the thesis's 50 % it gets what it offers, 54 %).
 - star, PROACTIVE, UDP at 1 Gb/s: as far as the senders get (the validity section says how far).
 
     sudo .venv/bin/python bench/lab_vs_htb.py [--rounds 3] [--duration 20] [--out results/bench/lab_vs_htb]
-        [--wake leading,high]
+        [--wake leading,high,arrivals]
+    .venv/bin/python bench/lab_vs_htb.py --redigest --out DIR   # the figures again from DIR's runs
 
 `--wake` runs the lanes switch once per wake setting in every round (star200 only), each beside
 the kernel's run of the same round.
@@ -30,6 +31,9 @@ from pathlib import Path
 from typing import Self
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+from lanes.lab import owd_histogram  # noqa: E402
+
 LANES = REPO / ".venv" / "bin" / "lanes"
 
 
@@ -55,16 +59,26 @@ def digest(run_dir: Path, case: str) -> dict:
         if st is None:
             continue
         settle = 2.0
-        owd = [r["owd_ms"] for r in series[key] if phase["start_s"] + settle + 1 <= r["t"] <= phase["end_s"]
-               and r.get("owd_ms") is not None]  # fmt: skip
-        c = out["classes"].setdefault(f["class"], {"mbps": [], "share_pct": [], "loss_pct": [], "owd": []})
+        rows = [r for r in series[key] if phase["start_s"] + settle + 1 <= r["t"] <= phase["end_s"]]
+        c = out["classes"].setdefault(f["class"], {"mbps": [], "share_pct": [], "loss_pct": [], "owd": [], "rows": []})
         c["mbps"].append(st["throughput_mbps"])
         c["share_pct"].append(st.get("share_pct"))
         c["loss_pct"].append(st.get("loss_pct"))
-        c["owd"] += owd
+        c["owd"] += [r["owd_ms"] for r in rows if r.get("owd_ms") is not None]
+        c["rows"] += rows
     for c in out["classes"].values():
         owd = c.pop("owd")
-        c["owd_p50_ms"], c["owd_p99_ms"] = percentile(owd, 0.5), percentile(owd, 0.99)
+        c["owd_p50_ms"], c["owd_p99_ms"] = percentile(owd, 0.5), percentile(owd, 0.99)  # of the seconds' means
+        bins, beyond = owd_histogram.merge(c.pop("rows"))
+        c["datagrams"] = sum(bins.values()) + beyond
+        for name, q in (("pkt_owd_p50_ms", 0.5), ("pkt_owd_p99_ms", 0.99), ("pkt_owd_p999_ms", 0.999)):
+            c[name] = owd_histogram.percentile_ms(bins, beyond, q)
+        # the same datagrams in 50-us bins (lower edge in us; 1000 holds everything from 1 ms on)
+        coarse: dict[int, int] = {}
+        for us, n in bins.items():
+            edge = min(1000, (us - 1) // 50 * 50)
+            coarse[edge] = coarse.get(edge, 0) + n
+        c["pkt_owd_hist_50us"] = dict(sorted(coarse.items()))
         c["mbps"] = round(sum(c["mbps"]), 2)
         shares = [x for x in c["share_pct"] if x is not None]
         c["share_pct"] = round(statistics.mean(shares), 2) if shares else None
@@ -98,7 +112,8 @@ def lab_run(args: argparse.Namespace, name: str, topo: str, case: str, alg: str,
     d = {"name": name, "topo": topo, "case": case, "alg": alg, "mbps": mbps, **digest(run_dir, case)}
     hi = d["classes"].get("high", {})
     print(f"bench: {name} done in {time.monotonic() - t:.0f} s: high {hi.get('mbps')} Mb/s, loss "
-          f"{hi.get('loss_pct')} %, OWD p50 {hi.get('owd_p50_ms')} p99 {hi.get('owd_p99_ms')} ms, switch CPU "
+          f"{hi.get('loss_pct')} %, OWD p50 {hi.get('owd_p50_ms')} p99 {hi.get('owd_p99_ms')} ms (datagrams: "
+          f"{hi.get('pkt_owd_p50_ms')} / {hi.get('pkt_owd_p99_ms')}), switch CPU "
           f"{d['switch_cpu_pct']} %, valid {d['valid']}", file=sys.stderr, flush=True)  # fmt: skip
     return d
 
@@ -116,7 +131,8 @@ class CpuHog:
 
 
 def table(results: list[dict]) -> str:
-    head = ("| run | high Mb/s | high loss % | high OWD p50 ms | high OWD p99 ms | shares h/m/l % | switch CPU % "
+    head = ("| run | high Mb/s | high loss % | high OWD p50 / p99 ms (seconds' means) "
+            "| high OWD p50 / p99 / p99.9 ms (datagrams) | shares h/m/l % | switch CPU % "
             "| machine CPU % | steal % | valid |")  # fmt: skip
     rows = [head, "|" + "---|" * 10]
     for r in results:
@@ -128,11 +144,23 @@ def table(results: list[dict]) -> str:
         shares = "/".join(f"{c[k]['share_pct']:.1f}" if c.get(k, {}).get("share_pct") is not None else "–"
                           for k in ("high", "medium", "low"))  # fmt: skip
         rows.append(
-            f"| {r['name']} | {hi.get('mbps')} | {hi.get('loss_pct')} | {hi.get('owd_p50_ms')} | "
-            f"{hi.get('owd_p99_ms')} | {shares} | {r['switch_cpu_pct'] if r['alg'] != 'linux-htb' else '–'} | "
+            f"| {r['name']} | {hi.get('mbps')} | {hi.get('loss_pct')} | {hi.get('owd_p50_ms')} / "
+            f"{hi.get('owd_p99_ms')} | {hi.get('pkt_owd_p50_ms')} / {hi.get('pkt_owd_p99_ms')} / "
+            f"{hi.get('pkt_owd_p999_ms')} | {shares} | {r['switch_cpu_pct'] if r['alg'] != 'linux-htb' else '–'} | "
             f"{r['system_cpu_pct']} | {r['steal_pct']} | {'yes' if r['valid'] else 'NO: ' + '; '.join(r['warnings'])} |"
         )
     return "\n".join(rows)
+
+
+def redigest(out: Path) -> int:
+    results = json.loads((out / "results.json").read_text())
+    for r in results:
+        if "error" not in r:
+            r.update(digest(out / r["name"], r["case"]))
+    (out / "results.json").write_text(json.dumps(results, indent=1))
+    (out / "results.md").write_text(table(results) + "\n")
+    print(table(results))
+    return 0
 
 
 def main() -> int:
@@ -142,13 +170,17 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=REPO / "results" / "bench" / "lab_vs_htb")
     ap.add_argument("--only", choices=["star200", "tree2", "star1g"], help="run one part")
     ap.add_argument("--wake", help="lanes switch wake settings to compare in star200, comma-separated "
-                    "(leading, high; default: the switch's)")  # fmt: skip
+                    "(leading, high, arrivals; default: the switch's)")  # fmt: skip
+    ap.add_argument("--redigest", action="store_true",
+                    help="read OUT/results.json's runs again from their directories (after a change to the digest)")
     args = ap.parse_args()
+    if args.redigest:
+        return redigest(args.out)
     wakes: list[str | None] = [None]
     if args.wake:
         wakes = list(args.wake.split(","))
-        if any(w not in ("leading", "high") for w in wakes):
-            print(f"bench: --wake takes leading and/or high, got '{args.wake}'", file=sys.stderr)
+        if any(w not in ("leading", "high", "arrivals") for w in wakes):
+            print(f"bench: --wake takes leading, high and/or arrivals, got '{args.wake}'", file=sys.stderr)
             return 2
     args.out.mkdir(parents=True, exist_ok=True)
     results: list[dict] = []

@@ -216,7 +216,8 @@ def test_run_csvs(tmp_path: Path) -> None:
     summ = list(csv.DictReader((tmp_path / "summary.csv").open()))
     assert summ == [{"topo": "star", "case": "mpi", "alg": "strict", "proto": "udp", "link_mbps": "100",
                      "flow": "h2->h4", "class": "medium", "phase": "mpi", "throughput_mbps": "20.5",
-                     "share_pct": "", "loss_pct": "1.25", "owd_ms": "", "owd_max_ms": "", "seconds": "9"}]  # fmt: skip
+                     "share_pct": "", "loss_pct": "1.25", "owd_ms": "", "owd_max_ms": "", "owd_p50_ms": "", "owd_p99_ms": "",
+                     "owd_p999_ms": "", "seconds": "9"}]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 SERIES_FIELDS = ["t", "flow", "class", "mbps", "loss_pct", "lost", "total", "owd_ms", "owd_max_ms"]
-PHASE_FIELDS = ["throughput_mbps", "share_pct", "loss_pct", "owd_ms", "owd_max_ms", "seconds"]
+PHASE_FIELDS = ["throughput_mbps", "share_pct", "loss_pct", "owd_ms", "owd_max_ms", "owd_p50_ms", "owd_p99_ms",
+                "owd_p999_ms", "seconds"]
 
 
 def write_csv(path: Path, header: list[str], rows: list[list]) -> Path:

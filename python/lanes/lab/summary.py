@@ -10,7 +10,7 @@ from typing import Any
 
 from lanes import atomic
 from lanes.emu.topo import Topology
-from lanes.lab import mpi, occupancy, traffic, validity
+from lanes.lab import mpi, occupancy, owd_histogram, traffic, validity
 from lanes.lab.cases import Plan, measured_from
 from lanes.lab.delay import per_phase
 
@@ -34,6 +34,8 @@ def _series(out: Path, plan: Plan, starts: dict[str, float]) -> dict[str, list[d
                 r["lost"], r["total"] = iv.lost, iv.total
             if iv.owd_ms is not None:
                 r["owd_ms"], r["owd_max_ms"] = iv.owd_ms, iv.owd_max_ms
+            if iv.owd_hist_us is not None:
+                r["owd_hist_us"], r["owd_beyond"] = iv.owd_hist_us, iv.owd_beyond
             rows.append(r)
         series[key] = rows
     return series
@@ -60,6 +62,10 @@ def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = 
             w = sum(n for _, n in lat) or 1
             st["owd_ms"] = round(sum(v * n for v, n in lat) / w, 4)
             st["owd_max_ms"] = max(r["owd_max_ms"] for r in sel if r.get("owd_max_ms") is not None)
+        bins, beyond = owd_histogram.merge(sel)
+        if bins or beyond:  # every datagram's latency, not the seconds' means
+            for name, q in (("owd_p50_ms", 0.5), ("owd_p99_ms", 0.99), ("owd_p999_ms", 0.999)):
+                st[name] = owd_histogram.percentile_ms(bins, beyond, q)
     return st
 
 

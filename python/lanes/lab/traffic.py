@@ -1,7 +1,8 @@
 """iperf 2 traffic: command lines and the parser of its enhanced (-e) interval reports.
 
 The receiving side's per-second lines carry throughput, and for UDP jitter, loss and, with
---trip-times on the client, one-way latency (all hosts share one clock in Mininet)."""
+--trip-times on the client, one-way latency (all hosts share one clock in Mininet): its mean and
+maximum, and a histogram of every datagram's latency in 1-us bins."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 PROTOCOLS = ["udp", "tcp"]  # the load a lab run puts on the network
 BASE_PORT = 5001
 UDP_LEN = 1470  # iperf 2's default datagram: 1512 B frames with the 42 B of headers
+OWD_BIN_US = 1  # the receive histograms' bin width; per-datagram percentiles come from them
+OWD_BINS = 50_000  # so up to 50 ms; a later datagram is counted as beyond
 
 _UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 _LINE = re.compile(
@@ -20,6 +23,15 @@ _LINE = re.compile(
 _UDP = re.compile(
     r"^\s*(?P<jitter>[\d.]+)\s+ms\s+(?P<lost>-?\d+)/\s*(?P<total>\d+)\s+\((?P<pct>[^%]+)%\)"
     r"(?:\s+(?P<avg>[\d.]+)/(?P<min>[\d.]+)/(?P<max>[\d.]+)/(?P<std>[\d.]+)\s+ms)?"
+)
+
+# the histogram line that follows a UDP interval line when the server runs with --histograms:
+# "[  1] 0.0000-1.0000 sec T8-PDF: bin(w=1us):cnt(893)=2:1,3:309 (5.00/95.00/99.7%=3/7/12,Outliers=2,obl/obu=0/0)"
+# (a "T8(f)-PDF" line counts the whole run, even where iperf labels it with the last interval:
+# it is left out, so a connection's last second has no histogram of its own)
+_PDF = re.compile(
+    r"^\[\s*(?P<id>\d+)\]\s+(?P<a>[\d.]+)\s*-\s*(?P<b>[\d.]+)\s+sec\s+T\d+-PDF:\s+bin\(w=(?P<w>\d+)(?P<wu>us|ms)\)"
+    r":cnt\(\d+\)=(?P<bins>[\d:,]*)\s+\(.*obl/obu=(?P<obl>\d+)/(?P<obu>\d+)\)"
 )
 
 # a TCP client's interval line with -e: "... Mbits/sec  10885/0  5  1023K/90(60) us ..." (writes/errors, retries)
@@ -38,12 +50,17 @@ class Interval:
     total: int | None = None
     owd_ms: float | None = None
     owd_max_ms: float | None = None
+    # every datagram's one-way latency: {upper edge of its bin in us: datagrams}, and how many
+    # were beyond the histogram's range (None without --histograms on the server)
+    owd_hist_us: dict[int, int] | None = None
+    owd_beyond: int = 0
 
 
 def server_cmd(proto: str, port: int) -> list[str]:
     cmd = ["stdbuf", "-oL", "iperf", "-s", "-e", "-i", "1", "-p", str(port)]
     # a large socket buffer, so a receiver that waits for a core does not drop datagrams itself
-    return cmd + (["-u", "-w", "4M"] if proto == "udp" else [])
+    hist = [f"--histograms={OWD_BIN_US}u,{OWD_BINS}"]
+    return cmd + (["-u", "-w", "4M", *hist] if proto == "udp" else [])
 
 
 def udp_counters(snmp: str) -> dict[str, int]:
@@ -74,6 +91,9 @@ def parse_server(text: str) -> list[Interval]:
     for line in text.splitlines():
         m = _LINE.match(line.strip())
         if not m:
+            h = _PDF.match(line.strip())
+            if h and out and h["id"] == first and float(h["a"]) == out[-1].start_s and float(h["b"]) == out[-1].end_s:
+                _add_histogram(out[-1], h)
             continue
         # a later connection (a client's retried end-of-test datagrams) is not the measurement
         first = m["id"] if first is None else first
@@ -93,6 +113,15 @@ def parse_server(text: str) -> list[Interval]:
                 iv.owd_max_ms = float(u["max"])
         out.append(iv)
     return out
+
+
+def _add_histogram(iv: Interval, h: re.Match[str]) -> None:
+    width_us = int(h["w"]) * (1000 if h["wu"] == "ms" else 1)
+    bins: dict[int, int] = {}
+    for item in filter(None, h["bins"].split(",")):
+        k, n = item.split(":")
+        bins[int(k) * width_us] = bins.get(int(k) * width_us, 0) + int(n)
+    iv.owd_hist_us, iv.owd_beyond = bins, int(h["obu"])
 
 
 def parse_client_retries(text: str) -> list[tuple[float, int]]:
