@@ -6,7 +6,7 @@ datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, al
 200 % = both cores) and, for lanes, the switch process's CPU with its data plane thread's user
 and system time. Needs root.
 
-    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high]
+    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high,arrivals]
         [--rx-mode packet,afxdp] [--reply-poll-us 0,100] [--perf] [--json OUT]
 
 On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
@@ -128,7 +128,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
     ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
     ap.add_argument(
-        "--wake", help="lanes's wake settings to try, comma-separated (leading, high; default: the switch's)"
+        "--wake", help="lanes's wake settings to try, comma-separated (leading, high, arrivals; default: the switch's)"
     )
     ap.add_argument(
         "--rx-mode", help="lanes's port sockets to try, comma-separated (packet, afxdp; default: packet)"

@@ -30,7 +30,8 @@ impl PySwitch {
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
                         batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
                         use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes",
-                        wake_top_class = false, reply_poll_ns = lanes_switch::DEFAULT_REPLY_POLL_NS))]
+                        wake_top_class = false, reply_poll_ns = lanes_switch::DEFAULT_REPLY_POLL_NS,
+                        wake_after_turn = true))]
     fn new(
         py: Python<'_>,
         ports: Vec<(u32, String, Option<f64>)>,
@@ -49,6 +50,7 @@ impl PySwitch {
         tm_model: &str,
         wake_top_class: bool,
         reply_poll_ns: u64,
+        wake_after_turn: bool,
     ) -> PyResult<Self> {
         let model = tm_model
             .parse()
@@ -105,6 +107,7 @@ impl PySwitch {
             poll_ns,
             reply_poll_ns,
             wake_top_class,
+            wake_after_turn,
         };
         let inner = py
             .allow_threads(|| Switch::start(opts))

@@ -33,11 +33,14 @@ mod portless;
 mod queues;
 mod setting_error;
 mod settings;
+mod top_class;
 mod trace_log;
 pub use counters::{DropCounters, LoopCounters, PortCounters, TxOutcome};
 pub use queues::PPS_FRAME_BYTES;
 pub use setting_error::{SettingError, THRIFT_SESSION_NOT_FOUND};
 pub use settings::{MirrorSession, TmDefaults};
+use top_class::near_top_of_top_class;
+pub use top_class::TOP_CLASS_WAKE_DEPTH;
 pub use trace_log::TraceLog;
 
 use crate::delay::DelayHistogram;
@@ -147,23 +150,6 @@ impl Extend<Digest> for DigestSink<'_> {
 const MAX_PACKET_INS: usize = 4096;
 
 const NO_PORT: u16 = u16::MAX;
-
-/// Packets of the top strict class queued at most (the arrival included) for an arrival of that
-/// class still to wake the loop under [`Dataplane::set_wake_for_top_class`]. Deeper, the class
-/// is held by its rate, not by the loop, and waking for it gains nothing.
-pub const TOP_CLASS_WAKE_DEPTH: u32 = 8;
-
-/// Whether queue `qid` is `tm`'s top strict class and holds at most [`TOP_CLASS_WAKE_DEPTH`]
-/// packets.
-#[inline]
-fn near_top_of_top_class(tm: &TmPort<u32>, qid: usize) -> bool {
-    let top = tm.num_queues() - 1;
-    qid >= top
-        && tm.scheduler().has_strict()
-        && tm
-            .queue_status(top)
-            .is_some_and(|q| q.depth_pkts <= TOP_CLASS_WAKE_DEPTH)
-}
 
 impl Dataplane {
     /// A data plane with no ports and no program; ports get `defaults`.

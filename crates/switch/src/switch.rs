@@ -57,6 +57,10 @@ pub struct SwitchOptions {
     /// Wake for arrivals of a port's top strict class even behind a few of their class (see
     /// `Dataplane::set_wake_for_top_class`).
     pub wake_top_class: bool,
+    /// Wake a window before the next departure while a port's top strict class still holds a
+    /// frame after a turn (see `Dataplane::top_class_waiting`); off, only arrivals that lead
+    /// their port wake the loop early.
+    pub wake_after_turn: bool,
 }
 
 struct Shared {
@@ -403,6 +407,9 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             b.buf.extend_from_slice(frame);
             TxOutcome::Pending
         });
+        if opts.wake_after_turn && dp.top_class_waiting() {
+            policy.note_top_class_waiting();
+        }
         if dp.has_packet_ins() || dp.has_digests() {
             shared.to_controller.notify_all();
         }

@@ -130,6 +130,13 @@ impl WakePolicy {
         }
     }
 
+    /// After a turn, a frame of a port's top strict class is still queued (the second of two
+    /// that came together: `Dataplane::top_class_waiting`): wake a window before the next
+    /// departure, as after a leading arrival, not at the departure itself.
+    pub fn note_top_class_waiting(&mut self) {
+        self.took_leading = true;
+    }
+
     /// Whether receiving port `i`'s arrivals wake the loop while a departure is near.
     pub fn listened(&self, i: usize) -> bool {
         self.listened[i]
@@ -190,6 +197,20 @@ mod tests {
         p.note_frame(0, true);
         let due = p.sleep(1_000, Some(90_000), false);
         assert_eq!(due.timeout_ns, Some(0), "due within the window: send now");
+    }
+
+    #[test]
+    fn a_top_class_frame_left_queued_wakes_the_loop_a_window_early_as_a_leading_one() {
+        let mut p = WakePolicy::new(1, 100_000);
+        assert_eq!(
+            p.sleep(1_000, Some(301_000), false).timeout_ns,
+            Some(300_000)
+        );
+        p.note_top_class_waiting();
+        assert_eq!(
+            p.sleep(1_000, Some(301_000), false).timeout_ns,
+            Some(200_000)
+        );
     }
 
     #[test]

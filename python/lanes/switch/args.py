@@ -129,9 +129,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with nothing queued, look at the rings up to this long for the answer of a port just sent to, "
                         "where that port answered that quickly before (default 100; 0: off)")  # fmt: skip
     p.add_argument("--wake", choices=WAKE_MODES, default="leading",
-                   help="which arrivals wake a data plane that waits for a departure: frames that lead their port "
-                        "(default), or also the top strict class's behind a few of its own (lower high-class delay, "
-                        "more wake-ups)")  # fmt: skip
+                   help="what wakes a data plane that waits for a departure early: frames that lead their port "
+                        "and a top-class frame left queued after a turn (default 'leading'), also the top strict "
+                        "class's arrivals behind a few of its own ('high': more wake-ups), or only arrivals that "
+                        "lead their port ('arrivals')")  # fmt: skip
     p.add_argument("--rx-mode", choices=["packet", "afxdp"], default="packet",
                    help="port sockets: AF_PACKET (default) or AF_XDP with an XDP redirect program")  # fmt: skip
     add_bmv2_arguments(p)

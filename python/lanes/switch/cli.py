@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
             reply_poll_ns=round(sa.reply_poll_us * 1000),
             tm_model=sa.tm_model,
             wake_top_class=sa.wake == "high",
+            wake_after_turn=sa.wake != "arrivals",
         )
     except (RuntimeError, ValueError) as e:
         raise LanesError(f"cannot start the switch: {e}") from None

@@ -5,4 +5,7 @@ from __future__ import annotations
 
 TM_MODELS = ["lanes", "bmv2"]  # paced TM, or the model of bmv2's
 DROP_POLICIES = ["tail", "random"]  # what a full queue drops
-WAKE_MODES = ["leading", "high"]  # which arrivals wake a data plane waiting for a departure
+# what wakes a data plane waiting for a departure early: "leading" (default) arrivals that lead
+# their port and a top-class frame left queued after a turn; "high" also top-class arrivals
+# behind a few of their own; "arrivals" only arrivals that lead their port (the default before)
+WAKE_MODES = ["leading", "high", "arrivals"]
