@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--burst-bytes", type=int, metavar="BYTES",
                    help="token bucket of the rate-limited classes (default: 1 ms of the rate + 1514 B)")  # fmt: skip
     r.add_argument("--batch-us", type=float, metavar="US",
-                   help="lanes switch batch window (default: the switch's, 250 us)")  # fmt: skip
+                   help="lanes switch batch window (default: the switch's, four full frames at the link rate, 250 to 500 us)")  # fmt: skip
     r.add_argument("--classes-at", choices=CLASSES_AT, default="access",
                    help="which switches classify by sender: access (the thesis's virtual switches) or all "
                    "(the ToRs and the aggregation switch too)")  # fmt: skip

@@ -24,6 +24,13 @@ from lanes.switch.bmv2_options import (
 )
 from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
+# The batch window when --batch-us is not given: four full frames' time at the fastest port, so
+# that it costs a frame of any one port the same share of its line time up to 250 us and down to
+# 500 us (a wake-up per window is the CPU cost; longer windows were not measured to pay).
+BATCH_FRAMES = 4
+BATCH_US_MIN, BATCH_US_MAX = 250.0, 500.0
+FULL_FRAME_BITS = 1514 * 8
+
 LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "off"]
 SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
 
@@ -120,8 +127,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--runtime-json", type=Path, help="P4 tutorials runtime.json to apply at start (P4Runtime)"
     )
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
-    p.add_argument("--batch-us", type=float, default=250.0, metavar="US",
-                   help="frames due within this many microseconds leave together (0: each at its own time)")  # fmt: skip
+    p.add_argument("--batch-us", type=float, metavar="US",
+                   help="frames due within this many microseconds leave together (0: each at its own time; "
+                        "default: four full frames at the fastest port's rate, 250 to 500 us)")  # fmt: skip
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
@@ -163,7 +171,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         raise LanesError(f"--priority-queues must be 1 to 32, got {t.priority_queues}")
     if a.queue_depth < 1:
         raise LanesError(f"--queue-depth must be at least 1, got {a.queue_depth}")
-    if not 0 <= a.batch_us <= 10_000:
+    if a.batch_us is not None and not 0 <= a.batch_us <= 10_000:
         raise LanesError(f"--batch-us must be 0 to 10000, got {a.batch_us:g}")
     if not 0 <= a.poll_us <= 10_000:
         raise LanesError(f"--poll-us must be 0 to 10000, got {a.poll_us:g}")
@@ -202,7 +210,9 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         cpu_port=t.cpu_port,
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,
-        batch_us=a.batch_us,
+        batch_us=auto_batch_us([rates.get(n, parse_rate(a.default_rate)) for n in nums])
+        if a.batch_us is None
+        else a.batch_us,
         rx_mode=a.rx_mode,
         poll_us=a.poll_us,
         reply_poll_us=a.reply_poll_us,
@@ -211,3 +221,11 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         log_file=a.log_file,
         log_level=a.log_level,
     )
+
+
+def auto_batch_us(port_rates_bps: list[float]) -> float:
+    """The batch window for ports at these line rates when none is given (BATCH_FRAMES above)."""
+    fastest = max(port_rates_bps, default=0.0)
+    if fastest <= 0:
+        return BATCH_US_MIN
+    return min(max(BATCH_FRAMES * FULL_FRAME_BITS / fastest * 1e6, BATCH_US_MIN), BATCH_US_MAX)
