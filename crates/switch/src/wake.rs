@@ -130,9 +130,9 @@ impl WakePolicy {
         }
     }
 
-    /// After a turn, a frame of a port's top strict class is still queued (the second of two
-    /// that came together: `Dataplane::top_class_waiting`): wake a window before the next
-    /// departure, as after a leading arrival, not at the departure itself.
+    /// After a turn, a frame of a port's top strict class is still queued
+    /// (`Dataplane::top_class_waiting`): wake a window before the next departure, as after a
+    /// leading arrival, not at the departure itself.
     pub fn note_top_class_waiting(&mut self) {
         self.took_leading = true;
     }

@@ -441,9 +441,6 @@ fn a_chain_whose_far_end_takes_time_waits_about_a_low_frame_per_crossing_at_10_m
     }
 }
 
-/// Full-size high frames in pairs 10 us apart (a sender's two datagrams in one go), a pair every
-/// 500 us (48 Mb/s, within the class's 60 Mb/s), beside the low classes saturating port 4.
-
 #[test]
 fn a_top_class_frame_left_queued_after_a_turn_is_reported_and_low_classes_are_not() {
     let mut dp = switch(200);
@@ -453,7 +450,7 @@ fn a_top_class_frame_left_queued_after_a_turn_is_reported_and_low_classes_are_no
     }
     dp.service_until(0, DEFAULT_BATCH_NS, &mut |_, _| TxOutcome::Sent);
     assert!(!dp.top_class_waiting(), "a backlog of low frames only");
-    // two high frames at once: a turn a window ahead sends one, the other stays queued
+    // two high frames behind the low backlog: reported while either is queued
     let high = frame(1, 4, 1480);
     let now = 10 * US;
     for _ in 0..2 {

@@ -25,8 +25,8 @@ from lanes.switch.bmv2_options import (
 from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
 # The batch window when --batch-us is not given: four full frames' time at the fastest port, so
-# that it costs a frame of any one port the same share of its line time up to 250 us and down to
-# 500 us (a wake-up per window is the CPU cost; longer windows were not measured to pay).
+# that a window costs a frame the same share of its port's line time at every rate; at least
+# 250 us (a wake-up per window is the CPU cost) and at most 500 us (no gain beyond was measured).
 BATCH_FRAMES = 4
 BATCH_US_MIN, BATCH_US_MAX = 250.0, 500.0
 FULL_FRAME_BITS = 1514 * 8

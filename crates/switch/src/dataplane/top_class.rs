@@ -29,9 +29,9 @@ pub(super) fn near_top_of_top_class(tm: &TmPort<u32>, qid: usize) -> bool {
 
 impl Dataplane {
     /// Whether, after a turn, some port's top strict class still holds a packet (at most
-    /// [`TOP_CLASS_WAKE_DEPTH`]): the second of two that came together, which the turn that sent
-    /// the first could not send yet. The loop wakes a window before the next departure for it,
-    /// as for a leading arrival; sleeping to the departure itself sent it up to a window late.
+    /// [`TOP_CLASS_WAKE_DEPTH`]), one the turn could not send yet (it came behind another of its
+    /// class). The loop wakes a window before the next departure for it, as for a leading
+    /// arrival; sleeping to the departure itself sent it up to a window late.
     pub fn top_class_waiting(&self) -> bool {
         self.ports
             .iter()
