@@ -71,8 +71,8 @@ def digest(run_dir: Path, case: str) -> dict:
         c["owd_p50_ms"], c["owd_p99_ms"] = percentile(owd, 0.5), percentile(owd, 0.99)  # of the seconds' means
         bins, beyond = owd_histogram.merge(c.pop("rows"))
         c["datagrams"] = sum(bins.values()) + beyond
-        for name, q in (("pkt_owd_p50_ms", 0.5), ("pkt_owd_p99_ms", 0.99), ("pkt_owd_p999_ms", 0.999)):
-            c[name] = owd_histogram.percentile_ms(bins, beyond, q)
+        for name, ms in owd_histogram.tail_ms(bins, beyond).items():
+            c[f"pkt_owd_{name}_ms"] = ms
         # the same datagrams in 50-us bins (lower edge in us; 1000 holds everything from 1 ms on)
         coarse: dict[int, int] = {}
         for us, n in bins.items():

@@ -46,6 +46,7 @@ def test_percentiles_count_datagrams_not_seconds() -> None:
     assert owd_histogram.percentile_ms(bins, beyond, 0.5) == 0.02
     assert owd_histogram.percentile_ms(bins, beyond, 0.99) == 0.02  # the 990th datagram
     assert owd_histogram.percentile_ms(bins, beyond, 0.999) == 0.5
+    assert owd_histogram.tail_ms(bins, beyond) == {"p50": 0.02, "p99": 0.02, "p999": 0.5}
 
 
 def test_a_percentile_beyond_the_histogram_is_unknown_not_clipped() -> None:

@@ -190,6 +190,11 @@ impl<T> Bmv2Port<T> {
         self.len_pkts() == 1
     }
 
+    /// Packets egress queue `qid` holds.
+    pub fn queue_len(&self, qid: usize) -> Option<u32> {
+        self.queues.get(qid).map(|q| q.entries.len() as u32)
+    }
+
     /// Depth, settings and counters of egress queue `qid`.
     pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
         self.queues.get(qid).map(|q| QueueStatus {

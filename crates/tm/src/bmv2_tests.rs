@@ -233,6 +233,10 @@ fn fifo_in_bmv2_takes_from_queue_zero_only_after_a_change() {
         .collect();
     assert_eq!(items, vec![Some((0, 3)), Some((2, 0)), Some((3, 0)), None]);
     assert_eq!(p.queue_status(3).unwrap().depth_pkts, 1);
+    assert_eq!(
+        (p.queue_len(3), p.queue_len(0), p.queue_len(99)),
+        (Some(1), Some(0), None)
+    );
     p.set_scheduler(Scheduler::Strict);
     assert_eq!(p.dequeue(3 * f).map(|d| (d.item, d.qid)), Some((1, 3)));
 }

@@ -171,6 +171,11 @@ impl<T> TmPort<T> {
         both!(self, p => p.is_empty())
     }
 
+    /// See [`Port::queue_len`].
+    pub fn queue_len(&self, qid: usize) -> Option<u32> {
+        both!(self, p => p.queue_len(qid))
+    }
+
     /// See [`Port::queue_status`].
     pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
         both!(self, p => p.queue_status(qid))

@@ -210,6 +210,12 @@ impl<T> Port<T> {
         qid >= self.split.strict_from && self.nonempty >> qid == 1
     }
 
+    /// Packets queue `qid` holds, if the port has it (what [`Self::queue_status`] gives as
+    /// `depth_pkts`, without copying the rest; an event loop asks it every turn).
+    pub fn queue_len(&self, qid: usize) -> Option<u32> {
+        self.queues.get(qid).map(Queue::len)
+    }
+
     /// Depth, settings and counters of queue `qid`, if the port has it.
     pub fn queue_status(&self, qid: usize) -> Option<QueueStatus> {
         self.queues.get(qid).map(|q| QueueStatus {

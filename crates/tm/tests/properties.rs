@@ -326,7 +326,9 @@ proptest! {
                 last_served[d.qid] = now;
             }
             for (q, &t) in last_served.iter().enumerate() {
-                if port.queue_status(q).unwrap().depth_pkts == 0 { continue; }
+                let depth = port.queue_len(q).unwrap();
+                prop_assert_eq!(depth, port.queue_status(q).unwrap().depth_pkts);
+                if depth == 0 { continue; }
                 prop_assert!(((now - t) as f64) <= bound_ns, "queue {q} starved for {} ns", now - t);
             }
         }

@@ -34,3 +34,11 @@ def percentile_ms(bins: dict[int, int], beyond: int, q: float) -> float | None:
         if seen >= rank:
             return us / 1000.0
     return None
+
+
+TAIL_QUANTILES = (("p50", 0.5), ("p99", 0.99), ("p999", 0.999))
+
+
+def tail_ms(bins: dict[int, int], beyond: int) -> dict[str, float | None]:
+    """The median, 99th and 99.9th percentiles (ms) as {"p50": .., "p99": .., "p999": ..}."""
+    return {name: percentile_ms(bins, beyond, q) for name, q in TAIL_QUANTILES}

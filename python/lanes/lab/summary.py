@@ -64,8 +64,8 @@ def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = 
             st["owd_max_ms"] = max(r["owd_max_ms"] for r in sel if r.get("owd_max_ms") is not None)
         bins, beyond = owd_histogram.merge(sel)
         if bins or beyond:  # every datagram's latency, not the seconds' means
-            for name, q in (("owd_p50_ms", 0.5), ("owd_p99_ms", 0.99), ("owd_p999_ms", 0.999)):
-                st[name] = owd_histogram.percentile_ms(bins, beyond, q)
+            for name, ms in owd_histogram.tail_ms(bins, beyond).items():
+                st[f"owd_{name}_ms"] = ms
     return st
 
 

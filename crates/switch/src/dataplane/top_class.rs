@@ -16,8 +16,8 @@ pub const TOP_CLASS_WAKE_DEPTH: u32 = 8;
 fn top_class_depth_within(tm: &TmPort<u32>, want: std::ops::RangeInclusive<u32>) -> bool {
     tm.scheduler().has_strict()
         && tm
-            .queue_status(tm.num_queues() - 1)
-            .is_some_and(|q| want.contains(&q.depth_pkts))
+            .queue_len(tm.num_queues() - 1)
+            .is_some_and(|n| want.contains(&n))
 }
 
 /// Whether queue `qid` is `tm`'s top strict class and holds at most [`TOP_CLASS_WAKE_DEPTH`]
