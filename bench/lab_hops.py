@@ -6,11 +6,14 @@ one-way delay (iperf) and, per hop, the iperf goodput of all flows crossing that
 the port's rate (a lower bound of its load: headers are not counted).
 
     sudo .venv/bin/python bench/lab_hops.py --out DIR [--topo tree2] [--case proactive]
-        [--proto udp] [--link-mbps 10] [--duration 60]
+        [--proto udp] [--link-mbps 10] [--duration 60] [--rounds N] [--trace]
         [--contenders strict,rlsp-drr,rlsp-drr@all,strict@all] [--report-only]
 
-A contender is an algorithm, with `@all` for `--classes-at all` (every switch classifies by
-sender, not only the access switches). Writes DIR/hops.json and prints one table per contender.
+A contender is an algorithm (linux-htb too), with `@all` for `--classes-at all` (every switch
+classifies by sender, not only the access switches); with `--rounds N` the contenders run in
+turn N times. `--trace` (case mpi) also captures the MPI pair's small frames at every switch
+port (frame_trace.py) and gives each hop what the switch held them, queue or not. Writes
+DIR/hops.json and prints one table per run.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
+import frame_trace  # noqa: E402
 from lanes.emu.topo import Topology, build  # noqa: E402
 
 LANES = REPO / ".venv" / "bin" / "lanes"
@@ -42,6 +46,18 @@ def path_of(topo: Topology, src: str, dst: str) -> list[tuple[str, int]]:
         hops.append((node, port))
         node = peer[(node, port)]
     return hops
+
+
+def ingress_ports(topo: Topology, src: str, dst: str) -> list[str]:
+    """The interface each switch on the way from `src` to `dst` receives the frames on (sN-ethP)."""
+    peer = {(lk.a, lk.a_port): (lk.b, lk.b_port) for lk in topo.links}
+    peer |= {(lk.b, lk.b_port): (lk.a, lk.a_port) for lk in topo.links}
+    prev = (src, 0)
+    out = []
+    for sw, port in path_of(topo, src, dst):
+        out.append(f"{sw}-eth{peer[prev][1]}")
+        prev = (sw, port)
+    return out
 
 
 def class_prio(initial: dict, switch: str, ip: str) -> int:
@@ -86,20 +102,64 @@ def hops_of(run_dir: Path, topo: Topology, case: str) -> dict:
                          "port_mbps": topo.port_rates(sw)[port], "goodput_mbps": round(carried.get((sw, port), 0.0), 3),
                          "mean_us": d.get("mean_us"), "p50_us": d.get("p50_us"), "p99_us": d.get("p99_us")})  # fmt: skip
         out["flows"][key] = {**figures, "hops": rows}
+    trace = run_dir / "trace.txt"
+    if case == "mpi" and trace.is_file() and (run_dir / "trace_start.json").is_file():
+        add_held(out, topo, trace, json.loads((run_dir / "trace_start.json").read_text()))
     return out
 
 
-def run(args: argparse.Namespace, name: str) -> None:
+def add_held(out: dict, topo: Topology, trace: Path, start: dict) -> None:
+    """Each MPI hop's residence of the pair's small frames during the MPI phase, from the trace
+    (the last switch's is not captured: its next stop is the host, in its own namespace)."""
+    with trace.open() as f:
+        recs = frame_trace.frames(f)
+    since = start["load_start_unix"] + start["mpi_start_s"]
+    for key, f in out["flows"].items():
+        src, dst = key.split("->")
+        if "mpi_1KiB_us" not in f:
+            continue
+        held = frame_trace.residences(recs, topo.hosts[src].ip, ingress_ports(topo, src, dst), since)
+        for hop, seconds in zip(f["hops"], held, strict=False):  # the last hop has none
+            frame_us = 1514 * 8 / hop["port_mbps"]
+            hop["held"] = frame_trace.digest(seconds, frame_us)
+
+
+def keep_held(now: dict, before: dict | None) -> None:
+    """Keep the holds an earlier pass read from a trace no longer there (traces are not kept with
+    the committed run directories: tens of MB each)."""
+    for key, f in now["flows"].items():
+        old_hops = ((before or {}).get("flows", {}).get(key) or {}).get("hops", [])
+        for hop, old in zip(f["hops"], old_hops, strict=False):
+            if "held" not in hop and "held" in old:
+                hop["held"] = old["held"]
+
+
+def run(args: argparse.Namespace, name: str, run_dir: Path) -> None:
+    """One lab run; with --trace, tcpdump from the moment the load starts to the run's end."""
     alg, _, where = name.partition("@")
     cmd = [str(LANES), "lab", "run", "--topo", args.topo, "--case", args.case, "--alg", alg,
            "--proto", args.proto, "--link-mbps", f"{args.link_mbps:g}", "--duration", f"{args.duration:g}",
-           "--classes-at", where or "access", "--out", str(args.out / name.replace("@", "-at-"))]  # fmt: skip
+           "--classes-at", where or "access", "--out", str(run_dir)]  # fmt: skip
     print(f"{time.strftime('%H:%M:%S')} {name}: {' '.join(cmd[1:])}", flush=True)
-    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if r.returncode != 0:
-        sys.exit(
-            f"lab_hops: {name} failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}"
-        )
+    tracer = None
+    last = ""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+        try:
+            for line in proc.stdout or ():
+                last = line.strip() or last
+                if args.trace and tracer is None and "] load:" in line:
+                    run_dir.mkdir(parents=True, exist_ok=True)
+                    start = {"load_start_unix": time.time(), "mpi_start_s": 3.0}
+                    tracer = frame_trace.start(args.mpi_ips, run_dir / "trace.txt")
+        finally:
+            if tracer is not None:
+                frame_trace.stop(tracer)
+    if tracer is not None:
+        plan = json.loads((run_dir / "plan.json").read_text()) if (run_dir / "plan.json").is_file() else {}
+        start["mpi_start_s"] = plan.get("mpi_start_s", start["mpi_start_s"])
+        (run_dir / "trace_start.json").write_text(json.dumps(start))
+    if proc.returncode != 0:
+        sys.exit(f"lab_hops: {name} failed: {last or proc.returncode}")
 
 
 def fmt(v: float | None, nd: int = 0) -> str:
@@ -115,31 +175,44 @@ def main() -> int:
     ap.add_argument("--link-mbps", type=float, default=10.0)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--contenders", default="strict,rlsp-drr,rlsp-drr@all,strict@all")
+    ap.add_argument("--rounds", type=int, default=1, help="run the contenders in turn N times")
+    ap.add_argument(
+        "--trace", action="store_true", help="case mpi: what each switch held the pair's small frames"
+    )
     ap.add_argument("--report-only", action="store_true", help="read the run directories, run nothing")
     args = ap.parse_args()
     names = [c.strip() for c in args.contenders.split(",") if c.strip()]
+    if args.rounds < 1 or not names:
+        sys.exit("lab_hops: --rounds must be at least 1 and --contenders name one or more")
     topo = build(args.topo, args.link_mbps)
+    args.mpi_ips = tuple(topo.hosts[h].ip for h in topo.mpi_pair)
+    runs = [(f"{n} r{k}" if args.rounds > 1 else n, n, k) for k in range(1, args.rounds + 1) for n in names]
     args.out.mkdir(parents=True, exist_ok=True)
     result: dict = {"topo": args.topo, "case": args.case, "proto": args.proto, "link_mbps": args.link_mbps,
                     "duration_s": args.duration, "contenders": {}}  # fmt: skip
     before = json.loads((args.out / "hops.json").read_text()) if (args.out / "hops.json").exists() else {}
-    for name in names:
+    for label, name, k in runs:
+        run_dir = args.out / (name.replace("@", "-at-") + (f"-r{k}" if args.rounds > 1 else ""))
         if not args.report_only:
-            run(args, name)
+            run(args, name, run_dir)
         # the load when the run ended; a report-only pass keeps what the run recorded
         load1 = round(os.getloadavg()[0], 2) if not args.report_only else None
-        load1 = load1 if load1 is not None else before.get("contenders", {}).get(name, {}).get("load1")
-        result["contenders"][name] = {"load1": load1,
-                                      **hops_of(args.out / name.replace("@", "-at-"), topo, args.case)}  # fmt: skip
+        load1 = load1 if load1 is not None else before.get("contenders", {}).get(label, {}).get("load1")
+        result["contenders"][label] = {"load1": load1, **hops_of(run_dir, topo, args.case)}
+        keep_held(result["contenders"][label], before.get("contenders", {}).get(label))
     (args.out / "hops.json").write_text(json.dumps(result, indent=1))
     for name, c in result["contenders"].items():
         for key, f in c["flows"].items():
             what = ", ".join(f"{k} {fmt(v, 3)}" for k, v in f.items() if k != "hops")
             print(f"\n{name} {key}: {what}, valid {c['valid']}")
-            print("  switch port qid   pkts   mean us   p50 us   p99 us   goodput / port Mb/s")
+            print(
+                "  switch port qid   pkts   mean us   p50 us   p99 us   goodput / port Mb/s   held p50 / p90 us"
+            )
             for h in f["hops"]:
+                held = h.get("held") or {}
                 print(f"  {h['switch']:>6} {h['port']:>4} {h['qid']:>3} {h['pkts']:>6} {fmt(h['mean_us']):>9} "
-                      f"{fmt(h['p50_us']):>8} {fmt(h['p99_us']):>8}   {h['goodput_mbps']:.2f} / {h['port_mbps']:g}")  # fmt: skip
+                      f"{fmt(h['p50_us']):>8} {fmt(h['p99_us']):>8}   {h['goodput_mbps']:.2f} / {h['port_mbps']:g}"
+                      f"   {fmt(held.get('p50_us'))} / {fmt(held.get('p90_us'))}")  # fmt: skip
     print(f"\nlab_hops: {args.out / 'hops.json'}")
     return 0
 
