@@ -10,6 +10,7 @@ not see, and arrivals alone treat lanes and a kernel bridge the same way.
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 import subprocess
@@ -71,6 +72,25 @@ def residences(recs: list[dict], src_ip: str, ingress: list[str], since: float) 
         for k in range(len(ingress) - 1):
             out[k].append(arr[ingress[k + 1]] - arr[ingress[k]])
     return out
+
+
+def held_by_gap(recs: list[dict], src_ip: str, here: str, nxt: str, back: str, since: float) -> dict:
+    """What the switch whose port `here` receives frames from `src_ip` held them (until they
+    reached `nxt`), by how long before each one a frame of the other direction reached the same
+    switch (at its port `back`): 100-us bins of that gap, {lower edge: {frames, p50_us}}; 1000
+    holds every longer gap. A ping-pong's request follows the answer the switch just forwarded."""
+    answers = sorted(r["arrivals"][back] for r in recs if r["src"] != src_ip and back in r["arrivals"])
+    bins: dict[int, list[float]] = {}
+    for r in recs:
+        arr = r["arrivals"]
+        if r["src"] != src_ip or here not in arr or nxt not in arr or arr[here] < since:
+            continue
+        i = bisect.bisect_left(answers, arr[here]) - 1
+        if i < 0:
+            continue
+        edge = min(1000, int(round(1e6 * (arr[here] - answers[i]), 1) // 100) * 100)
+        bins.setdefault(edge, []).append(1e6 * (arr[nxt] - arr[here]))
+    return {e: {"frames": len(v), "p50_us": round(statistics.median(v), 1)} for e, v in sorted(bins.items())}
 
 
 HIST_BIN_US = 25

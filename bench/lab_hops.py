@@ -6,7 +6,7 @@ one-way delay (iperf) and, per hop, the iperf goodput of all flows crossing that
 the port's rate (a lower bound of its load: headers are not counted).
 
     sudo .venv/bin/python bench/lab_hops.py --out DIR [--topo tree2] [--case proactive]
-        [--proto udp] [--link-mbps 10] [--duration 60] [--rounds N] [--trace]
+        [--proto udp] [--link-mbps 10] [--duration 60] [--rounds N] [--trace] [--batch-us US]
         [--contenders strict,rlsp-drr,rlsp-drr@all,strict@all] [--report-only]
 
 A contender is an algorithm (linux-htb too), with `@all` for `--classes-at all` (every switch
@@ -122,6 +122,9 @@ def add_held(out: dict, topo: Topology, trace: Path, start: dict) -> None:
         for hop, seconds in zip(f["hops"], held, strict=False):  # the last hop has none
             frame_us = 1514 * 8 / hop["port_mbps"]
             hop["held"] = frame_trace.digest(seconds, frame_us)
+        # the first switch, by how soon after it forwarded the other side's last frame
+        way, back = ingress_ports(topo, src, dst), ingress_ports(topo, dst, src)
+        f["hops"][0]["held_by_gap"] = frame_trace.held_by_gap(recs, topo.hosts[src].ip, way[0], way[1], back[-1], since)
 
 
 def keep_held(now: dict, before: dict | None) -> None:
@@ -140,6 +143,8 @@ def run(args: argparse.Namespace, name: str, run_dir: Path) -> None:
     cmd = [str(LANES), "lab", "run", "--topo", args.topo, "--case", args.case, "--alg", alg,
            "--proto", args.proto, "--link-mbps", f"{args.link_mbps:g}", "--duration", f"{args.duration:g}",
            "--classes-at", where or "access", "--out", str(run_dir)]  # fmt: skip
+    if args.batch_us is not None:
+        cmd += ["--batch-us", f"{args.batch_us:g}"]
     print(f"{time.strftime('%H:%M:%S')} {name}: {' '.join(cmd[1:])}", flush=True)
     tracer = None
     last = ""
@@ -175,6 +180,7 @@ def main() -> int:
     ap.add_argument("--link-mbps", type=float, default=10.0)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--contenders", default="strict,rlsp-drr,rlsp-drr@all,strict@all")
+    ap.add_argument("--batch-us", type=float, help="the lanes switches' batch window (default: theirs)")
     ap.add_argument("--rounds", type=int, default=1, help="run the contenders in turn N times")
     ap.add_argument(
         "--trace", action="store_true", help="case mpi: what each switch held the pair's small frames"
