@@ -74,22 +74,25 @@ def residences(recs: list[dict], src_ip: str, ingress: list[str], since: float) 
     return out
 
 
-def held_by_gap(recs: list[dict], src_ip: str, here: str, nxt: str, back: str, since: float) -> dict:
+def held_by_phase(recs: list[dict], src_ip: str, here: str, nxt: str, since: float) -> dict:
     """What the switch whose port `here` receives frames from `src_ip` held them (until they
-    reached `nxt`), by how long before each one a frame of the other direction reached the same
-    switch (at its port `back`): 100-us bins of that gap, {lower edge: {frames, p50_us}}; 1000
-    holds every longer gap. A ping-pong's request follows the answer the switch just forwarded."""
-    answers = sorted(r["arrivals"][back] for r in recs if r["src"] != src_ip and back in r["arrivals"])
+    reached `nxt`), by how long before each arrival the sender's previous frame left that switch:
+    200-us bins of that gap, {lower edge: {frames, p50_us}}; 2400 holds every longer gap. At a
+    port a work-conserving scheduler keeps full, the lower classes' next frame starts as the
+    sender's frame leaves, so a ping-pong's next frame finds it that far into its frame time."""
+    frames = sorted(
+        (r["arrivals"][here], r["arrivals"][nxt])
+        for r in recs
+        if r["src"] == src_ip and here in r["arrivals"] and nxt in r["arrivals"] and r["arrivals"][here] >= since
+    )
+    left: list[float] = []
     bins: dict[int, list[float]] = {}
-    for r in recs:
-        arr = r["arrivals"]
-        if r["src"] != src_ip or here not in arr or nxt not in arr or arr[here] < since:
-            continue
-        i = bisect.bisect_left(answers, arr[here]) - 1
-        if i < 0:
-            continue
-        edge = min(1000, int(round(1e6 * (arr[here] - answers[i]), 1) // 100) * 100)
-        bins.setdefault(edge, []).append(1e6 * (arr[nxt] - arr[here]))
+    for came, went in frames:
+        i = bisect.bisect_left(left, came) - 1
+        if i >= 0:
+            edge = min(2400, int(round(1e6 * (came - left[i]), 1) // 200) * 200)
+            bins.setdefault(edge, []).append(1e6 * (went - came))
+        bisect.insort(left, went)
     return {e: {"frames": len(v), "p50_us": round(statistics.median(v), 1)} for e, v in sorted(bins.items())}
 
 

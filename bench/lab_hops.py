@@ -122,9 +122,9 @@ def add_held(out: dict, topo: Topology, trace: Path, start: dict) -> None:
         for hop, seconds in zip(f["hops"], held, strict=False):  # the last hop has none
             frame_us = 1514 * 8 / hop["port_mbps"]
             hop["held"] = frame_trace.digest(seconds, frame_us)
-        # the first switch, by how soon after it forwarded the other side's last frame
-        way, back = ingress_ports(topo, src, dst), ingress_ports(topo, dst, src)
-        f["hops"][0]["held_by_gap"] = frame_trace.held_by_gap(recs, topo.hosts[src].ip, way[0], way[1], back[-1], since)
+        # the first switch, by how long before each frame the sender's previous one left it
+        way = ingress_ports(topo, src, dst)
+        f["hops"][0]["held_by_phase"] = frame_trace.held_by_phase(recs, topo.hosts[src].ip, way[0], way[1], since)
 
 
 def keep_held(now: dict, before: dict | None) -> None:

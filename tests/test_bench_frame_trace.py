@@ -48,14 +48,10 @@ def test_digest_counts_frames_held_longer_than_a_frame_time() -> None:
     assert frame_trace.digest([], 1211.2) == {"frames": 0}
 
 
-def test_holds_are_binned_by_the_time_since_the_answer_passed() -> None:
-    rep = "IP 10.0.3.7.49511 > 10.0.1.1.35532: Flags [P.], seq 1:14, ack 1, win 83, options [nop], length 13"
-    lines = [
-        f"99.999950 s1-eth4 P   {rep}",  # the answer reaches s1 150 us before the first request
-        LINES[0],
-        LINES[2],  # held 500 us
-        LINES[5],  # the other connection's request, 250 us after the answer: held 100 us
-        LINES[6],
-    ]
-    got = frame_trace.held_by_gap(frame_trace.frames(lines), "10.0.1.1", "s1-eth1", "s5-eth1", "s1-eth4", 0.0)
-    assert got == {100: {"frames": 1, "p50_us": 500.0}, 200: {"frames": 1, "p50_us": 100.0}}
+def test_holds_are_binned_by_the_time_since_the_senders_previous_frame_left() -> None:
+    # the first two arrive before any frame of theirs has left s1 (not binned); the first leaves
+    # at 100.000600, and a third arrives 700 us later and is held 300 us
+    third = REQ.replace("seq 546:559", "seq 559:572")
+    lines = [*LINES[:8], f"100.001300 s1-eth1 P   {third}", f"100.001600 s5-eth1 P   {third}"]
+    got = frame_trace.held_by_phase(frame_trace.frames(lines), "10.0.1.1", "s1-eth1", "s5-eth1", 0.0)
+    assert got == {600: {"frames": 1, "p50_us": 300.0}}
