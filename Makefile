@@ -97,7 +97,7 @@ bench-e2e: setup
 	$(PY) bench/switch_veth.py --json $(BENCH_OUT)/switch_veth.json
 	$(PY) bench/switch_latency.py --runs 2 --json $(BENCH_OUT)/switch_latency.json
 	$(PY) bench/switch_pingpong.py --json $(BENCH_OUT)/switch_pingpong.json
-	$(PY) bench/switch_cpu.py --batch-us 100,250 --perf --json $(BENCH_OUT)/switch_cpu.json
+	$(PY) bench/switch_cpu.py --batch-us default,250 --perf --json $(BENCH_OUT)/switch_cpu.json
 	$(PY) bench/switch_xdp_pps.py --sink-napi inline,threaded --json $(BENCH_OUT)/switch_xdp_pps.json
 	$(PY) bench/p4runtime_writes.py
 	$(PY) bench/lab_vs_htb.py --out $(BENCH_OUT)/lab_vs_htb

@@ -6,7 +6,7 @@ datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, al
 200 % = both cores) and, for lanes, the switch process's CPU with its data plane thread's user
 and system time. Needs root.
 
-    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us 100,250] [--wake leading,high,arrivals]
+    sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us default,250] [--wake leading,high,arrivals]
         [--rx-mode packet,afxdp] [--reply-poll-us 0,100] [--perf] [--json OUT]
 
 On veth a sender's transmit runs the receiving host's network stack in the sender's context, so
@@ -126,7 +126,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="100,200", help="port rates in Mb/s, comma-separated")
     ap.add_argument("--seconds", type=float, default=8.0, help="measuring window per run")
-    ap.add_argument("--batch-us", default="100", help="lanes's batch windows to try, comma-separated")
+    ap.add_argument("--batch-us", default="default",
+                    help="lanes's batch windows to try, comma-separated ('default': the switch's own)")  # fmt: skip
     ap.add_argument(
         "--wake", help="lanes's wake settings to try, comma-separated (leading, high, arrivals; default: the switch's)"
     )
@@ -149,12 +150,14 @@ def main() -> int:
                 for w in args.wake.split(",") if args.wake else [None]:
                     for rx in args.rx_mode.split(",") if args.rx_mode else [None]:
                         for rp in args.reply_poll_us.split(",") if args.reply_poll_us else [None]:
-                            name = f"lanes rlsp-drr batch {b} us" + (f" wake {w}" if w else "")
+                            name = "lanes rlsp-drr" + (f" batch {b} us" if b != "default" else "")
+                            name += f" wake {w}" if w else ""
                             name += (f" rx {rx}" if rx else "") + (f" reply {rp} us" if rp else "")
                             extra = ["--wake", w] if w else []
                             extra += ["--rx-mode", rx] if rx else []
                             extra += ["--reply-poll-us", rp] if rp else []
-                            contenders.append((name, ["--batch-us", b, *extra]))
+                            window = [] if b == "default" else ["--batch-us", b]
+                            contenders.append((name, [*window, *extra]))
             for contender, lanes_args in [*contenders, ("linux htb", None)]:
                 r = {"contender": contender, "port_mbps": mbps}
                 r.update(run_one(contender, lanes_args, mbps, args.seconds, args.perf, tmp))
