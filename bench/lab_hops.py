@@ -133,8 +133,9 @@ def keep_held(now: dict, before: dict | None) -> None:
     for key, f in now["flows"].items():
         old_hops = ((before or {}).get("flows", {}).get(key) or {}).get("hops", [])
         for hop, old in zip(f["hops"], old_hops, strict=False):
-            if "held" not in hop and "held" in old:
-                hop["held"] = old["held"]
+            for k in ("held", "held_by_phase"):
+                if k not in hop and k in old:
+                    hop[k] = old[k]
 
 
 def run(args: argparse.Namespace, name: str, run_dir: Path) -> None:
@@ -152,6 +153,7 @@ def run(args: argparse.Namespace, name: str, run_dir: Path) -> None:
         try:
             for line in proc.stdout or ():
                 last = line.strip() or last
+                print(f"  {last}", flush=True)  # the run's own progress
                 if args.trace and tracer is None and "] load:" in line:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     start = {"load_start_unix": time.time(), "mpi_start_s": 3.0}
