@@ -152,8 +152,9 @@ def run(args: argparse.Namespace, name: str, run_dir: Path) -> None:
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
         try:
             for line in proc.stdout or ():
-                last = line.strip() or last
-                print(f"  {last}", flush=True)  # the run's own progress
+                if line.strip():
+                    last = line.strip()
+                    print(f"  {last}", flush=True)  # the run's own progress
                 if args.trace and tracer is None and "] load:" in line:
                     run_dir.mkdir(parents=True, exist_ok=True)
                     start = {"load_start_unix": time.time(), "mpi_start_s": 3.0}
