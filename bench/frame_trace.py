@@ -24,11 +24,12 @@ LINE = re.compile(
 )
 
 
-def start(hosts_ips: tuple[str, str], out: Path, max_payload: int = 100) -> subprocess.Popen:
-    """tcpdump every switch port's arrivals of TCP frames between the two hosts with at most
-    `max_payload` bytes of payload (the small messages; large transfers queue behind themselves)."""
+def start(hosts_ips: tuple[str, str], out: Path, max_len: int = 155) -> subprocess.Popen:
+    """tcpdump every switch port's arrivals of TCP frames between the two hosts of at most
+    `max_len` bytes as the any device counts them (a 20-B cooked header, IP, TCP with timestamps:
+    at 155, a payload of at most 83 B), the small messages; large transfers queue behind themselves."""
     a, b = hosts_ips
-    expr = f"tcp and host {a} and host {b} and less {54 + max_payload + 1}"
+    expr = f"tcp and host {a} and host {b} and less {max_len}"
     with out.open("w") as f:
         return subprocess.Popen(
             ["tcpdump", "-i", "any", "-nn", "-tt", "-l", "-Q", "in", expr],
