@@ -118,12 +118,12 @@ def add_held(out: dict, topo: Topology, trace: Path, start: dict) -> None:
         src, dst = key.split("->")
         if "mpi_1KiB_us" not in f:
             continue
-        held = frame_trace.residences(recs, topo.hosts[src].ip, ingress_ports(topo, src, dst), since)
+        way = ingress_ports(topo, src, dst)
+        held = frame_trace.residences(recs, topo.hosts[src].ip, way, since)
         for hop, seconds in zip(f["hops"], held, strict=False):  # the last hop has none
             frame_us = 1514 * 8 / hop["port_mbps"]
             hop["held"] = frame_trace.digest(seconds, frame_us)
         # the first switch, by how long before each frame the sender's previous one left it
-        way = ingress_ports(topo, src, dst)
         f["hops"][0]["held_by_phase"] = frame_trace.held_by_phase(recs, topo.hosts[src].ip, way[0], way[1], since)
 
 
