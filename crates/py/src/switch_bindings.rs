@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use lanes_p4::Program;
 use lanes_switch::commands::{execute, stats};
 use lanes_switch::{
-    FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions, TmDefaults,
+    BatchWindow, FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions,
+    TmDefaults,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -23,12 +24,13 @@ pub(crate) struct PySwitch {
 impl PySwitch {
     /// ports: list of (port number, interface name, line rate in bits/s or None). With
     /// `use_files_wait_s` the names are file names instead (bmv2's --use-files): NAME_in.pcap is
-    /// read after that many seconds, NAME_out.pcap written.
+    /// read after that many seconds, NAME_out.pcap written. `batch_ns` None: each port its own
+    /// batch window (four full frames at its rate, 250 to 500 us).
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     #[new]
     #[pyo3(signature = (ports, rate_bps = 10e9, scheduler = "strict", queues = 8, depth_pkts = 64,
                         buffer_bytes = None, pcap_dir = None, cpu_port = None,
-                        batch_ns = lanes_switch::DEFAULT_BATCH_NS, drop = "tail",
+                        batch_ns = None, drop = "tail",
                         use_files_wait_s = None, rx_mode = "packet", poll_ns = 0, tm_model = "lanes",
                         wake_top_class = false, reply_poll_ns = lanes_switch::DEFAULT_REPLY_POLL_NS,
                         wake_after_turn = true))]
@@ -42,7 +44,7 @@ impl PySwitch {
         buffer_bytes: Option<u64>,
         pcap_dir: Option<PathBuf>,
         cpu_port: Option<u32>,
-        batch_ns: u64,
+        batch_ns: Option<u64>,
         drop: &str,
         use_files_wait_s: Option<u64>,
         rx_mode: &str,
@@ -102,7 +104,7 @@ impl PySwitch {
             cpu_port,
             tm,
             pcap_dir,
-            batch_ns,
+            batch: batch_ns.map_or(BatchWindow::PerPort, BatchWindow::Fixed),
             rx_mode,
             poll_ns,
             reply_poll_ns,

@@ -43,6 +43,7 @@ use top_class::near_top_of_top_class;
 pub use top_class::TOP_CLASS_WAKE_DEPTH;
 pub use trace_log::TraceLog;
 
+use crate::batch_window::BatchWindow;
 use crate::delay::DelayHistogram;
 use crate::pre::Pre;
 use crate::queue_cfg::QueueConfigTracker;
@@ -495,8 +496,18 @@ impl Dataplane {
         horizon: u64,
         tx: &mut dyn FnMut(u32, &[u8]) -> TxOutcome,
     ) {
-        let early = horizon.saturating_sub(now);
+        self.service_ahead(now, BatchWindow::Fixed(horizon.saturating_sub(now)), tx);
+    }
+
+    /// As [`Dataplane::service_until`], each port up to `now` plus its own batch window.
+    pub fn service_ahead(
+        &mut self,
+        now: u64,
+        window: BatchWindow,
+        tx: &mut dyn FnMut(u32, &[u8]) -> TxOutcome,
+    ) {
         for p in 0..self.ports.len() {
+            let early = window.for_rate(self.ports[p].tm.rate_bps());
             while let Some(d) = self.ports[p].tm.dequeue_ahead(now, early) {
                 let port_num = self.ports[p].num;
                 let queued_ns = d.queued_ns.saturating_sub(early);
@@ -565,6 +576,15 @@ impl Dataplane {
             .iter()
             .filter_map(|p| p.tm.next_event_ns(now))
             .min()
+    }
+
+    /// As [`Dataplane::next_deadline`], with the batch window of the port that sends then.
+    pub fn next_departure(&self, now: u64, window: BatchWindow) -> Option<(u64, u64)> {
+        self.ports
+            .iter()
+            .filter_map(|p| Some((p.tm.next_event_ns(now)?, p)))
+            .min_by_key(|&(t, _)| t)
+            .map(|(t, p)| (t, window.for_rate(p.tm.rate_bps())))
     }
 
     /// Packets queued, all ports.

@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod batch_window;
 pub mod commands;
 mod controller_wait;
 pub mod dataplane;
@@ -30,6 +31,7 @@ mod xdp_prog;
 #[allow(unsafe_code)] // the AF_XDP socket's UMEM and rings, shared with the kernel
 mod xsk;
 
+pub use batch_window::BatchWindow;
 pub use dataplane::TraceLog;
 pub use dataplane::{
     Dataplane, DropCounters, LoopCounters, MirrorSession, PortCounters, SettingError, TmDefaults,

@@ -12,6 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::batch_window::BatchWindow;
 use crate::controller_wait::wait_then_take;
 use crate::dataplane::{Dataplane, TmDefaults, TxOutcome, MAX_PORTS};
 use crate::pcap::PcapWriter;
@@ -42,9 +43,9 @@ pub struct SwitchOptions {
     pub tm: TmDefaults,
     /// Write IFACE_in.pcap and IFACE_out.pcap per port here (bmv2's --pcap).
     pub pcap_dir: Option<PathBuf>,
-    /// Frames due within this many ns of a wake-up leave together with the one due then (see
-    /// [`DEFAULT_BATCH_NS`]); 0 sends every frame at its own time.
-    pub batch_ns: u64,
+    /// Frames due within a port's batch window of a wake-up leave together with the one due
+    /// then (batch_window.rs, [`DEFAULT_BATCH_NS`]).
+    pub batch: BatchWindow,
     /// The ports' sockets: AF_PACKET or AF_XDP.
     pub rx_mode: RxMode,
     /// After its last frame the loop looks at the receive rings this long before it sleeps
@@ -87,16 +88,14 @@ const RX_BATCH: usize = 64;
 /// busy VM) still sends on time, and one that comes on time sends at most this early. It
 /// replaces polling the last microseconds before a departure, which cost a core its frames.
 const SEND_AHEAD_NS: u64 = 20_000;
-/// Default batch window. Every wake-up of the data plane thread costs tens of microseconds on a
-/// virtual machine (the thread sleeps and is woken, the frames it sends wake their receivers);
-/// sending the frames due in the next 250 us together makes a saturated port cost one wake-up
-/// per three 1500 B frames at 100 Mb/s, five at 200 Mb/s, at the price of frames leaving up to
-/// 250 us early (never late). A frame that leads its port does not wait for the window: its
-/// arrival wakes the loop, which then wakes a window early (wake.rs); a frame queued behind
-/// another of its class is read only at the next turn, up to a window later. 500 us saved one to
-/// two points of a core, but the high class's one-way delay p99 at 200 Mb/s rose to the
-/// kernel's + 89 us quiet and p50 to 0.22 ms beside a CPU hog (one run, bench/RESULTS.md).
-pub const DEFAULT_BATCH_NS: u64 = 250_000;
+/// The shortest batch window (batch_window.rs). Every wake-up of the data plane thread costs
+/// tens of microseconds on a virtual machine (the thread sleeps and is woken, the frames it sends
+/// wake their receivers); sending the frames due in the next 250 us together makes a saturated
+/// port cost one wake-up per three 1500 B frames at 100 Mb/s, five at 200 Mb/s, at the price of
+/// frames leaving up to 250 us early (never late). A frame that leads its port does not wait for
+/// the window: its arrival wakes the loop, which then wakes a window early (wake.rs); a frame
+/// queued behind another of its class is read only at the next turn, up to a window later.
+pub const DEFAULT_BATCH_NS: u64 = crate::batch_window::MIN_WINDOW_NS;
 
 /// The data plane's time: monotonic nanoseconds, [`SEND_AHEAD_NS`] ahead.
 pub fn dataplane_now_ns() -> u64 {
@@ -263,8 +262,10 @@ struct TxBatch {
 
 fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
     sys::set_timer_slack_ns(1);
-    let batch_ns = opts.batch_ns;
-    let mut policy = WakePolicy::new(io.sockets.len(), batch_ns).with_poll(opts.poll_ns);
+    let batch = opts.batch;
+    let mut policy = WakePolicy::new(io.sockets.len(), batch.shortest())
+        .with_longest_window(batch.longest())
+        .with_poll(opts.poll_ns);
     let mut replies = ReplyPoll::new(io.sockets.len(), opts.reply_poll_ns);
     // `all` wakes for every arrival and control; `near` for control and the arrivals of the
     // ports the policy listens to, while a departure is close (see wake.rs)
@@ -292,7 +293,11 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             break Ok(());
         }
         let now = dataplane_now_ns();
-        let deadline = lock(shared).next_deadline(now);
+        let next = lock(shared).next_departure(now, batch);
+        let deadline = next.map(|(t, _)| t);
+        if let Some((_, window)) = next {
+            policy.set_window(window);
+        }
         let mut sleep = policy.sleep(now, deadline, more_rx);
         let look = policy.poll_until(now, deadline);
         let look = look.max(replies.poll_until(now, deadline));
@@ -400,7 +405,7 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
         } = &mut io;
         // the clock as read before the arrivals: taking them lasts microseconds, the window is
         // hundreds, and the clock reads were 8 % of this thread's profile on a VM (RESULTS.md)
-        dp.service_until(now, now + batch_ns, &mut |port, frame| {
+        dp.service_ahead(now, batch, &mut |port, frame| {
             let i = usize::from(by_port[port as usize]);
             let b = &mut tx[i];
             b.frames.push((b.buf.len(), frame.len()));
@@ -413,12 +418,12 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
         if dp.has_packet_ins() || dp.has_digests() {
             shared.to_controller.notify_all();
         }
-        let mut active = taken.iter().any(|&n| n > 0);
+        let mut tx_any = false;
         for (i, b) in tx.iter_mut().enumerate() {
             if b.frames.is_empty() {
                 continue;
             }
-            active = true;
+            tx_any = true;
             // sendmmsg stops at the first frame the kernel refuses: count it, go on after it;
             // the counters and the output capture hold what the kernel took
             let mut rest = &b.frames[..];
@@ -445,6 +450,13 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             b.frames.clear();
             b.buf.clear();
         }
+        let (sent, took) = (tx_any, taken.iter().any(|&n| n > 0));
+        let active = sent || took;
+        let counts = &mut dp.event_loop;
+        counts.turns += 1;
+        counts.turns_sent += u64::from(sent);
+        counts.turns_rx_only += u64::from(took && !sent);
+        counts.turns_idle += u64::from(!took && !sent);
         if active {
             policy.note_activity(now);
         }

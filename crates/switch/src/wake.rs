@@ -66,6 +66,23 @@ impl WakePolicy {
         }
     }
 
+    /// Ports' batch windows differ (`BatchWindow::PerPort`): a departure within `NEAR_NS` plus
+    /// the longest counts as near (after a turn of the longest window the next departure is that
+    /// far off; judged by a shorter one, every arrival would wake the loop). The early wake-up
+    /// follows the window of the port that sends next ([`WakePolicy::set_window`]).
+    pub fn with_longest_window(mut self, longest_ns: u64) -> Self {
+        self.near_ns = NEAR_NS + longest_ns.max(self.batch_ns);
+        self
+    }
+
+    /// The batch window of the port whose departure is next, before [`WakePolicy::sleep`]: a
+    /// leading frame taken is to leave a whole window of its port early, as the frames sent
+    /// ahead of it in the last turn did (woken only the shortest window early, it waits for
+    /// them: at 100 Mb/s beside 1 Gb/s ports up to 355 us, in virtual time).
+    pub fn set_window(&mut self, ns: u64) {
+        self.batch_ns = ns;
+    }
+
     /// Keep looking at the receive rings for `poll_ns` after the last frame taken or sent
     /// before sleeping (0: never). A reply that comes back within it is taken without a
     /// wake-up, which on a VM costs tens of microseconds; it costs a core while it looks.

@@ -7,7 +7,7 @@
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
 use lanes_switch::wake::WakePolicy;
-use lanes_switch::{Dataplane, TmDefaults, TxOutcome, DEFAULT_BATCH_NS};
+use lanes_switch::{BatchWindow, Dataplane, TmDefaults, TxOutcome, DEFAULT_BATCH_NS};
 use lanes_tm::Scheduler;
 
 const US: u64 = 1_000;
@@ -15,9 +15,14 @@ const US: u64 = 1_000;
 fn frame_ns(mbps: u64) -> u64 {
     1514 * 8 * 1000 / mbps
 }
-/// Batch windows tried: the switch's default and a long one, as long as the port's pacing bound
-/// (the window must not cost a leading frame its place: the loop wakes the window early).
-const BATCHES: [u64; 2] = [DEFAULT_BATCH_NS, 500 * US];
+/// Batch windows tried: the shortest, a long one as long as the port's pacing bound (the window
+/// must not cost a leading frame its place: the loop wakes the window early), and the switch's
+/// default, each port its own (484 us at port 4 at 100 Mb/s, 250 us at the 1 Gb/s ports).
+const BATCHES: [BatchWindow; 3] = [
+    BatchWindow::Fixed(DEFAULT_BATCH_NS),
+    BatchWindow::Fixed(500 * US),
+    BatchWindow::PerPort,
+];
 
 fn frame(src: u8, dst: u8, payload: usize) -> Vec<u8> {
     let total = (20 + payload) as u16;
@@ -101,17 +106,21 @@ fn run_loop(
     dp: &mut Dataplane,
     mut arrivals: Vec<Arrival>,
     until: u64,
-    batch_ns: u64,
+    window: BatchWindow,
     chain: Option<Chain>,
 ) -> (Vec<Sent>, usize) {
-    let mut policy = WakePolicy::new(4, batch_ns);
+    let mut policy = WakePolicy::new(4, window.shortest()).with_longest_window(window.longest());
     let mut wakes = 0;
     let mut sent = vec![];
     let mut now = 0;
     let mut next = 0; // arrivals[..next] have been read
     while now < until {
         arrivals[next..].sort_by_key(|a| a.at);
-        let sleep = policy.sleep(now, dp.next_deadline(now), false);
+        let departure = dp.next_departure(now, window);
+        if let Some((_, w)) = departure {
+            policy.set_window(w);
+        }
+        let sleep = policy.sleep(now, departure.map(|(t, _)| t), false);
         let timer = sleep.timeout_ns.map_or(u64::MAX, |t| now + t);
         let woken_by = arrivals[next..]
             .iter()
@@ -130,7 +139,7 @@ fn run_loop(
             next += 1;
         }
         let mut replies = vec![];
-        dp.service_until(now, now + batch_ns, &mut |port, f| {
+        dp.service_ahead(now, window, &mut |port, f| {
             if port == 4 && f[14 + 15] == 1 {
                 replies.push(Arrival {
                     at: now + chain.map_or(0, |c| c.answer_ns),
@@ -210,24 +219,24 @@ const PING_GAP: u64 = 10_037 * US;
 
 /// Sparse high pings from port 1 beside the low classes saturating port 4 (`mbps`) for
 /// SPARSE_UNTIL: what the loop sent and how many times it woke.
-fn sparse_pings(mbps: u64, batch_ns: u64) -> (Vec<Sent>, usize) {
+fn sparse_pings(mbps: u64, window: BatchWindow) -> (Vec<Sent>, usize) {
     let mut dp = switch(mbps);
     let arrivals = load(mbps, SPARSE_UNTIL, PING_GAP);
-    run_loop(&mut dp, arrivals, SPARSE_UNTIL, batch_ns, None)
+    run_loop(&mut dp, arrivals, SPARSE_UNTIL, window, None)
 }
 
 #[test]
 fn a_sparse_high_frame_leaves_within_one_frame_time_of_its_arrival_at_a_saturated_port() {
-    for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
+    for (mbps, window) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
         let until = SPARSE_UNTIL;
         let arrivals = load(mbps, until, PING_GAP);
-        let (sent, _) = sparse_pings(mbps, batch_ns);
+        let (sent, _) = sparse_pings(mbps, window);
         let pings = high_times(&arrivals, &sent, 1, 4);
         assert!(pings.len() >= 19, "{} pings sent", pings.len());
         for (arrived, left) in &pings {
             assert!(
                 left - arrived <= frame_ns(mbps),
-                "{mbps} Mb/s, batch {batch_ns} ns: a high frame waited {} ns, a frame lasts {} ns",
+                "{mbps} Mb/s, window {window:?}: a high frame waited {} ns, a frame lasts {} ns",
                 left - arrived,
                 frame_ns(mbps)
             );
@@ -243,8 +252,8 @@ fn a_sparse_high_frame_leaves_within_one_frame_time_of_its_arrival_at_a_saturate
 
 #[test]
 fn an_answer_to_an_idle_port_leaves_as_it_arrives_while_another_port_is_saturated() {
-    for batch_ns in BATCHES {
-        let (sent, _) = sparse_pings(100, batch_ns);
+    for window in BATCHES {
+        let (sent, _) = sparse_pings(100, window);
         // every answer from port 4 to port 1 arrived when its ping left, and left then too
         let pings: Vec<u64> = sent
             .iter()
@@ -266,21 +275,36 @@ fn an_answer_to_an_idle_port_leaves_as_it_arrives_while_another_port_is_saturate
 
 #[test]
 fn a_saturated_port_costs_one_wake_up_per_batch_window_not_per_frame() {
-    for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
+    for (mbps, window) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
         let until = SPARSE_UNTIL;
-        let (sent, wakes) = sparse_pings(mbps, batch_ns);
+        let (sent, wakes) = sparse_pings(mbps, window);
         // one wake-up per window (or per frame, if a frame lasts longer); at most three per ping
         // (its arrival, its departure if the port was not free within the window, its answer);
         // and one per low-class frame until the loop has seen that those only wait (the first
         // millisecond or two)
-        let per_window = until / batch_ns.max(frame_ns(mbps));
+        let per_window = until / window.for_rate(mbps as f64 * 1e6).max(frame_ns(mbps));
         let pings = sent.iter().filter(|s| s.port == 1).count() as u64;
         assert!(
             wakes as u64 <= per_window + 3 * pings + 20,
-            "{mbps} Mb/s, batch {batch_ns} ns: {wakes} wake-ups for {} frames, {per_window} windows",
+            "{mbps} Mb/s, window {window:?}: {wakes} wake-ups for {} frames, {per_window} windows",
             sent.len()
         );
     }
+}
+
+#[test]
+fn a_slow_port_beside_fast_ones_wakes_the_loop_once_per_its_own_window() {
+    // port 4 at 100 Mb/s beside three 1 Gb/s ports: the window that follows each port's rate
+    // gives port 4 four frames' time (484 us), where a window set by the fastest port (250 us)
+    // woke the loop once per three frames
+    let (sent, per_port) = sparse_pings(100, BatchWindow::PerPort);
+    let (_, fastest) = sparse_pings(100, BatchWindow::Fixed(DEFAULT_BATCH_NS));
+    let frames = sent.iter().filter(|s| s.port == 4).count();
+    eprintln!("{frames} frames to port 4: {per_port} wake-ups per port, {fastest} with 250 us");
+    assert!(
+        per_port * 4 <= fastest * 3,
+        "{per_port} wake-ups with each port's own window against {fastest} with 250 us"
+    );
 }
 
 #[test]
@@ -323,7 +347,7 @@ fn bursty_load(mbps: u64, until: u64, gap: u64, burst: u64) -> Vec<Arrival> {
 
 /// The longest a high frame of a bursty high class waited between its arrival and its
 /// departure, with the wake for the top class on or off, and the loop's wake-ups.
-fn worst_high_wait(mbps: u64, batch_ns: u64, top_class: bool) -> (u64, usize) {
+fn worst_high_wait(mbps: u64, window: BatchWindow, top_class: bool) -> (u64, usize) {
     let until = 100_000 * US;
     let arrivals = bursty_load(mbps, until, 1_037 * US, 4);
     let mut dp = switch(mbps);
@@ -332,7 +356,7 @@ fn worst_high_wait(mbps: u64, batch_ns: u64, top_class: bool) -> (u64, usize) {
         &mut dp,
         bursty_load(mbps, until, 1_037 * US, 4),
         until,
-        batch_ns,
+        window,
         None,
     );
     let waits: Vec<u64> = high_times(&arrivals, &sent, 1, 4)
@@ -346,11 +370,11 @@ fn worst_high_wait(mbps: u64, batch_ns: u64, top_class: bool) -> (u64, usize) {
 #[test]
 fn a_bursty_high_class_waits_for_the_frames_ahead_not_for_the_next_batch_when_the_loop_wakes_for_it(
 ) {
-    for (mbps, batch_ns) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
-        let (off, wakes_off) = worst_high_wait(mbps, batch_ns, false);
-        let (on, wakes_on) = worst_high_wait(mbps, batch_ns, true);
+    for (mbps, window) in [100, 200].into_iter().flat_map(|m| BATCHES.map(|b| (m, b))) {
+        let (off, wakes_off) = worst_high_wait(mbps, window, false);
+        let (on, wakes_on) = worst_high_wait(mbps, window, true);
         eprintln!(
-            "{mbps} Mb/s, batch {batch_ns}: worst high wait off {off} ns ({wakes_off} wake-ups), \
+            "{mbps} Mb/s, window {window:?}: worst high wait off {off} ns ({wakes_off} wake-ups), \
              on {on} ns ({wakes_on} wake-ups)"
         );
         // a high frame waits for the low frame in flight and the burst ahead of it, woken for
@@ -359,7 +383,7 @@ fn a_bursty_high_class_waits_for_the_frames_ahead_not_for_the_next_batch_when_th
         for (wait, how) in [(on, "on"), (off, "off")] {
             assert!(
                 wait <= 2 * frame_ns(mbps),
-                "{mbps} Mb/s, batch {batch_ns} ns, waking for the top class {how}: a high frame waited {wait} ns"
+                "{mbps} Mb/s, window {window:?}, waking for the top class {how}: a high frame waited {wait} ns"
             );
         }
     }
@@ -370,7 +394,7 @@ fn a_bursty_high_class_waits_for_the_frames_ahead_not_for_the_next_batch_when_th
 /// to port 4 by `until`, and their mean wait (two arrive at 3 us; each answer sent to port 1
 /// brings the next one `chain.think_ns` later). With one message in flight nothing else wakes
 /// the loop early and the old loop's fault does not show.
-fn chained_pingpong(mbps: u64, batch_ns: u64, chain: Chain, until: u64) -> (usize, u64) {
+fn chained_pingpong(mbps: u64, window: BatchWindow, chain: Chain, until: u64) -> (usize, u64) {
     let mut dp = switch(mbps);
     let mut arrivals = load(mbps, until, u64::MAX / 4); // the low classes and a first ping at 3 us
     arrivals.push(Arrival {
@@ -378,7 +402,7 @@ fn chained_pingpong(mbps: u64, batch_ns: u64, chain: Chain, until: u64) -> (usiz
         port: 1,
         frame: frame(1, 4, 56),
     });
-    let (sent, _) = run_loop(&mut dp, arrivals, until, batch_ns, Some(chain));
+    let (sent, _) = run_loop(&mut dp, arrivals, until, window, Some(chain));
     let pings = sent
         .iter()
         .filter(|s| s.port == 4 && s.frame[14 + 12 + 3] == 1);
@@ -407,13 +431,13 @@ fn a_chained_ping_pong_does_not_pay_for_the_batch_window() {
                 answer_ns,
                 think_ns: 100 * US,
             };
-            let (n0, wait0) = chained_pingpong(mbps, 0, chain, until);
-            for batch_ns in BATCHES {
-                let (n, wait) = chained_pingpong(mbps, batch_ns, chain, until);
-                eprintln!("{mbps} Mb/s, answer {answer_ns} ns, batch {batch_ns}: {n} round trips, mean wait {wait} ns (no window: {n0}, {wait0} ns)");
+            let (n0, wait0) = chained_pingpong(mbps, BatchWindow::Fixed(0), chain, until);
+            for window in BATCHES {
+                let (n, wait) = chained_pingpong(mbps, window, chain, until);
+                eprintln!("{mbps} Mb/s, answer {answer_ns} ns, window {window:?}: {n} round trips, mean wait {wait} ns (no window: {n0}, {wait0} ns)");
                 assert!(
                     n * 100 >= n0 * 99 && wait <= wait0 + 5 * US,
-                    "{mbps} Mb/s, answer {answer_ns} ns, batch {batch_ns} ns: {n} round trips waiting \
+                    "{mbps} Mb/s, answer {answer_ns} ns, window {window:?}: {n} round trips waiting \
                      {wait} ns on average, against {n0} and {wait0} ns with no window"
                 );
             }
@@ -431,12 +455,12 @@ fn a_chain_whose_far_end_takes_time_waits_about_a_low_frame_per_crossing_at_10_m
         answer_ns: 100 * US,
         think_ns: 100 * US,
     };
-    for batch_ns in [0, DEFAULT_BATCH_NS] {
-        let (n, wait) = chained_pingpong(10, batch_ns, chain, until);
+    for window in [BatchWindow::Fixed(0), BatchWindow::Fixed(DEFAULT_BATCH_NS)] {
+        let (n, wait) = chained_pingpong(10, window, chain, until);
         let frame = frame_ns(10);
         assert!(
             n > 100 && wait >= frame * 3 / 4 && wait <= frame,
-            "batch {batch_ns} ns: {n} high frames waiting {wait} ns on average; a low frame lasts {frame} ns"
+            "window {window:?}: {n} high frames waiting {wait} ns on average; a low frame lasts {frame} ns"
         );
     }
 }

@@ -24,13 +24,6 @@ from lanes.switch.bmv2_options import (
 )
 from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
-# The batch window when --batch-us is not given: four full frames' time at the fastest port, so
-# that a window costs a frame the same share of its port's line time at every rate; at least
-# 250 us (a wake-up per window is the CPU cost) and at most 500 us (no gain beyond was measured).
-BATCH_FRAMES = 4
-BATCH_US_MIN, BATCH_US_MAX = 250.0, 500.0
-FULL_FRAME_BITS = 1514 * 8
-
 LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "off"]
 SCHEDULERS = ["fifo", "strict", "drr", "rlsp-drr", "rlsp-drr-borrow"]
 
@@ -58,7 +51,7 @@ class SwitchArgs:
     cpu_port: int | None = None
     priority_queues: int = 8
     no_grpc: bool = False
-    batch_us: float = 250.0
+    batch_us: float | None = None  # None: each port its own window (the switch's batch_window.rs)
     rx_mode: str = "packet"
     poll_us: float = 0.0
     reply_poll_us: float = 100.0
@@ -129,7 +122,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-grpc", action="store_true", help="do not start the P4Runtime server")
     p.add_argument("--batch-us", type=float, metavar="US",
                    help="frames due within this many microseconds leave together (0: each at its own time; "
-                        "default: four full frames at the fastest port's rate, 250 to 500 us)")  # fmt: skip
+                        "default: each port four full frames at its own rate, 250 to 500 us)")  # fmt: skip
     p.add_argument("--poll-us", type=float, default=0.0, metavar="US",
                    help="after its last frame the data plane looks at the rings this long before it sleeps: "
                         "a reply within it skips a wake-up, at the cost of a busy core meanwhile (default 0: off)")  # fmt: skip
@@ -210,9 +203,7 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         cpu_port=t.cpu_port,
         priority_queues=t.priority_queues,
         no_grpc=a.no_grpc,
-        batch_us=auto_batch_us([rates.get(n, parse_rate(a.default_rate)) for n in nums])
-        if a.batch_us is None
-        else a.batch_us,
+        batch_us=a.batch_us,
         rx_mode=a.rx_mode,
         poll_us=a.poll_us,
         reply_poll_us=a.reply_poll_us,
@@ -221,11 +212,3 @@ def to_switch_args(a: argparse.Namespace, target: list[str]) -> SwitchArgs:
         log_file=a.log_file,
         log_level=a.log_level,
     )
-
-
-def auto_batch_us(port_rates_bps: list[float]) -> float:
-    """The batch window for ports at these line rates when none is given (BATCH_FRAMES above)."""
-    fastest = max(port_rates_bps, default=0.0)
-    if fastest <= 0:
-        return BATCH_US_MIN
-    return min(max(BATCH_FRAMES * FULL_FRAME_BITS / fastest * 1e6, BATCH_US_MIN), BATCH_US_MAX)

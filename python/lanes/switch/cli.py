@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             buffer_bytes=sa.buffer_bytes,
             pcap_dir=str(sa.pcap) if sa.pcap else None,
             cpu_port=sa.cpu_port,
-            batch_ns=round(sa.batch_us * 1000),
+            batch_ns=None if sa.batch_us is None else round(sa.batch_us * 1000),
             use_files_wait_s=sa.use_files_wait,
             rx_mode=sa.rx_mode,
             poll_ns=round(sa.poll_us * 1000),

@@ -27,6 +27,14 @@ pub struct LoopCounters {
     pub looks: u64,
     /// Those that a frame ended (a wake-up saved).
     pub looks_answered: u64,
+    /// Turns of the loop: one per wake-up or look.
+    pub turns: u64,
+    /// Turns that sent at least one frame.
+    pub turns_sent: u64,
+    /// Turns that took frames but sent none (their frames wait behind others or were dropped).
+    pub turns_rx_only: u64,
+    /// Turns that neither took nor sent a frame (a wake-up for nothing: control, or early).
+    pub turns_idle: u64,
 }
 
 /// What became of a frame [`crate::Dataplane::service`] handed to its sender; the port's tx
