@@ -2,9 +2,9 @@
 """What a saturated port costs in CPU: lanes (rlsp-drr, tm_basic) against the kernel's bridge +
 tc HTB shaped like it, between the same namespaces in the same run. h1 (high class, 60 % of the
 port) and h2, h3 (low classes) each offer 60 % of the port's rate toward h4 (iperf3 UDP, 1400 B
-datagrams). Per contender and port rate: the whole machine's CPU (/proc/stat, all processes,
-200 % = both cores) and, for lanes, the switch process's CPU with its data plane thread's user
-and system time. Needs root.
+datagrams). Per contender and port rate: the whole machine's CPU (all processes, from the CPUs'
+idle residency, lanes/lab/machine_cpu.py; 200 % = both cores) and, for lanes, the switch
+process's CPU with its data plane thread's user and system time. Needs root.
 
     sudo .venv/bin/python bench/switch_cpu.py [--rates 100,200] [--batch-us default,250] [--wake leading,high,arrivals]
         [--rx-mode packet,afxdp] [--reply-poll-us 0,100] [--perf] [--json OUT]
@@ -30,15 +30,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
+from lanes.lab import machine_cpu  # noqa: E402
 from netns import Star, UdpFlows  # noqa: E402
 from switch_latency import setup_htb, setup_lanes  # noqa: E402
 
 TICK = 100  # USER_HZ: /proc's clock ticks per second
-
-
-def machine_busy() -> tuple[int, int]:
-    v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return sum(v) - v[3] - v[4], sum(v)
 
 
 def task_times(path: str) -> tuple[int, int]:
@@ -60,15 +56,14 @@ def switch_pid(star: Star) -> int:
 
 def measure_window(seconds: float, pid: int | None) -> dict:
     """CPU over `seconds`: the machine's, and the switch's if there is one."""
-    m0 = machine_busy()
+    m0 = machine_cpu.snapshot()
     tid = dataplane_tid(pid) if pid else None
     p0 = task_times(f"/proc/{pid}/stat") if pid else (0, 0)
     t0 = task_times(f"/proc/{pid}/task/{tid}/stat") if tid else (0, 0)
     w0 = time.monotonic()
     time.sleep(seconds)
     dt = time.monotonic() - w0
-    m1 = machine_busy()
-    out = {"machine_cpu_pct": round(200.0 * (m1[0] - m0[0]) / (m1[1] - m0[1]), 1)}
+    out = {"machine_cpu_pct": machine_cpu.busy_pct(m0, machine_cpu.snapshot())}
     if pid and tid:
         p1 = task_times(f"/proc/{pid}/stat")
         t1 = task_times(f"/proc/{pid}/task/{tid}/stat")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lanes.ctl import Ctl
 from lanes.errors import LanesError
+from lanes.lab import machine_cpu
 from lanes.lab.switch_stats import read_stats
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -27,12 +28,10 @@ def proc_cpu_ticks(pid: int) -> int | None:
     return int(fields[11]) + int(fields[12])
 
 
-def system_cpu() -> tuple[int, int, int]:
-    """(busy, total, stolen) jiffies over all cores; busy includes stolen time."""
+def stolen_cpu() -> tuple[int, int]:
+    """(stolen, total) jiffies over all cores (/proc/stat's steal column)."""
     v = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = v[3] + v[4]
-    steal = v[7] if len(v) > 7 else 0
-    return sum(v) - idle, sum(v), steal
+    return (v[7] if len(v) > 7 else 0), sum(v)
 
 
 class Monitor:
@@ -58,7 +57,7 @@ class Monitor:
     def _loop(self) -> None:
         ctls = {name: Ctl(port) for name, port in self.ctl_ports.items()}
         last_cpu = {n: (time.monotonic(), proc_cpu_ticks(p)) for n, p in self.pids.items()}
-        last_sys = (time.monotonic(), system_cpu())
+        last_sys = (machine_cpu.snapshot(), stolen_cpu())
         next_cpu = time.monotonic() + 1.0
         with (
             open(self.out / "telemetry.jsonl", "w") as tel,
@@ -91,13 +90,12 @@ class Monitor:
                         if ticks is not None and k_prev is not None:
                             rec[n] = round(100.0 * (ticks - k_prev) / CLK_TCK / (now - t_prev), 1)
                         last_cpu[n] = (now, ticks)
-                    s_now = system_cpu()
-                    busy_d = s_now[0] - last_sys[1][0]
-                    tot_d = s_now[1] - last_sys[1][1]
-                    rec["system_pct"] = round(100.0 * busy_d / tot_d * (os.cpu_count() or 1), 1) if tot_d else 0.0
+                    m_now, s_now = machine_cpu.snapshot(), stolen_cpu()
+                    rec["system_pct"] = machine_cpu.busy_pct(last_sys[0], m_now)
                     # share of the machine's CPU time the hypervisor gave to someone else
-                    rec["steal_pct"] = round(100.0 * (s_now[2] - last_sys[1][2]) / tot_d, 2) if tot_d else 0.0
-                    last_sys = (now, s_now)
+                    tot_d = s_now[1] - last_sys[1][1]
+                    rec["steal_pct"] = round(100.0 * (s_now[0] - last_sys[1][0]) / tot_d, 2) if tot_d else 0.0
+                    last_sys = (m_now, s_now)
                     cpu.write(json.dumps(rec) + "\n")
         for c in ctls.values():
             c.close()
