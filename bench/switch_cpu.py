@@ -54,12 +54,24 @@ def switch_pid(star: Star) -> int:
     return int(r.stdout.split()[0])
 
 
+def loop_turns(star: Star) -> tuple[int, int]:
+    """(turns, frames sent) of the switch's event loop so far (`stats_json`)."""
+    doc = json.loads(star.ctl("stats_json").strip().splitlines()[-1])
+    return doc["event_loop"]["turns"], sum(p["tx_pkts"] for p in doc["ports"])
+
+
+def run_ns(path: str) -> int:
+    """A task's run time so far, exact (schedstat's first field)."""
+    return int(Path(path).read_text().split()[0])
+
+
 def measure_window(seconds: float, pid: int | None) -> dict:
     """CPU over `seconds`: the machine's, and the switch's if there is one."""
     m0 = machine_cpu.snapshot()
     tid = dataplane_tid(pid) if pid else None
     p0 = task_times(f"/proc/{pid}/stat") if pid else (0, 0)
     t0 = task_times(f"/proc/{pid}/task/{tid}/stat") if tid else (0, 0)
+    r0 = run_ns(f"/proc/{pid}/task/{tid}/schedstat") if tid else 0
     w0 = time.monotonic()
     time.sleep(seconds)
     dt = time.monotonic() - w0
@@ -71,6 +83,7 @@ def measure_window(seconds: float, pid: int | None) -> dict:
         out["switch_cpu_pct"] = pct(sum(p1), sum(p0))
         out["dataplane_user_pct"] = pct(t1[0], t0[0])
         out["dataplane_system_pct"] = pct(t1[1], t0[1])
+        out["dataplane_run_pct"] = round(1e-7 * (run_ns(f"/proc/{pid}/task/{tid}/schedstat") - r0) / dt, 2)
     return out
 
 
@@ -108,7 +121,14 @@ def run_one(contender: str, lanes_args: list[str] | None, mbps: int, seconds: fl
         log_dir.mkdir()
         load = UdpFlows(star, log_dir, {1: offered, 2: offered, 3: offered}, seconds=load_s)
         time.sleep(2.0)
+        turns0 = loop_turns(star) if pid else None
         r = measure_window(seconds, pid)
+        if turns0 is not None:
+            turns1 = loop_turns(star)
+            turns, sent = turns1[0] - turns0[0], turns1[1] - turns0[1]
+            # each turn's cost is what the window saves: a wake-up of the data plane thread
+            r["loop_turns_per_s"] = round(turns / seconds)
+            r["frames_per_turn"] = round(sent / turns, 2) if turns else None
         if perf and pid:
             share = receivers_share(pid, seconds, tmp)
             r["receivers_share_of_dataplane"] = round(share, 3)
