@@ -88,13 +88,14 @@ const RX_BATCH: usize = 64;
 /// busy VM) still sends on time, and one that comes on time sends at most this early. It
 /// replaces polling the last microseconds before a departure, which cost a core its frames.
 const SEND_AHEAD_NS: u64 = 20_000;
-/// The shortest batch window (batch_window.rs). Every wake-up of the data plane thread costs
-/// tens of microseconds on a virtual machine (the thread sleeps and is woken, the frames it sends
-/// wake their receivers); sending the frames due in the next 250 us together makes a saturated
-/// port cost one wake-up per three 1500 B frames at 100 Mb/s, five at 200 Mb/s, at the price of
-/// frames leaving up to 250 us early (never late). A frame that leads its port does not wait for
-/// the window: its arrival wakes the loop, which then wakes a window early (wake.rs); a frame
-/// queued behind another of its class is read only at the next turn, up to a window later.
+/// The shortest batch window a port gets by default (batch_window.rs), and the one fixed window
+/// the tests use. Every wake-up of the data plane thread costs tens of microseconds on a virtual
+/// machine (the thread sleeps and is woken, the frames it sends wake their receivers); sending
+/// the frames due in the next 250 us together makes a saturated 200 Mb/s port cost one wake-up
+/// per five 1500 B frames, at the price of frames leaving up to 250 us early (never late). A
+/// frame that leads its port does not wait for the window: its arrival wakes the loop, which
+/// then wakes a window early (wake.rs); a frame queued behind another of its class is read only
+/// at the next turn, up to a window later.
 pub const DEFAULT_BATCH_NS: u64 = crate::batch_window::MIN_WINDOW_NS;
 
 /// The data plane's time: monotonic nanoseconds, [`SEND_AHEAD_NS`] ahead.
