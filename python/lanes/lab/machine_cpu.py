@@ -1,14 +1,16 @@
 """The whole machine's CPU use over a window, from the time its CPUs spent idle.
 
 /proc/stat's user and system columns are filled by sampling at the scheduler tick on kernels with
-tick-based accounting (CONFIG_TICK_CPU_ACCOUNTING, 250 Hz on the project's VM): work that starts
-after a tick and is done before the next one is never seen. A saturated port through the kernel's
-bridge + HTB read 8-10 % there against 28-32 % from the CPUs' idle residency and from the sum of
-every task's run time (bench/RESULTS.md, "Whole-machine CPU, measured exactly"). cpuidle's
-residency counters (/sys/devices/system/cpu/cpuN/cpuidle/stateM/time, microseconds, polling
-included) are exact; busy is then wall time times CPUs less idle. Where cpuidle is missing, the
-sum of every task's run time (/proc/*/task/*/schedstat, nanoseconds) stands in: it misses only
-interrupts taken while a CPU idled.
+tick-based accounting (CONFIG_TICK_CPU_ACCOUNTING, 250 Hz on the project's VM): a tick charges
+its whole 4 ms to whatever runs at that instant, so timer-driven work that falls between ticks
+is missed or, in phase with them, overcounted. A saturated port through the kernel's bridge +
+HTB read 9-10 % there (once 65 %) against 26-32 % from the CPUs' idle residency and from the sum
+of every task's run time (bench/RESULTS.md, "Each port its own batch window, and the whole
+machine measured exactly"). cpuidle's residency counters
+(/sys/devices/system/cpu/cpuN/cpuidle/stateM/time, microseconds, polling included) are exact;
+busy is then wall time times CPUs less idle. Where cpuidle is missing, the sum of every task's
+run time (/proc/*/task/*/schedstat, nanoseconds) stands in: it misses only interrupts taken
+while a CPU idled.
 """
 
 from __future__ import annotations
