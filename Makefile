@@ -97,6 +97,8 @@ bench-e2e: setup
 	$(PY) bench/switch_veth.py --json $(BENCH_OUT)/switch_veth.json
 	$(PY) bench/switch_latency.py --runs 2 --json $(BENCH_OUT)/switch_latency.json
 	$(PY) bench/switch_pingpong.py --json $(BENCH_OUT)/switch_pingpong.json
+	$(PY) bench/pingpong_legs.py --json $(BENCH_OUT)/pingpong_legs.json
+	$(PY) bench/machine_cpu_accounting.py --json $(BENCH_OUT)/machine_cpu_accounting.json
 	$(PY) bench/switch_cpu.py --batch-us default,250 --perf --json $(BENCH_OUT)/switch_cpu.json
 	$(PY) bench/switch_xdp_pps.py --sink-napi inline,threaded --json $(BENCH_OUT)/switch_xdp_pps.json
 	$(PY) bench/p4runtime_writes.py
