@@ -10,11 +10,11 @@ run, on a quiet machine and beside a CPU-bound process:
 - star, PROACTIVE, UDP at 1 Gb/s: as far as the senders get (the validity section says how far).
 
     sudo .venv/bin/python bench/lab_vs_htb.py [--rounds 3] [--duration 20] [--out results/bench/lab_vs_htb]
-        [--wake leading,high,arrivals]
+        [--wake leading,high,arrivals] [--batch-us 250,500]
     .venv/bin/python bench/lab_vs_htb.py --redigest --out DIR   # the figures again from DIR's runs
 
-`--wake` runs the lanes switch once per wake setting in every round (star200 only), each beside
-the kernel's run of the same round.
+`--wake` and `--batch-us` run the lanes switch once per wake setting and batch window in every
+round (star200 only), each beside the kernel's run of the same round.
 
 Takes about 12 minutes with the defaults. Writes OUT/results.json and OUT/results.md.
 """
@@ -171,6 +171,8 @@ def main() -> int:
     ap.add_argument("--only", choices=["star200", "tree2", "star1g"], help="run one part")
     ap.add_argument("--wake", help="lanes switch wake settings to compare in star200, comma-separated "
                     "(leading, high, arrivals; default: the switch's)")  # fmt: skip
+    ap.add_argument("--batch-us", help="lanes switch batch windows to compare in star200, comma-separated "
+                    "(default: the switch's own)")  # fmt: skip
     ap.add_argument("--redigest", action="store_true",
                     help="read OUT/results.json's runs again from their directories (after a change to the digest)")
     args = ap.parse_args()
@@ -182,15 +184,17 @@ def main() -> int:
         if any(w not in ("leading", "high", "arrivals") for w in wakes):
             print(f"bench: --wake takes leading, high and/or arrivals, got '{args.wake}'", file=sys.stderr)
             return 2
+    batches: list[str | None] = list(args.batch_us.split(",")) if args.batch_us else [None]
     args.out.mkdir(parents=True, exist_ok=True)
     results: list[dict] = []
     if args.only in (None, "star200"):
         for load in ("quiet", "busy"):
             for i in range(args.rounds):
-                runs = [("rlsp-drr", w) for w in wakes] + [("linux-htb", None)]
-                for alg, wake in runs:
+                runs = [("rlsp-drr", w, b) for w in wakes for b in batches] + [("linux-htb", None, None)]
+                for alg, wake, batch in runs:
                     name = f"star200_{load}_{i + 1}_{alg}" + (f"_wake-{wake}" if wake else "")
-                    extra = ("--wake", wake) if wake else ()
+                    name += f"_batch-{batch}" if batch else ""
+                    extra = (("--wake", wake) if wake else ()) + (("--batch-us", batch) if batch else ())
                     if load == "busy":
                         with CpuHog():
                             results.append(lab_run(args, name, "star", "proactive", alg, 200, extra))
