@@ -60,6 +60,16 @@ def test_a_real_answer_after_known_frames(tmp_path: Path) -> None:
     assert {p.port: p.tx_pkts for p in second.ports} == {1: 0, 2: 2}
 
 
+def test_the_event_loops_counters_are_read_and_checked() -> None:
+    doc = {"ports": [], "drops": {}, "event_loop": {"turns": 12, "turns_sent": 9, "looks": 0}}
+    assert parse_stats(json.dumps(doc)).loop == {"turns": 12, "turns_sent": 9, "looks": 0}
+    # an older switch without them: none
+    assert parse_stats('{"ports": [], "drops": {}}').loop == {}
+    doc["event_loop"] = {"turns": -1.5}
+    with pytest.raises(ValueError, match=r"^stats_json: event_loop: 'turns' is not an integer: -1.5$"):
+        parse_stats(json.dumps(doc))
+
+
 def test_a_malformed_answer_is_one_line_naming_the_field() -> None:
     port = {"port": 3, "rx_pkts": 1, "rx_bytes": 1, "rx_backlog_max": 0, "tx_pkts": "x", "tx_bytes": 0,
             "tx_errors": 0, "queues": []}  # fmt: skip

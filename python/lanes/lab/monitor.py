@@ -1,7 +1,7 @@
 """Sampling during a run: TM queue depths and counters of every lanes switch (its `stats_json`
 over the command port, every period), the queueing-delay histograms and receive-ring backlogs the
-switches measure (from the read of each second, which resets them), and CPU use of each switch
-process and of the whole machine."""
+switches measure (from the read of each second, which resets them), each switch's event-loop
+counters (loop.jsonl, cumulative), and CPU use of each switch process and of the whole machine."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ class Monitor:
             open(self.out / "cpu.jsonl", "w") as cpu,
             open(self.out / "delay.jsonl", "w") as delay,
             open(self.out / "rx.jsonl", "w") as rx,
+            open(self.out / "loop.jsonl", "w") as loop,
         ):
             while not self.stop_evt.wait(self.period):
                 now = time.monotonic()
@@ -82,6 +83,8 @@ class Monitor:
                         delays = [q.delay_row() for q in stats.queues() if q.delay.pkts > 0]
                         delay.write(json.dumps({"t": t, "switch": name, "queues": delays}) + "\n")
                         rx.write(json.dumps({"t": t, "switch": name, "ports": stats.rx_backlog()}) + "\n")
+                        # the loop's counters since start: its turns (wake-ups) are its CPU cost
+                        loop.write(json.dumps({"t": t, "switch": name, **stats.loop}) + "\n")
                 if each_second:
                     rec: dict[str, float] = {"t": t}
                     for n, p in self.pids.items():

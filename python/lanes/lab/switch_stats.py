@@ -5,7 +5,7 @@ commands print the same numbers for people; the lab reads only this document."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lanes.ctl import Ctl
@@ -63,6 +63,9 @@ class SwitchStats:
     ports: tuple[PortStats, ...]
     drops: dict[str, int]
     """Packets the switch dropped, by reason (no_program, parser, queue_full, ...)."""
+    loop: dict[str, int] = field(default_factory=dict)
+    """The event loop's counters since start (turns, turns_sent, turns_rx_only, turns_idle,
+    looks, looks_answered); empty from a switch that does not report them."""
 
     def queues(self) -> list[QueueStats]:
         return [q for p in self.ports for q in p.queues]
@@ -127,7 +130,9 @@ def parse_stats(text: str) -> SwitchStats:
     top = _obj(doc, "the answer")
     drops_raw = _obj(top.get("drops"), "drops")
     drops = {k: _int(drops_raw, k, "drops") for k in drops_raw}
-    return SwitchStats(ports=tuple(_port(p) for p in _list(top.get("ports"), "ports")), drops=drops)
+    loop_raw = _obj(top.get("event_loop", {}), "event_loop")
+    loop = {k: _int(loop_raw, k, "event_loop") for k in loop_raw}
+    return SwitchStats(ports=tuple(_port(p) for p in _list(top.get("ports"), "ports")), drops=drops, loop=loop)
 
 
 def read_stats(ctl: Ctl, reset: bool = False) -> SwitchStats:
