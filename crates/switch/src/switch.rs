@@ -344,6 +344,19 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             dp.event_loop.looks += 1;
             dp.event_loop.looks_answered += u64::from(answered);
         }
+        // what ended the wait (a look that a frame ended is counted above)
+        let counts = &mut dp.event_loop;
+        if more_rx {
+            counts.woken_by_backlog += 1;
+        } else if looked != Some(true) {
+            if events.iter().any(|e| e.u64 != WAKER) {
+                counts.woken_by_arrival += 1;
+            } else if events.is_empty() {
+                counts.woken_by_timer += 1;
+            } else {
+                counts.woken_by_control += 1;
+            }
+        }
         let now = dataplane_now_ns();
         // frames are taken in the order they arrived, across ports, as a switch that is not
         // woken in batches would see them: taking one port's frames first would let that port

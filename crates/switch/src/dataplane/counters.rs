@@ -35,6 +35,14 @@ pub struct LoopCounters {
     pub turns_rx_only: u64,
     /// Turns that neither took nor sent a frame (a wake-up for nothing: control, or early).
     pub turns_idle: u64,
+    /// Waits a receiving port's arrival ended (a frame on a port the loop listened to).
+    pub woken_by_arrival: u64,
+    /// Waits the timer ended (a departure due, or the early wake-up before one).
+    pub woken_by_timer: u64,
+    /// Waits only control ended (a table write, a PacketOut, stop).
+    pub woken_by_control: u64,
+    /// Turns that did not wait: a receive ring still held frames after a full batch.
+    pub woken_by_backlog: u64,
 }
 
 /// What became of a frame [`crate::Dataplane::service`] handed to its sender; the port's tx
