@@ -65,6 +65,9 @@ def test_the_event_loops_counters_are_read_and_checked() -> None:
     assert parse_stats(json.dumps(doc)).loop == {"turns": 12, "turns_sent": 9, "looks": 0}
     # an older switch without them: none
     assert parse_stats('{"ports": [], "drops": {}}').loop == {}
+    port = {"port": 3, "rx_pkts": 1, "rx_bytes": 1, "rx_backlog_max": 0, "tx_pkts": 0, "tx_bytes": 0,
+            "tx_errors": 0, "queues": [], "rx_wakeups": 5}  # fmt: skip
+    assert parse_stats(json.dumps({"ports": [port], "drops": {}})).wakeups_by_port() == {"3": 5}
     doc["event_loop"] = {"turns": -1.5}
     with pytest.raises(ValueError, match=r"^stats_json: event_loop: 'turns' is not an integer: -1.5$"):
         parse_stats(json.dumps(doc))

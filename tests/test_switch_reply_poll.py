@@ -18,7 +18,9 @@ PINGS = 30
 
 
 def loop_counters(star: Star) -> dict[str, int]:
-    return json.loads(star.ctl("stats_json").strip().splitlines()[-1])["event_loop"]
+    """The loop's counters, and "rx_wakeups": the waits the ports' arrivals ended, summed."""
+    doc = json.loads(star.ctl("stats_json").strip().splitlines()[-1])
+    return {**doc["event_loop"], "rx_wakeups": sum(p["rx_wakeups"] for p in doc["ports"])}
 
 
 @pytest.mark.parametrize("reply_poll_us", [None, "0"])
@@ -42,6 +44,8 @@ def test_a_ping_pong_is_answered_into_a_look_unless_looking_is_off(tmp_path: Pat
     # every turn ended one wait, and says what ended it (counted in the same locked turn)
     woken = ("woken_by_arrival", "woken_by_timer", "woken_by_control", "woken_by_backlog", "looks_answered")
     assert delta["turns"] == sum(delta[k] for k in woken), delta
+    # an arrival's wake-up is counted at every port that had a frame then: at least once
+    assert delta["rx_wakeups"] >= delta["woken_by_arrival"], delta
     if reply_poll_us == "0":
         # nothing queued between pings: each request and each answer wakes the sleeping loop
         assert delta["woken_by_arrival"] >= 2 * PINGS - 2, delta

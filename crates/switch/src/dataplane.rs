@@ -293,6 +293,13 @@ impl Dataplane {
         }
     }
 
+    /// The event loop's wait ended with a frame at port `num`'s receive ring.
+    pub fn note_rx_wakeup(&mut self, num: u32) {
+        if let Some(p) = self.port_mut(num) {
+            p.counters.rx_wakeups += 1;
+        }
+    }
+
     /// Port `num`.
     pub fn port(&self, num: u32) -> Option<&EgressPort> {
         let i = *self.index.get(num as usize)?;

@@ -345,11 +345,16 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             dp.event_loop.looks_answered += u64::from(answered);
         }
         // what ended the wait (a look that a frame ended is counted above)
-        let counts = &mut dp.event_loop;
         if more_rx {
-            counts.woken_by_backlog += 1;
+            dp.event_loop.woken_by_backlog += 1;
         } else if looked != Some(true) {
-            if events.iter().any(|e| e.u64 != WAKER) {
+            let mut arrival = false;
+            for ev in events.iter().filter(|e| e.u64 != WAKER) {
+                dp.note_rx_wakeup(io.sockets[ev.u64 as usize].0);
+                arrival = true;
+            }
+            let counts = &mut dp.event_loop;
+            if arrival {
                 counts.woken_by_arrival += 1;
             } else if events.is_empty() {
                 counts.woken_by_timer += 1;

@@ -84,7 +84,8 @@ class Monitor:
                         delay.write(json.dumps({"t": t, "switch": name, "queues": delays}) + "\n")
                         rx.write(json.dumps({"t": t, "switch": name, "ports": stats.rx_backlog()}) + "\n")
                         # the loop's counters since start: its turns (wake-ups) are its CPU cost
-                        loop.write(json.dumps({"t": t, "switch": name, **stats.loop}) + "\n")
+                        loop.write(json.dumps({"t": t, "switch": name, **stats.loop,
+                                               "wakeups_by_port": stats.wakeups_by_port()}) + "\n")
                 if each_second:
                     rec: dict[str, float] = {"t": t}
                     for n, p in self.pids.items():

@@ -56,6 +56,9 @@ class PortStats:
     tx_bytes: int
     tx_errors: int
     queues: tuple[QueueStats, ...]
+    rx_wakeups: int = 0
+    """Waits of the switch's event loop this port's arrivals ended, since start (0 from a switch
+    that does not report it)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,10 @@ class SwitchStats:
 
     def queues(self) -> list[QueueStats]:
         return [q for p in self.ports for q in p.queues]
+
+    def wakeups_by_port(self) -> dict[str, int]:
+        """{port: waits of the event loop its arrivals ended}, as loop.jsonl records it."""
+        return {str(p.port): p.rx_wakeups for p in self.ports}
 
     def rx_backlog(self) -> dict[str, int]:
         """{port: most frames waiting in its receive ring at once}, as rx.jsonl records it."""
@@ -118,7 +125,7 @@ def _port(raw: Any) -> PortStats:
     return PortStats(port=num, rx_pkts=_int(p, "rx_pkts", where), rx_bytes=_int(p, "rx_bytes", where),
                      rx_backlog_max=_int(p, "rx_backlog_max", where), tx_pkts=_int(p, "tx_pkts", where),
                      tx_bytes=_int(p, "tx_bytes", where), tx_errors=_int(p, "tx_errors", where),
-                     queues=queues)  # fmt: skip
+                     queues=queues, rx_wakeups=_int(p, "rx_wakeups", where) if "rx_wakeups" in p else 0)  # fmt: skip
 
 
 def parse_stats(text: str) -> SwitchStats:

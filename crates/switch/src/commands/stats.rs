@@ -44,6 +44,8 @@ pub struct PortStats {
     pub rx_bytes: u64,
     /// The most frames taken from the receive ring in one go since the last reset.
     pub rx_backlog_max: u64,
+    /// Waits of the event loop this port's arrivals ended, since start.
+    pub rx_wakeups: u64,
     /// Frames sent (the kernel took them).
     pub tx_pkts: u64,
     /// Bytes sent.
@@ -172,6 +174,7 @@ fn port_stats(p: &mut EgressPort, reset: bool) -> PortStats {
         rx_pkts: c.rx_pkts,
         rx_bytes: c.rx_bytes,
         rx_backlog_max: c.rx_backlog_max,
+        rx_wakeups: c.rx_wakeups,
         tx_pkts: c.tx_pkts,
         tx_bytes: c.tx_bytes,
         tx_errors: c.tx_errors,

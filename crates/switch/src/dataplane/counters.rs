@@ -17,6 +17,9 @@ pub struct PortCounters {
     /// since `show_rx reset`: how far the input side fell behind the wire (the thesis's input
     /// buffer occupancy; ours is the kernel's ring of 512 slots).
     pub rx_backlog_max: u64,
+    /// Waits of the event loop that this port's arrivals ended (each wake-up counted at every
+    /// port that had a frame then).
+    pub rx_wakeups: u64,
 }
 
 /// What the event loop did instead of sleeping (`stats_json`'s "event_loop").
