@@ -1,6 +1,6 @@
 //! How far ahead one turn of the event loop sends: the frames due within a port's batch window
 //! leave together with the one due now, so a saturated port costs one wake-up per window, not
-//! one per frame. On a VM a wake-up of the data plane thread costs about 25 us of its CPU
+//! one per frame. On a VM a wake-up of the data plane thread costs 17-42 us of its CPU
 //! (bench/RESULTS.md), more than a frame's whole way through the pipeline.
 
 /// Full frames a window spans at its port's line rate, when the window follows the port.
