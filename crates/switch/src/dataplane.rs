@@ -286,20 +286,6 @@ impl Dataplane {
         self.ports.get_mut(usize::from(i))
     }
 
-    /// Record that `frames` frames were taken from port `num`'s receive ring before it ran empty.
-    pub fn note_rx_backlog(&mut self, num: u32, frames: u64) {
-        if let Some(p) = self.port_mut(num) {
-            p.counters.rx_backlog_max = p.counters.rx_backlog_max.max(frames);
-        }
-    }
-
-    /// The event loop's wait ended with a frame at port `num`'s receive ring.
-    pub fn note_rx_wakeup(&mut self, num: u32) {
-        if let Some(p) = self.port_mut(num) {
-            p.counters.rx_wakeups += 1;
-        }
-    }
-
     /// Port `num`.
     pub fn port(&self, num: u32) -> Option<&EgressPort> {
         let i = *self.index.get(num as usize)?;

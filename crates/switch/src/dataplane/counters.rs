@@ -1,4 +1,4 @@
-//! What the data plane counts: per port, and why packets were dropped.
+//! What the data plane counts: per port, the event loop, and why packets were dropped.
 
 /// Per-port counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +20,23 @@ pub struct PortCounters {
     /// Waits of the event loop that this port's arrivals ended (each wake-up counted at every
     /// port that had a frame then).
     pub rx_wakeups: u64,
+}
+
+/// What the event loop tells the data plane about its receive rings.
+impl super::Dataplane {
+    /// Record that `frames` frames were taken from port `num`'s receive ring before it ran empty.
+    pub fn note_rx_backlog(&mut self, num: u32, frames: u64) {
+        if let Some(p) = self.port_mut(num) {
+            p.counters.rx_backlog_max = p.counters.rx_backlog_max.max(frames);
+        }
+    }
+
+    /// The event loop's wait ended with a frame at port `num`'s receive ring.
+    pub fn note_rx_wakeup(&mut self, num: u32) {
+        if let Some(p) = self.port_mut(num) {
+            p.counters.rx_wakeups += 1;
+        }
+    }
 }
 
 /// What the event loop did instead of sleeping (`stats_json`'s "event_loop").
