@@ -31,10 +31,6 @@ def stat_ticks() -> tuple[int, int]:
     return sum(v) - v[3] - v[4], sum(v)
 
 
-def tasks_run_s() -> float:
-    return machine_cpu._sum_files(machine_cpu.TASK_FILES, 1e-9)
-
-
 def one(contender: str, mbps: int, seconds: float) -> dict:
     with tempfile.TemporaryDirectory() as d, Star(4) as star:
         tmp = Path(d)
@@ -44,11 +40,11 @@ def one(contender: str, mbps: int, seconds: float) -> dict:
             setup_lanes(star, tmp, [], port_mbps=mbps)
         load = UdpFlows(star, tmp, {1: 0.6 * mbps, 2: 0.6 * mbps, 3: 0.6 * mbps}, seconds=seconds + 6)
         time.sleep(2.0)
-        t0, c0, r0 = stat_ticks(), machine_cpu.snapshot(), tasks_run_s()
+        t0, c0, r0 = stat_ticks(), machine_cpu.snapshot(), machine_cpu.tasks_run_s()
         time.sleep(seconds)
-        t1, c1, r1 = stat_ticks(), machine_cpu.snapshot(), tasks_run_s()
+        t1, c1, r1 = stat_ticks(), machine_cpu.snapshot(), machine_cpu.tasks_run_s()
         wall = c1.wall_s - c0.wall_s
-        out = {
+        return {
             "contender": contender,
             "port_mbps": mbps,
             "proc_stat_ticks_pct": round(200.0 * (t1[0] - t0[0]) / (t1[1] - t0[1]), 1),
@@ -56,7 +52,6 @@ def one(contender: str, mbps: int, seconds: float) -> dict:
             "tasks_run_time_pct": round(100.0 * (r1 - r0) / wall, 1),
             "received_mbps": {f"h{h}": round(v["mbps"], 1) for h, v in load.received().items()},
         }
-        return out
 
 
 def main() -> int:

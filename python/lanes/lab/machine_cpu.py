@@ -45,13 +45,18 @@ def _sum_files(pattern: str, scale: float) -> float:
     return total * scale
 
 
+def tasks_run_s() -> float:
+    """Every task's run time so far, summed (exact: schedstat)."""
+    return _sum_files(TASK_FILES, 1e-9)
+
+
 def snapshot() -> CpuSnapshot:
     """The machine's idle (or run) time so far."""
     files = glob.glob(IDLE_FILES)
     if files:
         cpus = len({Path(f).parents[2] for f in files})
         return CpuSnapshot(time.monotonic(), _sum_files(IDLE_FILES, 1e-6), None, cpus)
-    return CpuSnapshot(time.monotonic(), None, _sum_files(TASK_FILES, 1e-9))
+    return CpuSnapshot(time.monotonic(), None, tasks_run_s())
 
 
 def busy_pct(before: CpuSnapshot, after: CpuSnapshot) -> float:
