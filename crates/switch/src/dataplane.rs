@@ -28,6 +28,7 @@
 
 mod copies;
 mod counters;
+mod leading;
 mod mirrors;
 mod portless;
 mod queues;
@@ -82,6 +83,9 @@ pub struct EgressPort {
     pub counters: PortCounters,
     /// Queueing delay per queue, recorded at dequeue.
     pub delay: Vec<DelayHistogram>,
+    /// Queues (bit per qid) that received a leading frame since the loop last asked
+    /// ([`Dataplane::leading_left_queued`]).
+    leading_taken: u32,
 }
 
 struct Slot {
@@ -276,6 +280,7 @@ impl Dataplane {
             tm,
             counters: PortCounters::default(),
             delay,
+            leading_taken: 0,
         });
         Ok(())
     }
@@ -439,9 +444,13 @@ impl Dataplane {
         };
         self.apply_queue_config(i, &ig);
         self.enqueue(i, ig.priority, len, slot, now);
-        let tm = &self.ports[usize::from(i)].tm;
+        let port = &mut self.ports[usize::from(i)];
         let qid = usize::from(ig.priority);
-        self.rx_leads = tm.leads(qid) || (self.wake_top_class && near_top_of_top_class(tm, qid));
+        self.rx_leads =
+            port.tm.leads(qid) || (self.wake_top_class && near_top_of_top_class(&port.tm, qid));
+        if self.rx_leads {
+            port.leading_taken |= 1u32.checked_shl(qid as u32).unwrap_or(0);
+        }
     }
 
     /// Apply the queue settings a packet's metadata asks for (queue_rate, queue_quantum,

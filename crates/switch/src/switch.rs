@@ -431,8 +431,10 @@ fn run(shared: &Shared, mut io: Io, opts: &SwitchOptions) -> io::Result<()> {
             b.buf.extend_from_slice(frame);
             TxOutcome::Pending
         });
-        if opts.wake_after_turn && dp.top_class_waiting() {
-            policy.note_top_class_waiting();
+        // (both asked every turn: the first forgets the turn's leading frames)
+        let leading_waiting = dp.leading_left_queued();
+        if leading_waiting || (opts.wake_after_turn && dp.top_class_waiting()) {
+            policy.note_leading_waiting();
         }
         if dp.has_packet_ins() || dp.has_digests() {
             shared.to_controller.notify_all();

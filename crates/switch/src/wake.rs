@@ -33,9 +33,9 @@ pub struct Sleep {
 /// Which receiving ports the loop listens to while a departure is near, and when it wakes for
 /// a departure. It wakes when the next frame is due and sends what is due within the batch
 /// window after it, so a busy port costs one wake-up per window; but after a turn that took a
-/// leading frame it wakes a window before the next departure: that frame leaves at most the
-/// window before its port frees (the frames already sent then fill the port's line time up to
-/// there), never a window after it.
+/// leading frame and could not send it yet, it wakes a window before the next departure: that
+/// frame leaves at most the window before its port frees (the frames already sent then fill the
+/// port's line time up to there), never a window after it.
 #[derive(Clone, Debug)]
 pub struct WakePolicy {
     near_ns: u64,
@@ -43,7 +43,7 @@ pub struct WakePolicy {
     listened: Vec<bool>,
     busy_streak: Vec<u8>,
     took_leading: bool,
-    /// When the loop is to wake for a leading frame it took (a window before its departure).
+    /// When the loop is to wake for a leading frame left queued (a window before its departure).
     early_wake: Option<u64>,
     /// How long the loop keeps looking at the rings after its last frame before it sleeps.
     poll_ns: u64,
@@ -147,10 +147,11 @@ impl WakePolicy {
         }
     }
 
-    /// After a turn, a frame of a port's top strict class is still queued
-    /// (`Dataplane::top_class_waiting`): wake a window before the next departure, as after a
-    /// leading arrival, not at the departure itself.
-    pub fn note_top_class_waiting(&mut self) {
+    /// After a turn, a leading frame it took is still queued (`Dataplane::leading_left_queued`)
+    /// or a frame of a port's top strict class is (`Dataplane::top_class_waiting`): wake a
+    /// window before the next departure, not at the departure itself. A leading frame the turn
+    /// sent needs nothing more.
+    pub fn note_leading_waiting(&mut self) {
         self.took_leading = true;
     }
 
@@ -160,11 +161,11 @@ impl WakePolicy {
     }
 
     /// A frame from receiving port `i` leads its port's queues (`leads`) or not (queued behind
-    /// others, or dropped). Returns the port's new listened state if it changed.
+    /// others, or dropped): whether the port's next arrivals are worth a wake-up. Returns the
+    /// port's new listened state if it changed.
     pub fn note_frame(&mut self, i: usize, leads: bool) -> Option<bool> {
         let was = self.listened[i];
         if leads {
-            self.took_leading = true;
             self.busy_streak[i] = 0;
             self.listened[i] = true;
         } else {
@@ -194,9 +195,9 @@ mod tests {
     }
 
     #[test]
-    fn after_a_leading_frame_the_loop_wakes_a_window_early_even_if_woken_before() {
+    fn after_a_leading_frame_left_queued_the_loop_wakes_a_window_early_even_if_woken_before() {
         let mut p = WakePolicy::new(1, 100_000);
-        p.note_frame(0, true);
+        p.note_leading_waiting();
         assert_eq!(
             p.sleep(1_000, Some(201_000), false).timeout_ns,
             Some(100_000)
@@ -211,22 +212,32 @@ mod tests {
             p.sleep(101_000, Some(201_000), false).timeout_ns,
             Some(100_000)
         );
-        p.note_frame(0, true);
+        p.note_leading_waiting();
         let due = p.sleep(1_000, Some(90_000), false);
         assert_eq!(due.timeout_ns, Some(0), "due within the window: send now");
     }
 
     #[test]
-    fn a_top_class_frame_left_queued_wakes_the_loop_a_window_early_as_a_leading_one() {
+    fn a_top_class_frame_left_queued_wakes_the_loop_a_window_early() {
         let mut p = WakePolicy::new(1, 100_000);
         assert_eq!(
             p.sleep(1_000, Some(301_000), false).timeout_ns,
             Some(300_000)
         );
-        p.note_top_class_waiting();
+        p.note_leading_waiting();
         assert_eq!(
             p.sleep(1_000, Some(301_000), false).timeout_ns,
             Some(200_000)
+        );
+    }
+
+    #[test]
+    fn a_leading_frame_the_turn_sent_leaves_the_next_wake_at_the_departure() {
+        let mut p = WakePolicy::new(1, 100_000);
+        p.note_frame(0, true);
+        assert_eq!(
+            p.sleep(1_000, Some(301_000), false).timeout_ns,
+            Some(300_000)
         );
     }
 

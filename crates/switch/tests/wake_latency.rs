@@ -161,8 +161,8 @@ fn run_loop(
             });
             TxOutcome::Sent
         });
-        if dp.top_class_waiting() {
-            policy.note_top_class_waiting();
+        if dp.leading_left_queued() | dp.top_class_waiting() {
+            policy.note_leading_waiting();
         }
         arrivals.extend(replies);
     }
@@ -491,4 +491,65 @@ fn a_top_class_frame_left_queued_after_a_turn_is_reported_and_low_classes_are_no
         });
     }
     assert_eq!(sent_high, 2, "reported until both had left");
+}
+
+/// A dense high class, as the lab's star PROACTIVE runs have: full frames from port 1 (source
+/// 10.0.1.5, not answered) at half of port 4's rate, the class limited to 60 %, beside the low
+/// classes saturating port 4. Every high frame leads its port. Returns what the loop sent, when
+/// each high frame arrived, and how many times the loop woke.
+fn dense_high(mbps: u64, until: u64) -> (Vec<Sent>, Vec<u64>, usize) {
+    let mut dp = switch(mbps);
+    let rate = mbps * 600_000;
+    let cmd = format!("table_add src_ip_prio set_priority 10.0.1.5/32 => 7 {rate} 7000");
+    execute(&mut dp, &cmd).unwrap();
+    let mut arrivals: Vec<Arrival> = load(mbps, until, u64::MAX / 4)
+        .into_iter()
+        .filter(|a| a.port != 1)
+        .collect();
+    let mut high = vec![];
+    let mut t = 3 * US;
+    while t < until {
+        arrivals.push(Arrival {
+            at: t,
+            port: 1,
+            frame: frame(5, 4, 1500 - 20),
+        });
+        high.push(t);
+        t += 2 * frame_ns(mbps);
+    }
+    let (sent, wakes) = run_loop(&mut dp, arrivals, until, BatchWindow::PerPort, None);
+    (sent, high, wakes)
+}
+
+#[test]
+fn a_dense_high_class_wakes_the_loop_once_per_frame_and_each_leaves_at_once() {
+    for mbps in [100, 200] {
+        let until = 200_000 * US;
+        let (sent, high, wakes) = dense_high(mbps, until);
+        let out: Vec<u64> = sent
+            .iter()
+            .filter(|s| s.port == 4 && s.frame[14 + 15] == 5)
+            .map(|s| s.at)
+            .collect();
+        assert_eq!(out.len(), high.len(), "{mbps} Mb/s: every high frame sent");
+        let waits: Vec<u64> = high.iter().zip(&out).map(|(a, l)| l - a).collect();
+        let late = waits.iter().filter(|&&w| w > frame_ns(mbps)).count();
+        eprintln!(
+            "{mbps} Mb/s: {} high frames, {wakes} wake-ups, {late} waited over a frame time",
+            high.len()
+        );
+        // each arrival wakes the loop and its turn sends the frame with the window behind it: no
+        // second turn a frame time later (after every leading frame the loop used to wake again
+        // a window before the next departure, to send one low frame); none is held past a frame
+        // time but the first, before the loop learns that the low classes' ports only wait
+        assert!(
+            wakes <= high.len() + high.len() / 20 + 20,
+            "{mbps} Mb/s: {wakes} wake-ups for {} high frames",
+            high.len()
+        );
+        assert!(
+            late <= 2,
+            "{mbps} Mb/s: {late} high frames waited over a frame time"
+        );
+    }
 }
