@@ -103,6 +103,7 @@ bench-e2e: setup
 	$(PY) bench/switch_xdp_pps.py --sink-napi inline,threaded --json $(BENCH_OUT)/switch_xdp_pps.json
 	$(PY) bench/p4runtime_writes.py
 	$(PY) bench/lab_vs_htb.py --out $(BENCH_OUT)/lab_vs_htb
+	$(PY) bench/star_phase_cpu.py --out $(BENCH_OUT)/star_phase_cpu
 	@echo "bench-e2e: JSON in $(BENCH_OUT)/; record the figures in bench/RESULTS.md"
 
 lint: setup
