@@ -42,7 +42,7 @@ pub struct WakePolicy {
     batch_ns: u64,
     listened: Vec<bool>,
     busy_streak: Vec<u8>,
-    took_leading: bool,
+    leading_waiting: bool,
     /// When the loop is to wake for a leading frame left queued (a window before its departure).
     early_wake: Option<u64>,
     /// How long the loop keeps looking at the rings after its last frame before it sleeps.
@@ -59,7 +59,7 @@ impl WakePolicy {
             batch_ns,
             listened: vec![true; ports],
             busy_streak: vec![0; ports],
-            took_leading: false,
+            leading_waiting: false,
             early_wake: None,
             poll_ns: 0,
             last_frame_ns: None,
@@ -108,11 +108,11 @@ impl WakePolicy {
     /// How to wait at `now`, given the next departure and whether receive rings still hold
     /// frames the last turn had no room to take. Called once per turn, before the wait.
     pub fn sleep(&mut self, now: u64, next_departure: Option<u64>, more_rx: bool) -> Sleep {
-        // A leading frame taken: wake a window before the departure it waits for. The early
+        // A leading frame left queued: wake a window before the departure it waits for. The early
         // wake stays due until it comes, even if other arrivals wake the loop before it: a
         // one-shot flag spent on such a wake-up left the frame to wait a whole window more
         // (a chained ping-pong, whose answers arrive within a window, paid that every time).
-        let fresh = std::mem::take(&mut self.took_leading);
+        let fresh = std::mem::take(&mut self.leading_waiting);
         if let (true, Some(d)) = (fresh, next_departure) {
             let at = d.saturating_sub(self.batch_ns);
             self.early_wake = Some(self.early_wake.map_or(at, |e| e.min(at)));
@@ -152,7 +152,7 @@ impl WakePolicy {
     /// window before the next departure, not at the departure itself. A leading frame the turn
     /// sent needs nothing more.
     pub fn note_leading_waiting(&mut self) {
-        self.took_leading = true;
+        self.leading_waiting = true;
     }
 
     /// Whether receiving port `i`'s arrivals wake the loop while a departure is near.
