@@ -149,7 +149,11 @@ def main() -> int:
     for i in range(args.rounds):
         for alg in ("rlsp-drr", "linux-htb"):
             print(f"star_phase_cpu: round {i + 1}/{args.rounds}, {alg}", file=sys.stderr, flush=True)
-            results.append(run_one(args, f"r{i + 1}_{alg}", alg))
+            try:
+                results.append(run_one(args, f"r{i + 1}_{alg}", alg))
+            except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+                print(f"star_phase_cpu: {e}", file=sys.stderr)
+                return 1
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     print(table(results))
     return 0
