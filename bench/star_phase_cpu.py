@@ -28,6 +28,9 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+from lanes.lab.summary import read_jsonl  # noqa: E402
+
 LANES = REPO / ".venv" / "bin" / "lanes"
 EVENTS = ("sched:sched_waking", "irq_vectors:call_function_single_entry", "irq_vectors:reschedule_entry")
 WAKEE = re.compile(r"comm=(\S+)")
@@ -60,14 +63,10 @@ def wakes_per_s(events_data: Path, seconds: float) -> dict[str, int]:
     return count_wakes(out, seconds)
 
 
-def rows(path: Path) -> list[dict]:
-    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.exists() else []
-
-
 def per_phase(run_dir: Path) -> dict:
     """Each phase's mean CPU figures and, for lanes, its loop's counts a second."""
     summary = json.loads((run_dir / "summary.json").read_text())
-    cpu, loop = rows(run_dir / "cpu.jsonl"), rows(run_dir / "loop.jsonl")
+    cpu, loop = read_jsonl(run_dir / "cpu.jsonl"), read_jsonl(run_dir / "loop.jsonl")
     out = {}
     for ph in summary["phases"]:
         lo, hi = ph["start_s"] + 1, ph["end_s"]

@@ -69,7 +69,7 @@ def _phase_stats(rows: list[dict], a: float, b: float, proto: str, last: bool = 
     return st
 
 
-def _jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict]:
     """The records of one of the monitor's .jsonl files ([] for a run without it, e.g. linux-htb)."""
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
@@ -118,8 +118,8 @@ def _cpu(recs: list[dict]) -> dict:
 def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
     out = Path(p.out)
     series = _series(out, plan, result["starts"])
-    cpu_recs = _jsonl(out / "cpu.jsonl")
-    telemetry = _jsonl(out / "telemetry.jsonl")
+    cpu_recs = read_jsonl(out / "cpu.jsonl")
+    telemetry = read_jsonl(out / "telemetry.jsonl")
     atomic.write_text(out / "series.json", json.dumps(series))
     phases: list[dict[str, Any]] = [{"name": ph.name, "start_s": ph.start_s, "end_s": ph.end_s} for ph in plan.phases]
     for ph in phases:  # when the phase's change took effect, if it has one (see measured_from)
@@ -168,9 +168,9 @@ def summarize(p, topo: Topology, plan: Plan, result: dict) -> dict:
         "switch_drops": result.get("switch_drops", {}),
         "queues": _telemetry(telemetry),
         # measured by the switches' TM per packet (lanes only): {switch: {port: {queue: {phase: ...}}}}
-        "queueing_delay_us": per_phase(_jsonl(out / "delay.jsonl"), phases),
+        "queueing_delay_us": per_phase(read_jsonl(out / "delay.jsonl"), phases),
         # egress queue depths and receive-ring backlogs, per phase (lanes only, in packets)
-        "occupancy": occupancy.per_phase(telemetry, _jsonl(out / "rx.jsonl"), phases),
+        "occupancy": occupancy.per_phase(telemetry, read_jsonl(out / "rx.jsonl"), phases),
     }  # fmt: skip
     if p.proto == "tcp":  # retransmissions per flow over the run, from the clients' own reports
         summary["tcp_retries"] = _tcp_retries(out, plan)
