@@ -12,7 +12,7 @@ from lanes.errors import LanesError
 from lanes.lab_cli import nas_params, register
 from lanes.nas.detect import Detector, NasConfig
 from lanes.nas.plan import plan
-from lanes.nas.run import net_args, offered_mbps
+from lanes.nas.run import net_args, offered_mbps, sender_cmd
 from lanes.nas.topo import build
 
 VICTIM, UP, DOWN = "h1->h4", "h2->h3", "h5->h6"
@@ -72,6 +72,20 @@ def test_the_originals_timeline_automatic_down_returns_at_the_trigger_second() -
     # armed 1.5 s before the onset: a full queue still delivers down's packets a second into the gap
     assert (pl.manual_s, pl.onset_s, pl.arm_s) == (None, 17.0, 15.5)
     assert plan(build("nas3", 1.0), "nas-inband", 40, timeline="original").arm_s == 15.5
+
+
+def test_tcp_senders_do_not_report_each_second_so_a_write_may_wait_behind_the_slow_queue() -> None:
+    # iperf 2 gives a client's socket a send timeout of half its report interval and quits on a
+    # longer write; a 50-packet queue at 500 kb/s holds 1.2 s, so with -i 1 TCP clients died
+    for proto, reports in (("tcp", False), ("udp", True)):
+        p = params("--alg", "nas-off", "--preset", "original", "--proto", proto)
+        topo = build(p.topo, p.link_mbps)
+        pl = plan(topo, p.alg, p.duration_s, timeline=p.timeline, manual_at_s=p.manual_at_s)
+        victim = next(s for s in pl.senders if s.name == "victim")
+        cmd = sender_cmd(p, topo, victim, 5003, 1000.0)
+        assert ("-i" in cmd) is reports
+        assert cmd[cmd.index("-t") + 1] == "35" and cmd[cmd.index("--txstart-time") + 1] == "1000.000000"
+        assert ("-u" in cmd) is (proto == "udp")
 
 
 def test_a_trigger_the_timeline_cannot_hold_is_a_clear_error() -> None:

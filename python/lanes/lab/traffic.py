@@ -73,9 +73,13 @@ def udp_counters(snmp: str) -> dict[str, int]:
 
 def client_cmd(
     proto: str, dst_ip: str, port: int, seconds: float, udp_mbps: float, txstart: float | None = None,
-    udp_len: int = UDP_LEN,
+    udp_len: int = UDP_LEN, report_each_second: bool = True,
 ) -> list[str]:
-    cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "-i", "1", "--trip-times"]
+    """iperf 2's client sets its socket's send timeout to half its report interval and quits on a
+    write that blocks longer; where a TCP write can wait seconds (a 50-packet queue at 500 kb/s), ask
+    for no per-second report, and the timeout is half the run."""
+    cmd = ["stdbuf", "-oL", "iperf", "-c", dst_ip, "-p", str(port), "-e", "--trip-times"]
+    cmd += ["-i", "1"] if report_each_second else []
     cmd += ["-t", f"{seconds:.0f}"]
     if txstart is not None:
         cmd += ["--txstart-time", f"{txstart:.6f}"]

@@ -19,7 +19,7 @@ from lanes.nas import inband
 from lanes.nas.controller import Controller
 from lanes.nas.detect import NasConfig
 from lanes.nas.inband import InbandObserver
-from lanes.nas.plan import NasPlan, plan
+from lanes.nas.plan import NasPlan, Sender, plan
 from lanes.nas.topo import build, host_mbps
 
 REPO = Path(__file__).resolve().parents[3]
@@ -149,6 +149,15 @@ def _experiment(p: NasParams, topo: Topology, pl: NasPlan, cfg: NasConfig, net: 
             t.close()
 
 
+def sender_cmd(p: NasParams, topo: Topology, snd: Sender, port: int, txstart: float) -> list[str]:
+    """The iperf client of one sender. The receivers' reports are the measurement; a TCP client
+    reporting each second would quit on a write blocked behind a slow full queue
+    (traffic.client_cmd)."""
+    return traffic.client_cmd(p.proto, topo.hosts[snd.flow.dst].ip, port, snd.end_s - snd.start_s,
+                              offered_mbps(p, topo, snd.flow.src), txstart=txstart, udp_len=p.udp_len,
+                              report_each_second=p.proto != "tcp")  # fmt: skip
+
+
 def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Procs,
              ctl: Controller | InbandObserver) -> dict:  # fmt: skip
     ports = {snd.name: traffic.BASE_PORT + i for i, snd in enumerate(pl.senders)}
@@ -163,9 +172,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     epoch0 = time.time() + (t0 - time.monotonic())
     clients = []
     for snd in pl.senders:
-        rate = offered_mbps(p, topo, snd.flow.src)
-        cmd = traffic.client_cmd(p.proto, topo.hosts[snd.flow.dst].ip, ports[snd.name], snd.end_s - snd.start_s,
-                                 rate, txstart=epoch0 + snd.start_s, udp_len=p.udp_len)  # fmt: skip
+        cmd = sender_cmd(p, topo, snd, ports[snd.name], epoch0 + snd.start_s)
         clients.append(procs.start(net.host(snd.flow.src), cmd, p.out / f"client_{snd.name}.txt"))
     ctl.start()
     next_progress = 0.0
