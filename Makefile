@@ -114,6 +114,7 @@ lint: setup
 	$(VENV)/bin/python scripts/check_architecture_map.py
 	$(VENV)/bin/python scripts/check_import_loops.py
 	$(VENV)/bin/python scripts/check_rust_module_loops.py
+	$(VENV)/bin/python scripts/check_file_length.py
 
 fmt:
 	$(CARGO) fmt --all
