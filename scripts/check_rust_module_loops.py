@@ -9,7 +9,7 @@ their own) is left out: tests may use anything.
 Prints each loop as `CRATE: a -> b -> a` with the file and line of every step; exit 1 if there
 is one (with --report, always 0).
 
-    scripts/check_rust_module_loops.py [--report] [CRATE_DIR ...]   (default: p4, p4c, switch)
+    scripts/check_rust_module_loops.py [--report] [CRATE_DIR ...]   (default: every crate in crates/)
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 from graph_loops import loops_in
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_CRATES = ("crates/p4", "crates/p4c", "crates/switch")
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 CRATE_PATH = re.compile(rf"\bcrate::(\{{|{IDENT})")
@@ -135,7 +134,7 @@ def loops(crate: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     report = "--report" in argv
-    dirs = [Path(a) for a in argv if a != "--report"] or [REPO / c for c in DEFAULT_CRATES]
+    dirs = [Path(a) for a in argv if a != "--report"] or sorted(d for d in (REPO / "crates").iterdir() if (d / "Cargo.toml").is_file())
     found = [line for d in dirs for line in loops(d)]
     for line in found:
         print(line)

@@ -1,6 +1,6 @@
 """python/lanes has no import loops, between its parts (lanes.emu, lanes.lab, lanes.nas, ...) or
 between the modules of one part, counting imports inside functions (scripts/check_import_loops.py);
-nor do the top-level modules of lanes-p4, lanes-p4c and lanes-switch
+nor do the top-level modules of any crate in crates/
 (scripts/check_rust_module_loops.py). `make lint` runs both."""
 
 from __future__ import annotations
