@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """No Rust or Python source file of the repository over MAX_LINES lines: a file that long has
-more than one job (docs/ARCHITECTURE.md, "Style"). Prints each one with its length; exit 1 if
+more than one job (docs/ARCHITECTURE.md, decision 38). Prints each one with its length; exit 1 if
 there is one.
 
     scripts/check_file_length.py [DIR]   (default: the repository; files as git lists them,
