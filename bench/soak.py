@@ -194,7 +194,7 @@ def window_cost(samples: list[dict], lo: float, hi: float) -> dict:
 
 
 def soak(seconds: float, log_dir: Path, progress=print) -> dict:
-    from lanes.ctl import Ctl
+    from lanes.switch.command_client import CommandClient
 
     with ExitStack() as stack:
         hosts = stack.enter_context(Hosts(3))
@@ -204,7 +204,7 @@ def soak(seconds: float, log_dir: Path, progress=print) -> dict:
                 "--", "--grpc-server-addr", addr, "--cpu-port", "255"]  # fmt: skip
         out = stack.enter_context(open(log_dir / "switch.log", "w"))
         sw = stack.enter_context(running(args, tcp_port=port, grpc_addr=addr, out=out))
-        ctl = Ctl(port)
+        ctl = CommandClient(port)
         stack.callback(ctl.close)
         ctrl = Controller(addr)
         ctrl.entries(hosts)

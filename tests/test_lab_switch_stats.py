@@ -9,8 +9,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from lanes.ctl import Ctl
 from lanes.lab.switch_stats import parse_stats, read_stats
+from lanes.switch.command_client import CommandClient
 from pcap_records import HEADER, pcap_bytes, read_frames
 from test_switch_use_files import ENTRIES, RUNT, frame, free_port, start, stop, wait_for
 
@@ -34,7 +34,7 @@ def test_a_real_answer_after_known_frames(tmp_path: Path) -> None:
     try:
         wait_for("two frames out of port 2", lambda: len(read_frames(out2)) >= 2, sw)
         wait_for("the command port", lambda: listening(thrift), sw)
-        ctl = Ctl(thrift)
+        ctl = CommandClient(thrift)
         try:
             first = read_stats(ctl, reset=True)
             second = read_stats(ctl)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-import socket
 import sys
+from collections.abc import Iterator
 
-from lanes.errors import LanesError
+from lanes.switch.command_client import CommandClient
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "ctl",
         help="table and queue commands to a running switch",
@@ -24,34 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-class Ctl:
-    """A connection to one switch's command port."""
-
-    def __init__(self, port: int, timeout: float = 10.0) -> None:
-        try:
-            self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        except OSError as e:
-            raise LanesError(f"no switch on 127.0.0.1:{port}: {e.strerror or e}") from None
-        self.rfile = self.sock.makefile("rb")
-
-    def run(self, line: str) -> str:
-        """Run one command; its output, or ValueError with the switch's one-line error."""
-        self.sock.sendall(line.strip().encode() + b"\n")
-        reply = self.rfile.readline()
-        if not reply:
-            raise LanesError("the switch closed the connection")
-        r = json.loads(reply)
-        if not r["ok"]:
-            raise ValueError(r["error"])
-        return r["out"]
-
-    def close(self) -> None:
-        self.rfile.close()
-        self.sock.close()
-
-
 def run(args: argparse.Namespace) -> int:
-    ctl = Ctl(args.thrift_port)
+    ctl = CommandClient(args.thrift_port)
     interactive = not args.command and sys.stdin.isatty()
     lines = args.command or _stdin_lines(interactive)
     failed = 0
@@ -73,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _stdin_lines(interactive: bool):
+def _stdin_lines(interactive: bool) -> Iterator[str]:
     while True:
         try:
             line = input("lanes> ") if interactive else sys.stdin.readline()

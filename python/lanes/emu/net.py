@@ -23,6 +23,7 @@ from mininet.node import Host
 
 from lanes.emu.switch import HtbBridgeSwitch, LanesSwitch, quiet
 from lanes.emu.topo import Topology
+from lanes.errors import LanesError
 
 STATE_DIR = Path("/run/lanes-lab")
 OFFLOADS = ["rx", "tx", "sg", "tso", "gso", "gro", "lro", "rxvlan", "txvlan", "rxhash"]
@@ -71,7 +72,7 @@ class LabNet:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _switch_params(self, name: str) -> dict:
+    def _switch_params(self, name: str) -> dict[str, object]:
         ports = self.topo.port_rates(name)
         if self.backend == "linux-htb":
             fdb = {h.mac: self.topo.out_port(name, h.ip) for h in self.topo.hosts.values()}
@@ -129,9 +130,18 @@ class LabNet:
         assert self.net is not None
         return self.net[name]
 
-    def switch(self, name: str):  # LanesSwitch | HtbBridgeSwitch
+    def switch(self, name: str) -> LanesSwitch | HtbBridgeSwitch:
         assert self.net is not None
-        return self.net[name]
+        node = self.net[name]
+        assert isinstance(node, LanesSwitch | HtbBridgeSwitch)
+        return node
+
+    def lanes_switch(self, name: str) -> LanesSwitch:
+        """A lanes switch of the network; LanesError if `name` is the kernel peer."""
+        node = self.switch(name)
+        if not isinstance(node, LanesSwitch):
+            raise LanesError(f"{name} is not a lanes switch")
+        return node
 
     def track(self, pid: int, name: str) -> None:
         """Record a process started inside a host, for `lanes lab clean`."""

@@ -28,7 +28,7 @@ def lanes_exe() -> str:
     return str(Path(sys.executable).with_name("lanes"))
 
 
-def quiet(*cmd: str) -> subprocess.CompletedProcess:
+def quiet(*cmd: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, check=False)
 
 
@@ -39,7 +39,7 @@ def iface_defaults(name: str) -> None:
           "gro", "off", "lro", "off")  # fmt: skip
 
 
-class LanesSwitch(Switch):
+class LanesSwitch(Switch):  # type: ignore[misc]  # Mininet has no type hints
     """Starts `lanes switch` with bmv2-style arguments; the port rates come from the links."""
 
     def __init__(
@@ -67,7 +67,13 @@ class LanesSwitch(Switch):
         self.grpc = grpc
         self.thrift_port = free_port()
         self.grpc_port = free_port()
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        if self.proc is None:
+            raise LanesError(f"switch {self.name} is not running")
+        return self.proc.pid
 
     @property
     def device_id(self) -> int:
@@ -92,7 +98,7 @@ class LanesSwitch(Switch):
             cmd += ["--no-grpc"]
         return cmd
 
-    def start(self, controllers: list) -> None:
+    def start(self, controllers: list[object]) -> None:
         for port, intf in self.intfs.items():
             if port > 0:
                 iface_defaults(intf.name)
@@ -133,7 +139,7 @@ def _listening(port: int) -> bool:
         return False
 
 
-class HtbBridgeSwitch(Switch):
+class HtbBridgeSwitch(Switch):  # type: ignore[misc]  # Mininet has no type hints
     """The linux-htb peer: a kernel bridge with static forwarding entries, and tc HTB on every
     port at the link rate (the line rate the lanes switch would pace at). Class set-up on the
     congested ports is done by lanes.lab.htb."""
@@ -144,7 +150,7 @@ class HtbBridgeSwitch(Switch):
         self.fdb = fdb  # MAC -> port
         self.bridge = f"{name}-br"
 
-    def start(self, controllers: list) -> None:
+    def start(self, controllers: list[object]) -> None:
         quiet("ip", "link", "del", self.bridge)
         _must("ip", "link", "add", self.bridge, "type", "bridge", "stp_state", "0")
         # bridged IPv4 must not meet the root namespace's iptables (Docker sets FORWARD to DROP)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from lanes.ctl import Ctl
 from lanes.emu.topo import Route, Topology
 from lanes.errors import LanesError
+from lanes.lab.cases import ClassSetting
+from lanes.switch.command_client import CommandClient
 
 
 @dataclass
@@ -34,7 +36,7 @@ class CtlTables:
 
     def __init__(self, name: str, thrift_port: int) -> None:
         self.name = name
-        self.ctl = Ctl(thrift_port)
+        self.ctl = CommandClient(thrift_port)
         self.handles: dict[str, int] = {}  # src_ip_prio prefix -> entry handle
 
     def _run(self, line: str) -> str:
@@ -84,13 +86,21 @@ def p4runtime_available() -> bool:
     return True
 
 
-def populate(tables: object, topo: Topology, switch: str, settings: dict, log: WriteLog, t: float,
+class ClassTables(Protocol):
+    """What populate writes through: CtlTables, or lab.p4rt's and nas's P4Runtime tables."""
+
+    def add_route(self, r: Route) -> None: ...
+
+    def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None: ...
+
+
+def populate(tables: ClassTables, topo: Topology, switch: str, settings: dict[str, ClassSetting], log: WriteLog, t: float,
              burst: int = 0) -> None:  # fmt: skip
     """The thesis's runtime.json: routes and class entries of one switch (set-up writes); `burst`
     (bytes, 0: the switch's default) sizes the rate-limited classes' token buckets."""
     for r in topo.routes[switch]:
-        tables.add_route(r)  # type: ignore[attr-defined]
+        tables.add_route(r)
         log.add(t, switch, f"ipv4_lpm {r.prefix}")
     for prefix, s in settings.items():
-        tables.add_class(prefix, s.prio, s.rate_Bps, s.quantum, burst)  # type: ignore[attr-defined]
+        tables.add_class(prefix, s.prio, s.rate_Bps, s.quantum, burst)
         log.add(t, switch, f"src_ip_prio {prefix} {s.prio} {s.rate_Bps}")

@@ -11,10 +11,10 @@ import threading
 import time
 from pathlib import Path
 
-from lanes.ctl import Ctl
 from lanes.errors import LanesError
 from lanes.lab import machine_cpu
 from lanes.lab.switch_stats import read_stats
+from lanes.switch.command_client import CommandClient
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -55,7 +55,7 @@ class Monitor:
         self.thread.join(timeout=10)
 
     def _loop(self) -> None:
-        ctls = {name: Ctl(port) for name, port in self.ctl_ports.items()}
+        ctls = {name: CommandClient(port) for name, port in self.ctl_ports.items()}
         last_cpu = {n: (time.monotonic(), proc_cpu_ticks(p)) for n, p in self.pids.items()}
         last_sys = (machine_cpu.snapshot(), stolen_cpu())
         next_cpu = time.monotonic() + 1.0

@@ -152,10 +152,10 @@ def _idle_owd(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
 
 def _switch_drops(thrift_port: int) -> dict[str, int]:
     """The switch's drop counters by reason (its `stats_json`)."""
-    from lanes.ctl import Ctl
     from lanes.lab.switch_stats import read_stats
+    from lanes.switch.command_client import CommandClient
 
-    c = Ctl(thrift_port)
+    c = CommandClient(thrift_port)
     try:
         return read_stats(c).drops
     finally:
@@ -193,8 +193,8 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
         log = p.out / f"server_{fr.flow.src}_{fr.flow.dst}.txt"
         procs.start(net.host(fr.flow.dst), traffic.server_cmd(p.proto, ports[fr.flow.key]), log)
     time.sleep(1.0)
-    ctl_ports = {s: net.switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
-    pids = {s: net.switch(s).proc.pid for s in topo.switches} if plan.family != "htb" else {}
+    ctl_ports = {s: net.lanes_switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
+    pids = {s: net.lanes_switch(s).pid for s in topo.switches} if plan.family != "htb" else {}
     mpi_idle = _mpi_idle(p, topo, net, procs) if plan.mpi_start_s is not None else None
     udp0 = {
         n: traffic.udp_counters(net.host(n).cmd("cat /proc/net/snmp"))

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from lanes.ctl import Ctl
+from lanes.switch.command_client import CommandClient
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def parse_stats(text: str) -> SwitchStats:
     return SwitchStats(ports=tuple(_port(p) for p in _list(top.get("ports"), "ports")), drops=drops, loop=loop)
 
 
-def read_stats(ctl: Ctl, reset: bool = False) -> SwitchStats:
+def read_stats(ctl: CommandClient, reset: bool = False) -> SwitchStats:
     """One `stats_json` read over a switch's command port; with `reset` the delay histograms and
     receive backlog maxima start afresh after it."""
     return parse_stats(ctl.run("stats_json reset" if reset else "stats_json"))

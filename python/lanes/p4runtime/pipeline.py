@@ -123,7 +123,7 @@ class Pipeline:
     staged: Any = None  # _native.P4rtProgram until committed
 
 
-def compile_program(json_text: str) -> tuple[Any, dict]:
+def compile_program(json_text: str) -> tuple[Any, dict[str, Any]]:
     try:
         prog = _native.p4rt_compile(json_text)
     except _native.P4rtError as e:
@@ -176,7 +176,7 @@ def _check_ids(info: Any) -> None:
                               f"not one with the prefix {prefix:#04x}")  # fmt: skip
 
 
-def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
+def _resolve(pl: Pipeline, info: Any, names: dict[str, Any], header_types: dict[str, Any]) -> None:
     _check_ids(info)
     jactions = {a["name"]: a for a in names["actions"]}
     for a in info.actions:
@@ -256,7 +256,7 @@ def _resolve(pl: Pipeline, info: Any, names: dict, header_types: dict) -> None:
             pl.packet_out = PacketMeta(fields)
 
 
-def _digests(info: Any, learn_lists: list[dict]) -> dict[int, DigestSpec]:
+def _digests(info: Any, learn_lists: list[dict[str, Any]]) -> dict[int, DigestSpec]:
     """Each P4Info digest with the learn list of the bmv2 JSON that carries it: the one named
     as the digest or its struct type (p4c names learn lists after the type), or the only one."""
     out = {}
@@ -274,7 +274,7 @@ def _digests(info: Any, learn_lists: list[dict]) -> dict[int, DigestSpec]:
     return out
 
 
-def _profiles(pl: Pipeline, info: Any, jprofiles: list[dict]) -> dict[int, ProfileSpec]:
+def _profiles(pl: Pipeline, info: Any, jprofiles: list[dict[str, Any]]) -> dict[int, ProfileSpec]:
     """Each P4Info action profile with the JSON's of the same name; its tables are indirect in
     both, and its members may run the actions of those tables."""
     by_name = {p["name"]: p for p in jprofiles}
@@ -303,7 +303,7 @@ def _profiles(pl: Pipeline, info: Any, jprofiles: list[dict]) -> dict[int, Profi
     return out
 
 
-def _check_header(name: str, fields: list[tuple[int, str, int]], header_types: dict) -> None:
+def _check_header(name: str, fields: list[tuple[int, str, int]], header_types: dict[str, Any]) -> None:
     """The program must have a header type with these fields (widths in order)."""
     want = [(n, w) for _, n, w in fields]
     for h in header_types.values():
@@ -313,7 +313,7 @@ def _check_header(name: str, fields: list[tuple[int, str, int]], header_types: d
     raise invalid(f"controller_packet_metadata {name}: no header type in the JSON has fields {want}")
 
 
-def _table(pl: Pipeline, t: Any, jtables: dict) -> TableSpec:
+def _table(pl: Pipeline, t: Any, jtables: dict[str, Any]) -> TableSpec:
     name = t.preamble.name
     jt = jtables.get(name)
     if jt is None:

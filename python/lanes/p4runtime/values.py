@@ -74,7 +74,7 @@ def meter_rates(cfg: Any) -> tuple[float, int, float, int] | None:
     return (float(cfg.cir), int(cfg.cburst), float(cfg.pir), int(cfg.pburst))
 
 
-def config_out(rates: tuple | None) -> Any:
+def config_out(rates: tuple[float, int, float, int] | None) -> Any:
     if rates is None:
         return p4r.MeterConfig()
     cir, cbs, pir, pbs = rates
