@@ -35,6 +35,8 @@ pub enum ApiError {
     ConstDefault(String),
     /// An idle timeout for an entry of a table without `support_timeout` (table name).
     AgeingDisabled(String),
+    NoDirectCounter(String),
+    NoDirectMeter(String),
     /// No entry with the match key (and priority) given.
     NoEntry,
     /// An action profile member or group that does not exist.
@@ -67,6 +69,8 @@ impl fmt::Display for ApiError {
             ApiError::ConstTable(n) => write!(f, "table {n} has const entries"),
             ApiError::ConstDefault(n) => write!(f, "table {n}: default action is const"),
             ApiError::AgeingDisabled(n) => write!(f, "table {n} does not support idle timeouts"),
+            ApiError::NoDirectCounter(n) => write!(f, "table {n} has no direct counter"),
+            ApiError::NoDirectMeter(n) => write!(f, "table {n} has no direct meter"),
             ApiError::NoEntry => write!(f, "no entry with this match key"),
             ApiError::NoProgram => write!(f, "no forwarding pipeline loaded"),
             ApiError::BadKey(m)
@@ -103,6 +107,8 @@ pub mod grpc {
 pub mod thrift {
     pub const TABLE_FULL: i32 = 1;
     pub const INVALID_HANDLE: i32 = 2;
+    pub const COUNTERS_DISABLED: i32 = 4;
+    pub const METERS_DISABLED: i32 = 5;
     pub const AGEING_DISABLED: i32 = 6;
     pub const INVALID_TABLE_NAME: i32 = 7;
     pub const INVALID_ACTION_NAME: i32 = 8;
@@ -140,6 +146,8 @@ impl ApiError {
             | ApiError::WrongTableType(_)
             | ApiError::Invalid(_)
             | ApiError::AgeingDisabled(_)
+            | ApiError::NoDirectCounter(_)
+            | ApiError::NoDirectMeter(_)
             | ApiError::MemberInGroup(_) => INVALID_ARGUMENT,
             ApiError::IndexOutOfRange { .. } => OUT_OF_RANGE,
             ApiError::DuplicateEntry => ALREADY_EXISTS,
@@ -166,6 +174,8 @@ impl ApiError {
             ApiError::ConstTable(_) => IMMUTABLE_TABLE_ENTRIES,
             ApiError::ConstDefault(_) => DEFAULT_ACTION_IS_CONST,
             ApiError::AgeingDisabled(_) => AGEING_DISABLED,
+            ApiError::NoDirectCounter(_) => COUNTERS_DISABLED,
+            ApiError::NoDirectMeter(_) => METERS_DISABLED,
             ApiError::NoMember(_) => INVALID_MBR_HANDLE,
             ApiError::NoGroup(_) => INVALID_GRP_HANDLE,
             ApiError::MemberInUse(_) => MBR_STILL_USED,
@@ -238,6 +248,16 @@ mod tests {
                 ApiError::NoProgram,
                 grpc::FAILED_PRECONDITION,
                 thrift::ERROR,
+            ),
+            (
+                ApiError::NoDirectCounter("t".into()),
+                grpc::INVALID_ARGUMENT,
+                thrift::COUNTERS_DISABLED,
+            ),
+            (
+                ApiError::NoDirectMeter("t".into()),
+                grpc::INVALID_ARGUMENT,
+                thrift::METERS_DISABLED,
             ),
         ];
         for (e, g, t) in cases {

@@ -1,21 +1,28 @@
 //! One typed table write (`Program::apply_write`) on p4rt_test.json: an insert with its idle
-//! timeout in the same write, modify, delete and direct counter writes by key, defaults, and
-//! the errors each route maps to its codes.
+//! timeout in the same write, modify, delete and direct counter writes by key, defaults, the
+//! direct counter and meter rule, and the errors each route maps to its codes.
 
 use lanes_p4::{
     ActionId, ApiError, CounterValue, FieldMatch, KeyRules, MatchKey, Program, TableId, TableWrite,
     WriteKind,
 };
 
+/// p4rt_test.json with l2_fwd given a direct counter, and idle timeouts if asked.
 fn load(timeouts: bool) -> Program {
+    load_with(|l2| {
+        l2["with_counters"] = true.into();
+        l2["support_timeout"] = timeouts.into();
+    })
+}
+
+/// p4rt_test.json with l2_fwd's JSON changed by `edit`.
+fn load_with(edit: impl Fn(&mut serde_json::Value)) -> Program {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4/p4rt_test.json");
     let mut j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    if timeouts {
-        for t in j["pipelines"][0]["tables"].as_array_mut().unwrap() {
-            if t["name"] == "MyIngress.l2_fwd" {
-                t["support_timeout"] = true.into();
-            }
+    for t in j["pipelines"][0]["tables"].as_array_mut().unwrap() {
+        if t["name"] == "MyIngress.l2_fwd" {
+            edit(t);
         }
     }
     Program::load(&j.to_string()).unwrap()
@@ -154,4 +161,72 @@ fn a_const_default_refuses_another_action() {
     // the default entry takes no key
     w.priority = 1;
     assert!(matches!(p.apply_write(&w, 0), Err(ApiError::Invalid(_))));
+}
+
+#[test]
+fn a_table_without_a_direct_counter_or_meter_refuses_them_before_anything_changes() {
+    let mut p = load_with(|_| {});
+    let (t, a) = l2(&p);
+    let h = p
+        .apply_write(&write(WriteKind::Insert, t, 7, Some((a, 1))), 0)
+        .unwrap()
+        .unwrap();
+    let no_counter = ApiError::NoDirectCounter("MyIngress.l2_fwd".into());
+    let no_meter = ApiError::NoDirectMeter("MyIngress.l2_fwd".into());
+    // by key (P4Runtime): also for a key with no entry, which would otherwise be NOT_FOUND
+    for mac in [7, 8] {
+        let w = write(WriteKind::DirectCounter, t, mac, None);
+        assert_eq!(p.apply_write(&w, 0), Err(no_counter.clone()));
+        let w = write(WriteKind::DirectMeter, t, mac, None);
+        assert_eq!(p.apply_write(&w, 0), Err(no_meter.clone()));
+    }
+    // an insert carrying counter data adds nothing
+    let mut w = write(WriteKind::Insert, t, 9, Some((a, 1)));
+    w.counter = Some(CounterValue::default());
+    assert_eq!(p.apply_write(&w, 0), Err(no_counter.clone()));
+    assert_eq!(p.entry_count(t).unwrap(), 1);
+    // by handle (bmv2's Thrift API, `lanes ctl`)
+    assert_eq!(p.direct_counter_read(t, h).err(), Some(no_counter.clone()));
+    assert_eq!(p.direct_counters_reset(t).err(), Some(no_counter));
+    assert_eq!(p.direct_meter_get(t, h).err(), Some(no_meter.clone()));
+    assert_eq!(p.direct_meter_reset(t, h).err(), Some(no_meter));
+    // and where the table has them, by handle as by key
+    let mut p = load(false);
+    let h = p
+        .apply_write(&write(WriteKind::Insert, t, 7, Some((a, 1))), 0)
+        .unwrap()
+        .unwrap();
+    let c = CounterValue {
+        packets: 2,
+        bytes: 128,
+    };
+    p.direct_counter_write(t, h, c).unwrap();
+    assert_eq!(p.direct_counter_read(t, h), Ok(c));
+    p.direct_counters_reset(t).unwrap();
+    assert_eq!(p.direct_counter_read(t, h), Ok(CounterValue::default()));
+}
+
+#[test]
+fn p4runtime_refuses_any_entry_write_to_a_const_table_before_its_key_is_looked_up() {
+    // a table the program gives entries of its own (`const entries`) takes no others
+    let mut p = load_with(|l2| {
+        l2["entries"] = serde_json::json!([{
+            "match_key": [{"match_type": "exact", "key": "0x000000000001"}],
+            "action_entry": {"action_id": 3, "action_data": []},
+            "priority": 1
+        }]);
+    });
+    let (t, a) = l2(&p);
+    let refused = ApiError::ConstTable("MyIngress.l2_fwd".into());
+    for kind in [WriteKind::Insert, WriteKind::Modify, WriteKind::Delete] {
+        // no entry has this key: without the rule a modify or delete would be NOT_FOUND
+        let e = p.apply_write(&write(kind, t, 7, Some((a, 1))), 0);
+        assert_eq!(e, Err(refused.clone()));
+    }
+    // bmv2's routes: an insert is refused too (by the table), with bmv2's code
+    let mut w = write(WriteKind::Insert, t, 7, Some((a, 1)));
+    w.rules = KeyRules::Bmv2;
+    assert_eq!(p.apply_write(&w, 0), Err(refused.clone()));
+    assert_eq!(refused.grpc_code(), 7); // PERMISSION_DENIED
+    assert_eq!(p.entry_count(t).unwrap(), 1);
 }

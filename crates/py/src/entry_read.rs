@@ -43,7 +43,10 @@ pub(crate) fn entry_out(p: &Program, t: TableId, h: EntryHandle) -> Result<Entry
 
 /// An entry the table gave as a view, with its direct meter's rates.
 pub(crate) fn view_out(p: &Program, t: TableId, e: EntryView) -> Result<EntryRead, ApiError> {
-    let meter = out_rates(p.direct_meter_get(t, e.handle)?);
+    let meter = match p.has_direct_meter(t)? {
+        true => out_rates(p.direct_meter_get(t, e.handle)?),
+        false => None,
+    };
     Ok(EntryRead {
         handle: e.handle.0,
         keys: e.keys.iter().map(from_key).collect(),

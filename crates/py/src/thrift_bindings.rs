@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 
 use crate::entry_read::{entry_out, EntryRead};
-use crate::p4rt_bindings::{rates, with_program, PyRates};
+use crate::p4rt_bindings::{out_rates, rates, with_program, PyRates};
 use crate::switch_bindings::PySwitch;
 
 /// One entry by handle, as `p4rt_table_read` returns entries.
@@ -80,7 +80,7 @@ fn bm_direct_counter(
         if let Some((packets, bytes)) = value {
             p.direct_counter_write(t, h, CounterValue { packets, bytes })?;
         }
-        let c = p.entry_view(t, h)?.counter;
+        let c = p.direct_counter_read(t, h)?;
         Ok((c.packets, c.bytes))
     })
 }
@@ -88,13 +88,7 @@ fn bm_direct_counter(
 /// Zeroes the direct counters of every entry of a table.
 #[pyfunction]
 fn bm_direct_counters_reset(py: Python<'_>, sw: PyRef<'_, PySwitch>, table: u32) -> PyResult<()> {
-    with_program(py, &sw, |p| {
-        let t = TableId(table);
-        for e in p.entries(t)? {
-            p.direct_counter_write(t, e.handle, CounterValue::default())?;
-        }
-        Ok(())
-    })
+    with_program(py, &sw, |p| p.direct_counters_reset(TableId(table)))
 }
 
 /// Configures the direct meter of an entry (rates per second; None: unconfigured again).
@@ -116,6 +110,21 @@ fn bm_direct_meter_set(
     })
 }
 
+/// The rates of an entry's direct meter (None: not configured).
+#[pyfunction]
+fn bm_direct_meter_get(
+    py: Python<'_>,
+    sw: PyRef<'_, PySwitch>,
+    table: u32,
+    handle: u32,
+) -> PyResult<Option<PyRates>> {
+    with_program(py, &sw, |p| {
+        Ok(out_rates(
+            p.direct_meter_get(TableId(table), EntryHandle(handle))?,
+        ))
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bm_entry, m)?)?;
     m.add_function(wrap_pyfunction!(bm_entry_modify, m)?)?;
@@ -124,5 +133,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bm_direct_counter, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_counters_reset, m)?)?;
     m.add_function(wrap_pyfunction!(bm_direct_meter_set, m)?)?;
+    m.add_function(wrap_pyfunction!(bm_direct_meter_get, m)?)?;
     Ok(())
 }

@@ -70,7 +70,8 @@ class LanesSwitch(Switch):  # type: ignore[misc]  # Mininet has no type hints
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
-    def pid(self) -> int:
+    def process_id(self) -> int:
+        """The `lanes switch` process's pid (Mininet's `pid` is the node's shell)."""
         if self.proc is None:
             raise LanesError(f"switch {self.name} is not running")
         return self.proc.pid

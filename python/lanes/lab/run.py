@@ -194,7 +194,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
         procs.start(net.host(fr.flow.dst), traffic.server_cmd(p.proto, ports[fr.flow.key]), log)
     time.sleep(1.0)
     ctl_ports = {s: net.lanes_switch(s).thrift_port for s in topo.switches} if plan.family != "htb" else {}
-    pids = {s: net.lanes_switch(s).pid for s in topo.switches} if plan.family != "htb" else {}
+    pids = {s: net.lanes_switch(s).process_id for s in topo.switches} if plan.family != "htb" else {}
     mpi_idle = _mpi_idle(p, topo, net, procs) if plan.mpi_start_s is not None else None
     udp0 = {
         n: traffic.udp_counters(net.host(n).cmd("cat /proc/net/snmp"))

@@ -185,10 +185,6 @@ class Entities(EntityReads, ProfileEntities):
                 OP_DEFAULT, spec.index, keys, priority=te.priority, idle_timeout_ns=ttl, **chosen
             )
             return default, (spec.id, typ, None)
-        # the switch refuses a const table's writes only once the key names an entry and the
-        # action fits; P4Runtime answers PERMISSION_DENIED to any of them
-        if spec.const_entries:
-            raise P4RTError(grpc.StatusCode.PERMISSION_DENIED, f"table {spec.name} has const entries")
         keys = self.fields(spec, te)
         action: int | None = None
         params: list[bytes] = []
@@ -367,15 +363,13 @@ class Entities(EntityReads, ProfileEntities):
         if spec is None:
             raise not_found(f"no table with id {te.table_id}")
         keys = self.fields(spec, te)
+        # a table without a direct counter or meter is refused by the switch (NoDirectCounter,
+        # NoDirectMeter in lanes-p4), as on every other route
         if which == "direct_counter_entry":
-            if spec.direct_counter is None:
-                raise invalid(f"table {spec.name} has no direct counter")
             w = _native.TableWrite(
                 OP_COUNTER, spec.index, keys, priority=te.priority, counter=counter_pair(e.data)
             )
         else:
-            if spec.direct_meter is None:
-                raise invalid(f"table {spec.name} has no direct meter")
             rates = meter_rates(e.config) if e.HasField("config") else None
             w = _native.TableWrite(OP_METER, spec.index, keys, priority=te.priority, meter=rates)
         (r,) = _native.p4rt_table_write(self.sw, [w])

@@ -50,7 +50,6 @@ class TableSpec:
     scopes: dict[int, int]  # p4info action id -> ActionRef scope (TABLE_AND_DEFAULT, ...)
     needs_priority: bool
     size: int
-    const_entries: bool
     default_const: bool
     default: tuple[int, list[bytes]] | None
     direct_counter: str | None
@@ -371,7 +370,6 @@ def _table(pl: Pipeline, t: Any, jtables: dict[str, Any]) -> TableSpec:
         scopes=scopes,
         needs_priority=any(k.kind in ("ternary", "range", "optional") for k in keys),
         size=int(jt["size"]),
-        const_entries=bool(t.is_const_table or jt["const_entries"]),
         default_const=bool(jt["default_const"]),
         default=default,
         direct_counter=jt["direct_counter"],

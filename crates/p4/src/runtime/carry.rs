@@ -96,7 +96,9 @@ impl Program {
                 }
             }
             .map_err(err)?;
-            self.direct_counter_write(tn, h, e.counter).map_err(err)?;
+            if self.with_direct_counter(tn).is_ok() {
+                self.direct_counter_write(tn, h, e.counter).map_err(err)?;
+            }
         }
         if let Ok(Some((a, params))) = old.default_entry(to) {
             let an = old.action_name(a).unwrap_or_default().to_string();

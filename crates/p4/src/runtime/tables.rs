@@ -321,14 +321,60 @@ impl Program {
         Err(ApiError::UnknownExtern(name.to_string()))
     }
 
+    /// Whether the table has a direct meter.
+    pub fn has_direct_meter(&self, t: TableId) -> Result<bool, ApiError> {
+        Ok(self.table(t)?.direct_meter.is_some())
+    }
+
+    /// The table, if it has a direct counter (the one place that rule is checked, for every
+    /// control plane).
+    pub(crate) fn with_direct_counter(&self, t: TableId) -> Result<&Table, ApiError> {
+        let table = self.table(t)?;
+        match table.with_counters {
+            true => Ok(table),
+            false => Err(ApiError::NoDirectCounter(table.name.clone())),
+        }
+    }
+
+    /// The table, if it has a direct meter.
+    pub(crate) fn with_direct_meter(&self, t: TableId) -> Result<&Table, ApiError> {
+        let table = self.table(t)?;
+        match table.direct_meter {
+            Some(_) => Ok(table),
+            None => Err(ApiError::NoDirectMeter(table.name.clone())),
+        }
+    }
+
     /// Direct counter of an entry.
+    pub fn direct_counter_read(
+        &self,
+        t: TableId,
+        h: EntryHandle,
+    ) -> Result<CounterValue, ApiError> {
+        let e = self.with_direct_counter(t)?.entry(h.0);
+        Ok(e.ok_or(ApiError::BadHandle(h.0))?.counter)
+    }
+
+    /// Zeroes the direct counters of every entry of a table.
+    pub fn direct_counters_reset(&mut self, t: TableId) -> Result<(), ApiError> {
+        self.with_direct_counter(t)?;
+        let table = &mut self.tables[t.0 as usize];
+        for h in table.handles().collect::<Vec<_>>() {
+            if let Some(e) = table.entry_mut(h) {
+                e.counter = CounterValue::default();
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the direct counter of an entry.
     pub fn direct_counter_write(
         &mut self,
         t: TableId,
         h: EntryHandle,
         v: CounterValue,
     ) -> Result<(), ApiError> {
-        self.table(t)?;
+        self.with_direct_counter(t)?;
         let e = self.tables[t.0 as usize]
             .entry_mut(h.0)
             .ok_or(ApiError::BadHandle(h.0))?;
@@ -421,15 +467,8 @@ impl Program {
         h: EntryHandle,
         r: MeterRates,
     ) -> Result<(), ApiError> {
-        self.table(t)?;
-        let table = &mut self.tables[t.0 as usize];
-        if table.direct_meter.is_none() {
-            return Err(ApiError::Invalid(format!(
-                "table {} has no direct meter",
-                table.name
-            )));
-        }
-        table
+        self.with_direct_meter(t)?;
+        self.tables[t.0 as usize]
             .entry_mut(h.0)
             .ok_or(ApiError::BadHandle(h.0))?
             .meter
@@ -457,13 +496,14 @@ impl Program {
         t: TableId,
         h: EntryHandle,
     ) -> Result<Option<MeterRates>, ApiError> {
-        let e = self.table(t)?.entry(h.0).ok_or(ApiError::BadHandle(h.0))?;
+        let table = self.with_direct_meter(t)?;
+        let e = table.entry(h.0).ok_or(ApiError::BadHandle(h.0))?;
         Ok(e.meter.rates())
     }
 
     /// Returns an entry's direct meter to its unconfigured state (every packet green).
     pub fn direct_meter_reset(&mut self, t: TableId, h: EntryHandle) -> Result<(), ApiError> {
-        self.table(t)?;
+        self.with_direct_meter(t)?;
         let e = self.tables[t.0 as usize]
             .entry_mut(h.0)
             .ok_or(ApiError::BadHandle(h.0))?;

@@ -86,6 +86,22 @@ impl Program {
         if w.idle_timeout_ns.is_some() && !table.support_timeout {
             return Err(ApiError::AgeingDisabled(table.name.clone()));
         }
+        // P4Runtime refuses every entry write to a const table, whatever its key names; bmv2's
+        // routes reach the same refusal once the key has named an entry
+        let entry_write = matches!(
+            w.kind,
+            WriteKind::Insert | WriteKind::Modify | WriteKind::Delete
+        );
+        if w.rules == KeyRules::P4Runtime && entry_write && table.is_const {
+            return Err(ApiError::ConstTable(table.name.clone()));
+        }
+        // a table without a direct counter or meter refuses them before the key is looked up
+        if w.kind == WriteKind::DirectCounter || w.counter.is_some() {
+            self.with_direct_counter(t)?;
+        }
+        if w.kind == WriteKind::DirectMeter || w.meter.is_some() {
+            self.with_direct_meter(t)?;
+        }
         if w.kind == WriteKind::SetDefault {
             if w.rules == KeyRules::P4Runtime && (!w.keys.is_empty() || w.priority != 0) {
                 return Err(ApiError::Invalid(format!(

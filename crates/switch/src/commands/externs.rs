@@ -67,9 +67,8 @@ fn counter_read(dp: &mut Dataplane, args: &[&str]) -> R {
     let p = program(dp)?;
     let t = table_of(p, table)?;
     let c = p
-        .entry_view(t, handle(index)?)
-        .map_err(|e| e.to_string())?
-        .counter;
+        .direct_counter_read(t, handle(index)?)
+        .map_err(|e| e.to_string())?;
     Ok(format!(
         "{full}[{index}]= (packets={}, bytes={})",
         c.packets, c.bytes
