@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,34 @@ from lanes.errors import LanesError
 
 STATE_DIR = Path("/run/lanes-lab")
 OFFLOADS = ["rx", "tx", "sg", "tso", "gso", "gro", "lro", "rxvlan", "txvlan", "rxhash"]
+
+
+def _netns(pid: int) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}/ns/net").st_ino
+    except OSError:
+        return None
+
+
+def kill_strays(shell_pids: list[int]) -> list[int]:
+    """Kill every process left in the network namespaces of these host shells but the shells
+    themselves (Mininet stops those); returns their pids. A process entered into a host with
+    mnexec -a (MPI's remote proxies) is no child of the lab and outlives an interrupted run
+    otherwise."""
+    spaces = {ns for ns in map(_netns, shell_pids) if ns is not None}
+    root = _netns(1)
+    killed = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) in shell_pids:
+            continue
+        ns = _netns(int(entry.name))
+        if ns in spaces and ns != root:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(int(entry.name))
+            except OSError:
+                pass  # gone meanwhile
+    return killed
 
 
 class LabNet:
@@ -197,6 +226,7 @@ class LabNet:
         if self.net is not None:
             ifaces = [i.name for s in self.net.switches for p, i in s.intfs.items() if p > 0]
             try:
+                kill_strays([h.pid for h in self.net.hosts if getattr(h, "pid", None)])
                 self.net.stop()
             finally:
                 for s in self.net.switches:  # a switch Mininet could not stop
