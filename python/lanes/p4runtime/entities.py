@@ -348,9 +348,11 @@ class Entities(EntityReads, ProfileEntities):
             raise invalid(f"multicast group {g.multicast_group_id}: port or instance out of range") from None
 
     def _index(self, e: Any, size: int, name: str) -> int | None:
+        """The cell an entry names (None: all). The range is the switch's rule (IndexOutOfRange,
+        OUT_OF_RANGE); only a negative index, which has no form to send it in, is refused here."""
         if not e.HasField("index"):
             return None
-        if not 0 <= e.index.index < size:
+        if e.index.index < 0:
             raise P4RTError(
                 grpc.StatusCode.OUT_OF_RANGE, f"{name}: index {e.index.index} out of range (size {size})"
             )
