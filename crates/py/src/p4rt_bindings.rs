@@ -20,9 +20,7 @@ use crate::switch_bindings::PySwitch;
 
 create_exception!(_native, P4rtError, PyException);
 
-pub(crate) use lanes_p4::api_error::grpc::{
-    ALREADY_EXISTS, FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND,
-};
+pub(crate) use lanes_p4::api_error::grpc::{FAILED_PRECONDITION, INVALID_ARGUMENT};
 
 /// A refusal the bindings make themselves (not an `ApiError`): bmv2's code is its generic one.
 pub(crate) fn py_err(code: u8, msg: impl Into<String>) -> PyErr {

@@ -2,15 +2,16 @@
 //! switch's mirror sessions) and multicast groups (its replication engine). Ops: OP_INSERT,
 //! OP_MODIFY, OP_DELETE (crate::codes); errors carry the gRPC status code P4Runtime asks for.
 
+use lanes_switch::EntryOp;
 use pyo3::prelude::*;
 
 use crate::codes::{OP_DELETE, OP_INSERT, OP_MODIFY};
-use crate::p4rt_bindings::{py_err, ALREADY_EXISTS, INVALID_ARGUMENT, NOT_FOUND};
+use crate::p4rt_bindings::{py_err, INVALID_ARGUMENT};
 use crate::switch_bindings::PySwitch;
 
 /// A clone session write (P4Runtime PacketReplicationEngineEntry.clone_session_entry):
-/// op insert, modify or delete; `truncate` 0 means whole packets. ALREADY_EXISTS,
-/// NOT_FOUND or INVALID_ARGUMENT (session out of range, no such port) as P4Runtime asks.
+/// op insert, modify or delete; `truncate` 0 means whole packets. The rules (exists, range,
+/// port) are the switch's (`Dataplane::mirror_write`), each error with its gRPC code.
 #[pyfunction]
 fn p4rt_clone_session_write(
     py: Python<'_>,
@@ -20,35 +21,15 @@ fn p4rt_clone_session_write(
     port: u32,
     truncate: u32,
 ) -> PyResult<()> {
+    let op = entry_op(op)?;
     let sw: &PySwitch = &sw;
-    py.allow_threads(|| {
-        sw.inner.with(|dp| {
-            let exists = dp.mirror(session).is_some();
-            match op {
-                OP_INSERT if exists => {
-                    Err((ALREADY_EXISTS, format!("clone session {session} exists")))
-                }
-                OP_MODIFY | OP_DELETE if !exists => {
-                    Err((NOT_FOUND, format!("no clone session {session}")))
-                }
-                OP_DELETE => dp
-                    .mirror_delete(session)
-                    .map_err(|e| (e.grpc_code(), e.to_string())),
-                OP_INSERT | OP_MODIFY => dp
-                    .mirror_add(
-                        session,
-                        lanes_switch::MirrorSession {
-                            port: Some(port),
-                            mgid: None,
-                            truncate: Some(truncate),
-                        },
-                    )
-                    .map_err(|e| (e.grpc_code(), format!("clone session {session}: {e}"))),
-                _ => Err((INVALID_ARGUMENT, format!("unknown update type {op}"))),
-            }
-        })
-    })
-    .map_err(|(code, msg)| py_err(code, msg))
+    let m = lanes_switch::MirrorSession {
+        port: Some(port),
+        mgid: None,
+        truncate: Some(truncate),
+    };
+    py.allow_threads(|| sw.inner.with(|dp| dp.mirror_write(op, session, m)))
+        .map_err(|e| py_err(e.grpc_code(), e.about_session(session)))
 }
 
 /// Every clone session: (session, port, truncation length or 0).
@@ -73,9 +54,8 @@ fn p4rt_clone_sessions_clear(py: Python<'_>, sw: PyRef<'_, PySwitch>) {
 }
 
 /// A multicast group write (PacketReplicationEngineEntry.multicast_group_entry): `replicas` are
-/// (egress port, instance = rid). ALREADY_EXISTS / NOT_FOUND for INSERT of a group that exists
-/// and MODIFY or DELETE of one that does not; INVALID_ARGUMENT for a group id of 0 or over
-/// 65535, a replica given twice, a rid over 65535 or a port over 510.
+/// (egress port, instance = rid). The rules (id range, a replica given twice, exists, rid and
+/// port ranges) are the engine's (`Pre::group_write`), each error with its gRPC code.
 #[pyfunction]
 fn p4rt_multicast_group_write(
     py: Python<'_>,
@@ -84,47 +64,23 @@ fn p4rt_multicast_group_write(
     mgid: u32,
     replicas: Vec<(u32, u32)>,
 ) -> PyResult<()> {
+    let op = entry_op(op)?;
     let sw: &PySwitch = &sw;
-    py.allow_threads(|| {
-        sw.inner.with(|dp| {
-            if mgid == 0 || mgid > lanes_switch::pre::MAX_MGID {
-                return Err((
-                    INVALID_ARGUMENT,
-                    format!("multicast group id {mgid} out of range (1-65535)"),
-                ));
-            }
-            let mut seen = replicas.clone();
-            seen.sort_unstable();
-            if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
-                return Err((
-                    INVALID_ARGUMENT,
-                    format!(
-                        "multicast group {mgid}: replica (port {}, instance {}) given twice",
-                        w[0].0, w[0].1
-                    ),
-                ));
-            }
-            let exists = dp.pre.has_group(mgid);
-            let bad = |m: lanes_switch::pre::PreError| {
-                (m.grpc_code(), format!("multicast group {mgid}: {m}"))
-            };
-            match op {
-                OP_INSERT if exists => {
-                    Err((ALREADY_EXISTS, format!("multicast group {mgid} exists")))
-                }
-                OP_MODIFY | OP_DELETE if !exists => {
-                    Err((NOT_FOUND, format!("no multicast group {mgid}")))
-                }
-                OP_INSERT | OP_MODIFY => dp
-                    .pre
-                    .group_set(mgid, &replicas, op == OP_INSERT)
-                    .map_err(bad),
-                OP_DELETE => dp.pre.group_delete(mgid).map_err(bad),
-                _ => Err((INVALID_ARGUMENT, format!("unknown update type {op}"))),
-            }
-        })
-    })
-    .map_err(|(code, msg)| py_err(code, msg))
+    py.allow_threads(|| sw.inner.with(|dp| dp.pre.group_write(op, mgid, &replicas)))
+        .map_err(|e| py_err(e.grpc_code(), e.about_group(mgid)))
+}
+
+/// crate::codes' update type as the switch's.
+fn entry_op(op: u8) -> PyResult<EntryOp> {
+    match op {
+        OP_INSERT => Ok(EntryOp::Insert),
+        OP_MODIFY => Ok(EntryOp::Modify),
+        OP_DELETE => Ok(EntryOp::Delete),
+        _ => Err(py_err(
+            INVALID_ARGUMENT,
+            format!("unknown update type {op}"),
+        )),
+    }
 }
 
 /// Every multicast group: (group id, its (port, rid) replicas sorted).

@@ -10,6 +10,7 @@ pub mod commands;
 mod controller_wait;
 pub mod dataplane;
 pub mod delay;
+pub mod entry_op;
 pub mod file_ports;
 #[allow(unsafe_code)] // the AF_PACKET socket's system calls
 mod packet_socket;
@@ -37,6 +38,7 @@ pub use dataplane::{
     Dataplane, DropCounters, LoopCounters, MirrorSession, PortCounters, SettingError, TmDefaults,
     TxOutcome, MAX_CLONE_GENERATIONS, MAX_MIRROR_SESSION, MAX_PASSES, THRIFT_SESSION_NOT_FOUND,
 };
+pub use entry_op::EntryOp;
 pub use file_ports::{FilePort, FileSwitch, FileSwitchOptions};
 pub use port::RxMode;
 pub use reply_poll::DEFAULT_REPLY_POLL_NS;

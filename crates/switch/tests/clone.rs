@@ -9,7 +9,9 @@
 use lanes_p4::testprog::{assign, field, hex, keyless, load, skeleton};
 use lanes_p4::Program;
 use lanes_switch::commands::execute;
-use lanes_switch::{Dataplane, TmDefaults, TxOutcome, MAX_CLONE_GENERATIONS};
+use lanes_switch::{
+    Dataplane, EntryOp, MirrorSession, SettingError, TmDefaults, TxOutcome, MAX_CLONE_GENERATIONS,
+};
 use serde_json::{json, Value};
 
 fn clone(op: &str, session: u64) -> Value {
@@ -346,4 +348,37 @@ fn sessions_with_a_multicast_group_copy_to_its_ports_too() {
     ports.sort_unstable();
     assert_eq!(ports, vec![1, 3]);
     assert_eq!(dp.queued_pkts(), 0);
+}
+
+#[test]
+fn a_p4runtime_clone_session_write_refuses_what_exists_or_is_missing() {
+    let mut dp = switch(100e6, &[]);
+    let to = |port| MirrorSession {
+        port: Some(port),
+        mgid: None,
+        truncate: Some(0),
+    };
+    let e = dp.mirror_write(EntryOp::Modify, 5, to(3)).unwrap_err();
+    assert_eq!(
+        (e.grpc_code(), e.about_session(5)),
+        (5, "no mirror session 5".into())
+    );
+    assert_eq!(
+        dp.mirror_write(EntryOp::Delete, 5, to(3)),
+        Err(SettingError::NoSession(5))
+    );
+    dp.mirror_write(EntryOp::Insert, 5, to(3)).unwrap();
+    let e = dp.mirror_write(EntryOp::Insert, 5, to(4)).unwrap_err();
+    assert_eq!(
+        (e.grpc_code(), e.about_session(5)),
+        (6, "mirror session 5 exists".into())
+    );
+    let e = dp.mirror_write(EntryOp::Modify, 5, to(9)).unwrap_err();
+    assert_eq!(e.about_session(5), "clone session 5: no port 9");
+    dp.mirror_write(EntryOp::Modify, 5, to(4)).unwrap();
+    assert_eq!(dp.mirror(5).and_then(|m| m.port), Some(4));
+    let e = dp.mirror_write(EntryOp::Insert, 40000, to(3)).unwrap_err();
+    assert_eq!(e, SettingError::SessionOutOfRange(40000));
+    dp.mirror_write(EntryOp::Delete, 5, to(3)).unwrap();
+    assert!(dp.mirror(5).is_none());
 }

@@ -41,9 +41,6 @@ from lanes.p4runtime.values import (
 # a table update's bookkeeping once written: (table id, update type, one-shot set)
 Done = tuple[int, int, Any]
 
-# bmv2's simple_switch: 15-bit mirror session ids (0 is P4Runtime's unset value)
-MAX_CLONE_SESSION = 32767
-
 
 class Entities(EntityReads, ProfileEntities):
     """Reads and writes of one pipeline's entities on a running switch."""
@@ -301,8 +298,8 @@ class Entities(EntityReads, ProfileEntities):
                 raise invalid("packet_replication_engine_entry without an entry")
             raise unimplemented(f"{which} is not supported by this switch")
         cs = pre.clone_session_entry
-        if not 1 <= cs.session_id <= MAX_CLONE_SESSION:
-            raise invalid(f"clone session id {cs.session_id} out of range (1-{MAX_CLONE_SESSION})")
+        if cs.session_id == 0:  # the upper bound is the switch's (mirror sessions 0-32767)
+            raise invalid("clone session id 0 out of range (0 is P4Runtime's unset value)")
         port = 0
         if typ != DELETE:
             if not cs.replicas:

@@ -2,6 +2,7 @@
 //! to the switch, not the program, and stay when a new program is loaded.
 
 use super::{Dataplane, MirrorSession, SettingError, MAX_MIRROR_SESSION};
+use crate::EntryOp;
 
 impl Dataplane {
     /// Configure mirror session `session` (0 to MAX_MIRROR_SESSION) to send copies to `port`
@@ -29,6 +30,23 @@ impl Dataplane {
             .remove(&session)
             .map(|_| ())
             .ok_or(SettingError::NoSession(session))
+    }
+
+    /// A P4Runtime clone session write: an insert of a session that exists and a modify or
+    /// delete of one that does not are refused, then as `mirror_add` and `mirror_delete`.
+    pub fn mirror_write(
+        &mut self,
+        op: EntryOp,
+        session: u32,
+        m: MirrorSession,
+    ) -> Result<(), SettingError> {
+        let exists = self.mirrors.contains_key(&session);
+        match op {
+            EntryOp::Insert if exists => Err(SettingError::SessionExists(session)),
+            EntryOp::Modify | EntryOp::Delete if !exists => Err(SettingError::NoSession(session)),
+            EntryOp::Delete => self.mirror_delete(session),
+            EntryOp::Insert | EntryOp::Modify => self.mirror_add(session, m),
+        }
     }
 
     /// Mirror session `session`, if configured.

@@ -23,6 +23,8 @@ pub enum SettingError {
     NoDestination,
     /// No mirror session with this id.
     NoSession(u32),
+    /// Adding a mirror session that exists (P4Runtime's INSERT).
+    SessionExists(u32),
     /// A multicast group id of 0 or over MAX_MGID.
     GroupOutOfRange(u32),
     /// No port with this number.
@@ -55,6 +57,7 @@ impl fmt::Display for SettingError {
                 write!(f, "a mirror session needs a port or a multicast group")
             }
             SettingError::NoSession(s) => write!(f, "no mirror session {s}"),
+            SettingError::SessionExists(s) => write!(f, "mirror session {s} exists"),
             SettingError::GroupOutOfRange(g) => {
                 write!(f, "multicast group {g} out of range (1-{MAX_MGID})")
             }
@@ -78,10 +81,22 @@ impl From<SettingError> for String {
 }
 
 impl SettingError {
+    /// The error as a P4Runtime clone session write states it: what names the session already
+    /// alone, the rest after the session's name.
+    pub fn about_session(&self, session: u32) -> String {
+        match self {
+            SettingError::NoSession(_)
+            | SettingError::SessionExists(_)
+            | SettingError::SessionOutOfRange(_) => self.to_string(),
+            _ => format!("clone session {session}: {self}"),
+        }
+    }
+
     /// The P4Runtime (gRPC) status code of this error.
     pub fn grpc_code(&self) -> u8 {
         match self {
             SettingError::NoSession(_) => grpc::NOT_FOUND,
+            SettingError::SessionExists(_) => grpc::ALREADY_EXISTS,
             _ => grpc::INVALID_ARGUMENT,
         }
     }

@@ -35,6 +35,13 @@ pub enum PreError {
     RidOutOfRange(u32),
     /// A port over MAX_PRE_PORT.
     PortOutOfRange(u32),
+    /// A replica (port, rid) given twice in one group.
+    DuplicateReplica {
+        /// The port.
+        port: u32,
+        /// The replication id.
+        rid: u32,
+    },
     /// The engine holds MAX_NODES nodes and this call needs `wanted` more.
     Full {
         /// Nodes the call needs.
@@ -59,6 +66,9 @@ impl fmt::Display for PreError {
             }
             PreError::RidOutOfRange(r) => write!(f, "rid {r} out of range (0-65535)"),
             PreError::PortOutOfRange(p) => write!(f, "port {p} out of range (0-{MAX_PRE_PORT})"),
+            PreError::DuplicateReplica { port, rid } => {
+                write!(f, "replica (port {port}, instance {rid}) given twice")
+            }
             PreError::Full { wanted: 1 } => {
                 write!(f, "no room for another node ({MAX_NODES} exist)")
             }
@@ -96,7 +106,8 @@ impl PreError {
             PreError::NodeInGroup { .. }
             | PreError::NodeNotInGroup { .. }
             | PreError::RidOutOfRange(_)
-            | PreError::PortOutOfRange(_) => mc_code::ERROR,
+            | PreError::PortOutOfRange(_)
+            | PreError::DuplicateReplica { .. } => mc_code::ERROR,
         }
     }
 
@@ -112,7 +123,19 @@ impl PreError {
             | PreError::NodeInGroup { .. }
             | PreError::NodeNotInGroup { .. }
             | PreError::RidOutOfRange(_)
-            | PreError::PortOutOfRange(_) => grpc::INVALID_ARGUMENT,
+            | PreError::PortOutOfRange(_)
+            | PreError::DuplicateReplica { .. } => grpc::INVALID_ARGUMENT,
+        }
+    }
+
+    /// The error as a P4Runtime multicast group write states it: what names the group already
+    /// alone, the rest after the group's name.
+    pub fn about_group(&self, mgid: u32) -> String {
+        match self {
+            PreError::MgidOutOfRange(_) | PreError::GroupExists(_) | PreError::NoGroup(_) => {
+                self.to_string()
+            }
+            _ => format!("multicast group {mgid}: {self}"),
         }
     }
 }

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::EntryOp;
+
 mod error;
 pub use error::{mc_code, PreError};
 
@@ -182,6 +184,30 @@ impl Pre {
         Ok(())
     }
 
+    /// A P4Runtime multicast group write: the id in range and no replica given twice, then an
+    /// insert of a new group, or a modify or delete of one that exists (`group_set`,
+    /// `group_delete`).
+    pub fn group_write(&mut self, op: EntryOp, mgid: u32, replicas: &[(u32, u32)]) -> R<()> {
+        if mgid == 0 || mgid > MAX_MGID {
+            return Err(PreError::MgidOutOfRange(mgid));
+        }
+        let mut seen = replicas.to_vec();
+        seen.sort_unstable();
+        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+            let (port, rid) = w[0];
+            return Err(PreError::DuplicateReplica { port, rid });
+        }
+        let exists = self.has_group(mgid);
+        match op {
+            EntryOp::Insert if exists => Err(PreError::GroupExists(mgid)),
+            EntryOp::Modify | EntryOp::Delete if !exists => Err(PreError::NoGroup(mgid)),
+            EntryOp::Delete => self.group_delete(mgid),
+            EntryOp::Insert | EntryOp::Modify => {
+                self.group_set(mgid, replicas, op == EntryOp::Insert)
+            }
+        }
+    }
+
     /// Destroy group `mgid` and its nodes (a P4Runtime DELETE).
     pub fn group_delete(&mut self, mgid: u32) -> R<()> {
         let g = self.groups.get(&mgid).ok_or(PreError::NoGroup(mgid))?;
@@ -277,6 +303,39 @@ mod tests {
         pre.node_dissociate(7, b).unwrap();
         assert_eq!(pre.replicas(7), &[(4, 1)]);
         assert!(pre.replicas(8).is_empty());
+    }
+
+    #[test]
+    fn a_p4runtime_group_write_checks_id_duplicates_and_existence_in_that_order() {
+        let mut pre = Pre::default();
+        let (ins, modify, del) = (EntryOp::Insert, EntryOp::Modify, EntryOp::Delete);
+        let e = pre.group_write(modify, 0, &[]).unwrap_err();
+        assert_eq!(
+            (e.grpc_code(), e.about_group(0)),
+            (3, "multicast group 0 out of range (1-65535)".into())
+        );
+        let twice = [(1, 5), (2, 5), (1, 5)];
+        let e = pre.group_write(ins, 4, &twice).unwrap_err();
+        assert_eq!(e, PreError::DuplicateReplica { port: 1, rid: 5 });
+        assert_eq!(
+            e.about_group(4),
+            "multicast group 4: replica (port 1, instance 5) given twice"
+        );
+        assert_eq!(
+            pre.group_write(modify, 4, &[(1, 5)]),
+            Err(PreError::NoGroup(4))
+        );
+        assert_eq!(pre.group_write(del, 4, &[]), Err(PreError::NoGroup(4)));
+        pre.group_write(ins, 4, &[(1, 5), (2, 5)]).unwrap();
+        let e = pre.group_write(ins, 4, &[]).unwrap_err();
+        assert_eq!(
+            (e.grpc_code(), e.about_group(4)),
+            (6, "multicast group 4 exists".into())
+        );
+        pre.group_write(modify, 4, &[(3, 0)]).unwrap();
+        assert_eq!(pre.replicas(4), &[(3, 0)]);
+        pre.group_write(del, 4, &[]).unwrap();
+        assert!(!pre.has_group(4));
     }
 
     #[test]
