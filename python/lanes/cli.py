@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from lanes.errors import LanesError
 
@@ -39,7 +40,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse with a usage error on one line (the problem and where to read more), not the
     whole usage block before it; subcommands' parsers are of this class too."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from lanes.emu.topo import CLASSES_AT, TOPOLOGIES
 from lanes.errors import LanesError
@@ -18,7 +19,7 @@ from lanes.nas.topo import NAS_TOPOLOGIES
 from lanes.switch.modes import DROP_POLICIES, TM_MODELS, WAKE_MODES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lab = subparsers.add_parser("lab", help="thesis experiments on Mininet: run, sweep, report, clean")
     sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
     r = sub.add_parser("run", help="one experiment: topology, case, algorithm, protocol")
@@ -128,7 +129,7 @@ def nas_params(args: argparse.Namespace) -> object:
     from lanes.nas.original import settings
     from lanes.nas.run import NasParams
 
-    fields: dict = settings(args.alg) if args.preset else {"duration_s": 40.0}
+    fields: dict[str, Any] = settings(args.alg) if args.preset else {"duration_s": 40.0}
     given = {"link_mbps": args.link_mbps, "queue_depth": args.queue_depth, "duration_s": args.duration,
              "manual_at_s": args.manual_at, "drop": args.drop}  # fmt: skip
     fields |= {k: v for k, v in given.items() if v is not None}

@@ -7,7 +7,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lanes import atomic
 from lanes.emu.net import LabNet
@@ -111,7 +111,7 @@ def _udp_mbps(p: Params, cls: str) -> float:
 
 
 def _tables(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, writes: control.WriteLog,
-            use_grpc: bool) -> dict:  # fmt: skip
+            use_grpc: bool) -> dict[str, Any]:  # fmt: skip
     if plan.family == "htb":
         n = htb.setup(topo, net, plan.initial, p.queue_depth, p.burst_bytes)
         for _ in range(n):
@@ -175,13 +175,13 @@ def _mpi_idle(p: Params, topo: Topology, net: LabNet, procs: Procs) -> dict[str,
             break
         time.sleep(0.1)
     procs.stop([proc])
-    idle = mpi.collect(p.out, p.mpi_iters)["latency_us"]
+    idle: dict[str, float] = mpi.collect(p.out, p.mpi_iters)["latency_us"]
     (p.out / "mpi.txt").rename(p.out / "mpi_idle.txt")
     return idle
 
 
 def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs: Procs,
-                writes: control.WriteLog, use_grpc: bool) -> dict:  # fmt: skip
+                writes: control.WriteLog, use_grpc: bool) -> dict[str, Any]:  # fmt: skip
     tables = _tables(p, topo, plan, net, writes, use_grpc)
     say(f"{len(writes.entries)} set-up writes over {'P4Runtime' if use_grpc else 'the command port'}"
         if plan.family != "htb" else f"{len(writes.entries)} tc class set-up commands")  # fmt: skip
@@ -205,7 +205,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
     lead = 1.0 + 0.1 * len(plan.flows)
     t0, epoch0 = time.monotonic() + lead, time.time() + lead
     starts: dict[str, float] = {}
-    clients: list[subprocess.Popen] = []
+    clients: list[subprocess.Popen[bytes]] = []
     for fr in plan.flows:
         length = (fr.end_s - fr.start_s) if fr.end_s is not None else 24 * 3600
         cmd = traffic.client_cmd(p.proto, topo.hosts[fr.flow.dst].ip, ports[fr.flow.key], length,
@@ -287,7 +287,7 @@ def _experiment(p: Params, topo: Topology, plan: cases.Plan, net: LabNet, procs:
             "changed_at": changed_at}  # fmt: skip
 
 
-def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict, writes: control.WriteLog,
+def _write(topo: Topology, net: LabNet, plan: cases.Plan, tables: dict[str, Any], writes: control.WriteLog,
            w: cases.Write, t0: float, burst: int | None) -> float:  # fmt: skip
     """Apply one planned change and log it at the time it took effect (when the write returned):
     on a busy machine that can be well after the planned time, and the phase's numbers are

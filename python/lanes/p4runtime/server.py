@@ -45,7 +45,7 @@ Action = p4r.SetForwardingPipelineConfigRequest
 RespType = p4r.GetForwardingPipelineConfigRequest
 
 
-class _Status(grpc.Status):
+class _Status(grpc.Status):  # type: ignore[misc]  # grpc has no type hints
     """A gRPC status with google.rpc.Status details in the trailing metadata."""
 
     def __init__(self, code: grpc.StatusCode, details: str, status: Any) -> None:
@@ -210,7 +210,7 @@ class P4RuntimeService:
         allowed = iter(entities.write([u for u, w in zip(updates, why, strict=True) if w is None]))
         return [(grpc.StatusCode.PERMISSION_DENIED, w) if w else next(allowed) for w in why]
 
-    def _abort_write(self, context: grpc.ServicerContext, results: list) -> None:
+    def _abort_write(self, context: grpc.ServicerContext, results: list[tuple[grpc.StatusCode, str]]) -> None:
         failed = [(c, m) for c, m in results if c != grpc.StatusCode.OK]
         # as the spec says (and PI, p4runtime-shell expect): UNKNOWN, one p4.v1.Error per update
         status = rpc.Status()
@@ -239,7 +239,7 @@ class P4RuntimeService:
             yield p4r.ReadResponse(entities=out[i : i + READ_CHUNK])
 
     def StreamChannel(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
-        q: queue.SimpleQueue = queue.SimpleQueue()
+        q: queue.SimpleQueue[Any] = queue.SimpleQueue()
         client = Client(send=q.put)
         context.add_callback(lambda: q.put(None))
 
@@ -383,7 +383,7 @@ class P4RuntimeServer:
             out = self.service.command(line)
             if out is not None:
                 return out
-            out = run(line)
+            out = str(run(line))
             return out + self.service.HELP if line.strip() == "help" else out
 
         return command
