@@ -37,6 +37,7 @@ pub enum ApiError {
     AgeingDisabled(String),
     NoDirectCounter(String),
     NoDirectMeter(String),
+    BadMeterRates(String),
     /// No entry with the match key (and priority) given.
     NoEntry,
     /// An action profile member or group that does not exist.
@@ -77,6 +78,7 @@ impl fmt::Display for ApiError {
             | ApiError::BadActionData(m)
             | ApiError::WrongTableType(m)
             | ApiError::Invalid(m)
+            | ApiError::BadMeterRates(m)
             | ApiError::NoMember(m)
             | ApiError::NoGroup(m)
             | ApiError::MemberInUse(m)
@@ -121,6 +123,7 @@ pub mod thrift {
     pub const GRP_STILL_USED: i32 = 15;
     pub const DUPLICATE_ENTRY: i32 = 17;
     pub const BAD_MATCH_KEY: i32 = 18;
+    pub const INVALID_METER_OPERATION: i32 = 19;
     pub const DEFAULT_ACTION_IS_CONST: i32 = 20;
     pub const IMMUTABLE_TABLE_ENTRIES: i32 = 25;
     pub const BAD_ACTION_DATA: i32 = 26;
@@ -148,6 +151,7 @@ impl ApiError {
             | ApiError::AgeingDisabled(_)
             | ApiError::NoDirectCounter(_)
             | ApiError::NoDirectMeter(_)
+            | ApiError::BadMeterRates(_)
             | ApiError::MemberInGroup(_) => INVALID_ARGUMENT,
             ApiError::IndexOutOfRange { .. } => OUT_OF_RANGE,
             ApiError::DuplicateEntry => ALREADY_EXISTS,
@@ -176,6 +180,7 @@ impl ApiError {
             ApiError::AgeingDisabled(_) => AGEING_DISABLED,
             ApiError::NoDirectCounter(_) => COUNTERS_DISABLED,
             ApiError::NoDirectMeter(_) => METERS_DISABLED,
+            ApiError::BadMeterRates(_) => INVALID_METER_OPERATION,
             ApiError::NoMember(_) => INVALID_MBR_HANDLE,
             ApiError::NoGroup(_) => INVALID_GRP_HANDLE,
             ApiError::MemberInUse(_) => MBR_STILL_USED,
@@ -258,6 +263,11 @@ mod tests {
                 ApiError::NoDirectMeter("t".into()),
                 grpc::INVALID_ARGUMENT,
                 thrift::METERS_DISABLED,
+            ),
+            (
+                ApiError::BadMeterRates("r".into()),
+                grpc::INVALID_ARGUMENT,
+                thrift::INVALID_METER_OPERATION,
             ),
         ];
         for (e, g, t) in cases {

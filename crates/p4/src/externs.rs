@@ -48,6 +48,21 @@ pub struct MeterRates {
     pub pbs: u64,
 }
 
+impl MeterRates {
+    /// bmv2's rule for a meter's rates, the one check every control plane's write goes
+    /// through: no rate negative (nor NaN), the committed rate not above the peak.
+    pub fn check(&self) -> Result<(), crate::ApiError> {
+        let bad = |why: &str| Err(crate::ApiError::BadMeterRates(why.to_string()));
+        if !(self.cir >= 0.0 && self.pir >= 0.0) {
+            return bad("a rate is negative");
+        }
+        if self.cir > self.pir {
+            return bad("the committed rate is above the peak rate");
+        }
+        Ok(())
+    }
+}
+
 impl Meter {
     pub fn configure(&mut self, r: MeterRates) {
         self.cir = r.cir.max(0.0);

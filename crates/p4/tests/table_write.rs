@@ -3,8 +3,8 @@
 //! direct counter and meter rule, and the errors each route maps to its codes.
 
 use lanes_p4::{
-    ActionId, ApiError, CounterValue, FieldMatch, KeyRules, MatchKey, Program, TableId, TableWrite,
-    WriteKind,
+    ActionId, ApiError, CounterValue, FieldMatch, KeyRules, MatchKey, MeterRates, Program, TableId,
+    TableWrite, WriteKind,
 };
 
 /// p4rt_test.json with l2_fwd given a direct counter, and idle timeouts if asked.
@@ -229,4 +229,41 @@ fn p4runtime_refuses_any_entry_write_to_a_const_table_before_its_key_is_looked_u
     assert_eq!(p.apply_write(&w, 0), Err(refused.clone()));
     assert_eq!(refused.grpc_code(), 7); // PERMISSION_DENIED
     assert_eq!(p.entry_count(t).unwrap(), 1);
+}
+
+#[test]
+fn meter_rates_are_checked_once_for_every_route_before_anything_changes() {
+    let rates = |cir: f64, pir: f64| MeterRates {
+        cir,
+        cbs: 10,
+        pir,
+        pbs: 20,
+    };
+    let negative = ApiError::BadMeterRates("a rate is negative".into());
+    let above = ApiError::BadMeterRates("the committed rate is above the peak rate".into());
+    // bmv2's INVALID_METER_OPERATION on the Thrift table calls
+    assert_eq!(negative.thrift_code(), 19);
+    // an indexed meter (P4Runtime MeterEntry, Thrift bm_meter_set_rates, `lanes ctl`)
+    let mut p = load(false);
+    let m = "MyIngress.port_meter";
+    assert_eq!(p.meter_set(m, 3, rates(-1.0, 5.0)), Err(negative.clone()));
+    assert_eq!(
+        p.meter_set(m, 3, rates(1.0, f64::NAN)),
+        Err(negative.clone())
+    );
+    assert_eq!(p.meter_set(m, 3, rates(6.0, 5.0)), Err(above.clone()));
+    assert_eq!(p.meter_get(m, 3), Ok(None));
+    p.meter_set(m, 3, rates(5.0, 5.0)).unwrap();
+    // a direct meter, by key in the write itself: refused before the entry goes in
+    let mut p = load_with(|l2| l2["direct_meters"] = "MyIngress.acl_meter".into());
+    let (t, a) = l2(&p);
+    let mut w = write(WriteKind::Insert, t, 7, Some((a, 1)));
+    w.meter = Some(rates(6.0, 5.0));
+    assert_eq!(p.apply_write(&w, 0), Err(above));
+    assert_eq!(p.entry_count(t).unwrap(), 0);
+    w.meter = Some(rates(1.0, 5.0));
+    let h = p.apply_write(&w, 0).unwrap().unwrap();
+    // and by handle (Thrift bm_mt_set_meter_rates)
+    assert_eq!(p.direct_meter_set(t, h, rates(-2.0, 5.0)), Err(negative));
+    assert_eq!(p.direct_meter_get(t, h), Ok(Some(rates(1.0, 5.0))));
 }

@@ -63,14 +63,13 @@ def counter_pair(data: Any) -> tuple[int, int]:
 
 
 def meter_rates(cfg: Any) -> tuple[float, int, float, int] | None:
-    """MeterConfig -> (cir, cburst, pir, pburst); None for an empty config (reset to default)."""
-    vals = (cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)
-    if any(v < 0 for v in vals):
-        raise invalid("meter config values must not be negative")
-    if not any(vals):
+    """MeterConfig -> (cir, cburst, pir, pburst); None for an empty config (reset to default).
+    The rates' rule (none negative, cir not above pir) is the switch's (MeterRates::check); a
+    negative burst has no form to send it in and is refused here."""
+    if cfg.cburst < 0 or cfg.pburst < 0:
+        raise invalid("a burst size is negative")
+    if not any((cfg.cir, cfg.cburst, cfg.pir, cfg.pburst)):
         return None
-    if cfg.pir < cfg.cir:
-        raise invalid("meter config: pir below cir")
     return (float(cfg.cir), int(cfg.cburst), float(cfg.pir), int(cfg.pburst))
 
 

@@ -428,6 +428,7 @@ impl Program {
             .meter_by_name
             .get(name)
             .ok_or_else(|| ApiError::UnknownExtern(name.to_string()))?;
+        r.check()?;
         let m = &mut self.ext.meters[i as usize];
         let size = m.cells.len() as u64;
         match m.cells.get_mut(index as usize) {
@@ -468,6 +469,7 @@ impl Program {
         r: MeterRates,
     ) -> Result<(), ApiError> {
         self.with_direct_meter(t)?;
+        r.check()?;
         self.tables[t.0 as usize]
             .entry_mut(h.0)
             .ok_or(ApiError::BadHandle(h.0))?

@@ -102,6 +102,9 @@ impl Program {
         if w.kind == WriteKind::DirectMeter || w.meter.is_some() {
             self.with_direct_meter(t)?;
         }
+        if let Some(r) = &w.meter {
+            r.check()?;
+        }
         if w.kind == WriteKind::SetDefault {
             if w.rules == KeyRules::P4Runtime && (!w.keys.is_empty() || w.priority != 0) {
                 return Err(ApiError::Invalid(format!(

@@ -93,10 +93,8 @@ fn meter_set_rates(dp: &mut Dataplane, args: &[&str]) -> R {
             "meter_set_rates NAME INDEX RATE:BURST RATE:BURST (committed, then peak)".into(),
         );
     };
+    // the rates' rule (none negative, committed not above peak) is MeterRates::check's
     let (c, p) = (rate_pair(committed)?, rate_pair(peak)?);
-    if c.0 > p.0 {
-        return Err("the committed rate is above the peak rate".into());
-    }
     let rates = MeterRates {
         cir: c.0 * 1e6,
         cbs: c.1,

@@ -18,8 +18,8 @@ from bm_runtime.standard.ttypes import (
 
 from lanes import _native
 from lanes._native import Switch
-from lanes.switch.thrift.context import OUT_OF_RANGE, SwitchContext, log, native_code
-from lanes.switch.thrift.tables import meter_rates, meter_rates_out
+from lanes.switch.thrift.context import OUT_OF_RANGE, SwitchContext, log, native_code, thrift_code
+from lanes.switch.thrift.tables import E, UnsendableRates, meter_rates, meter_rates_out
 
 C, M, R = CounterOperationErrorCode, MeterOperationErrorCode, RegisterOperationErrorCode
 U64 = (1 << 64) - 1
@@ -76,7 +76,11 @@ class ExternsMixin:
             return fn(self.ctx.sw, name, index, *args)
         except _native.P4rtError as e:
             code, msg = native_code(e)
-            raise _err(exc, codes, call, bad_index if code == OUT_OF_RANGE else error, msg) from None
+            if code == OUT_OF_RANGE:
+                error = bad_index
+            elif kind == "meter" and thrift_code(e) == E.INVALID_METER_OPERATION:
+                error = M.INVALID_INFO_RATE_VALUE  # the rates' rule (MeterRates::check)
+            raise _err(exc, codes, call, error, msg) from None
 
     # ---- counters ----
 
@@ -101,10 +105,9 @@ class ExternsMixin:
     ) -> None:
         name = self._extern(call, "meter", meter_array_name)
         r = meter_rates(rates)
-        if isinstance(r, str):
-            code = M.BAD_RATES_LIST if "takes 2" in r else M.INVALID_INFO_RATE_VALUE
-            code = M.INVALID_BURST_SIZE_VALUE if "burst" in r else code
-            raise _err(InvalidMeterOperation, M, call, code, r)
+        if isinstance(r, UnsendableRates):
+            code = {"list": M.BAD_RATES_LIST, "rate": M.INVALID_INFO_RATE_VALUE, "burst": M.INVALID_BURST_SIZE_VALUE}
+            raise _err(InvalidMeterOperation, M, call, code[r.what], r.message)
         self._call(call, "meter", _native.p4rt_meter_write, name, index, r)
 
     def bm_meter_array_set_rates(

@@ -5,6 +5,7 @@ profiles.py."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
 
 from bm_runtime.standard.ttypes import (
@@ -272,8 +273,8 @@ class TablesMixin:
         call = "bm_mt_set_meter_rates"
         _, t = self._table(call, table_name)
         r = meter_rates(rates)
-        if isinstance(r, str):
-            raise table_error(call, E.INVALID_METER_OPERATION, r)
+        if isinstance(r, UnsendableRates):
+            raise table_error(call, E.INVALID_METER_OPERATION, r.message)
         self._native(call, _native.bm_direct_meter_set, t.index, _handle(entry_handle), r)
 
     def bm_mt_get_meter_rates(
@@ -338,19 +339,27 @@ def _param_out(k: tp.KeyField, key: OutKey) -> BmMatchParam:
     return BmMatchParam(type=T.TERNARY, ternary=BmMatchParamTernary(zero, zero))
 
 
-def meter_rates(rates: list[BmMeterRateConfig] | None) -> Rates | str:
+@dataclass(frozen=True)
+class UnsendableRates:
+    """bmv2's rate list has no form the switch takes: `what` is "list" (not two rates), "rate" (a
+    rate missing) or "burst" (a burst missing or negative), which picks bmv2's code."""
+
+    what: str
+    message: str
+
+
+def meter_rates(rates: list[BmMeterRateConfig] | None) -> Rates | UnsendableRates:
     """bmv2's [committed, peak] rates (units per microsecond, bursts in units) as the switch's
-    (cir, cbs, pir, pbs) per second, or why they are refused."""
+    (cir, cbs, pir, pbs) per second. The rates' rule (none negative, committed not above peak)
+    is the switch's (MeterRates::check: INVALID_METER_OPERATION)."""
     if rates is None or len(rates) != 2:
-        return f"a meter takes 2 rates (committed, peak), got {0 if rates is None else len(rates)}"
+        n = 0 if rates is None else len(rates)
+        return UnsendableRates("list", f"a meter takes 2 rates (committed, peak), got {n}")
     (c, p) = rates
-    for r in rates:
-        if r.units_per_micros is None or r.units_per_micros < 0:
-            return "a rate is negative"
-        if r.burst_size is None or r.burst_size < 0:
-            return "a burst size is negative"
-    if c.units_per_micros > p.units_per_micros:
-        return "the committed rate is above the peak rate"
+    if c.units_per_micros is None or p.units_per_micros is None:
+        return UnsendableRates("rate", "a rate is missing")
+    if c.burst_size is None or p.burst_size is None or c.burst_size < 0 or p.burst_size < 0:
+        return UnsendableRates("burst", "a burst size is negative")
     return (c.units_per_micros * 1e6, int(c.burst_size), p.units_per_micros * 1e6, int(p.burst_size))
 
 
