@@ -30,7 +30,8 @@ STATE_DIR = Path("/run/lanes-lab")
 OFFLOADS = ["rx", "tx", "sg", "tso", "gso", "gro", "lro", "rxvlan", "txvlan", "rxhash"]
 
 
-def _netns(pid: int) -> int | None:
+def netns_inode(pid: int) -> int | None:
+    """The inode of a process's network namespace (None: the process is gone)."""
     try:
         return os.stat(f"/proc/{pid}/ns/net").st_ino
     except OSError:
@@ -42,13 +43,13 @@ def kill_strays(shell_pids: list[int]) -> list[int]:
     themselves (Mininet stops those); returns their pids. A process entered into a host with
     mnexec -a (MPI's remote proxies) is no child of the lab and outlives an interrupted run
     otherwise."""
-    spaces = {ns for ns in map(_netns, shell_pids) if ns is not None}
-    root = _netns(1)
+    spaces = {ns for ns in map(netns_inode, shell_pids) if ns is not None}
+    root = netns_inode(1)
     killed = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in shell_pids:
             continue
-        ns = _netns(int(entry.name))
+        ns = netns_inode(int(entry.name))
         if ns in spaces and ns != root:
             try:
                 os.kill(int(entry.name), signal.SIGKILL)
