@@ -8,6 +8,7 @@ Networks on one machine take turns (a lock file): their node and interface names
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -38,25 +39,20 @@ def netns_inode(pid: int) -> int | None:
         return None
 
 
-def kill_strays(shell_pids: list[int]) -> list[int]:
+def kill_strays(shell_pids: list[int]) -> None:
     """Kill every process left in the network namespaces of these host shells but the shells
-    themselves (Mininet stops those); returns their pids. A process entered into a host with
+    themselves (Mininet stops those). A process entered into a host with
     mnexec -a (MPI's remote proxies) is no child of the lab and outlives an interrupted run
     otherwise."""
     spaces = {ns for ns in map(netns_inode, shell_pids) if ns is not None}
     root = netns_inode(1)
-    killed = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in shell_pids:
             continue
         ns = netns_inode(int(entry.name))
         if ns in spaces and ns != root:
-            try:
+            with contextlib.suppress(OSError):  # gone meanwhile
                 os.kill(int(entry.name), signal.SIGKILL)
-                killed.append(int(entry.name))
-            except OSError:
-                pass  # gone meanwhile
-    return killed
 
 
 class LabNet:
