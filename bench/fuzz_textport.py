@@ -142,7 +142,9 @@ def check_change(before: Tables, after: Tables, cmd: Cmd, r: dict, t: Tally) -> 
     if verb == "table_add":
         m = re.match(r"Entry has been added with handle (\d+)$", r["out"])
         new = set(a) - set(b)
-        if not m or new != {int(m.group(1))} or set(b) - set(a) or any(a[h] != b[h] for h in b):
+        # the reply's handle is the number its text names and the one entry that is new
+        if not m or r.get("handle") != int(m.group(1)) or new != {int(m.group(1))} or set(b) - set(a) \
+                or any(a[h] != b[h] for h in b):  # fmt: skip
             t.finding(f"after {where} ({r['out']!r}): {diff(before, after)}")
     elif verb == "table_delete":
         gone = set(b) - set(a)

@@ -84,7 +84,8 @@ def test_bad_numbers_are_refused_and_change_nothing(tmp_path: Path) -> None:
     # entry of a direct table
     with open(tmp_path / "switch.log", "w") as log, switch_proc.command_port_switch(PROGRAM, out=log) as (port, _):
         p = Port(port)
-        assert p.ask(b"table_add l2_fwd set_port 5 => 2")["out"] == "Entry has been added with handle 0"
+        added = {"ok": True, "out": "Entry has been added with handle 0", "handle": 0}
+        assert p.ask(b"table_add l2_fwd set_port 5 => 2") == added
         before = entries(port)
         for line in ("table_add l2_fwd drop 0xé1 =>", "table_add l2_fwd drop 0x =>", "table_delete l2_fwd 4294967296",
                      "table_modify l2_fwd drop 4294967296 =>", "table_indirect_delete l2_fwd 0",
@@ -97,12 +98,12 @@ def test_bad_numbers_are_refused_and_change_nothing(tmp_path: Path) -> None:
 
 
 def test_a_fault_in_a_command_is_answered_in_one_line() -> None:
-    def broken(line: str) -> str:
+    def broken(line: str) -> tuple[str, int | None]:
         raise RuntimeError("first line\nsecond line")
 
     r = answer(broken, "show_ports")
     assert r == {"ok": False, "error": "internal error: RuntimeError: first line second line"}
-    assert answer(lambda line: "fine", "show_ports") == {"ok": True, "out": "fine"}
+    assert answer(lambda line: ("fine", None), "show_ports") == {"ok": True, "out": "fine"}
 
 
 def test_clients_that_leave_before_their_answers_leave_no_trace(tmp_path: Path) -> None:

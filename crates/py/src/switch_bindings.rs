@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use lanes_p4::Program;
-use lanes_switch::commands::{execute, stats};
+use lanes_switch::commands::{answer, execute, stats};
 use lanes_switch::{
     BatchWindow, FilePort, FileSwitch, FileSwitchOptions, PortSpec, Switch, SwitchOptions,
     TmDefaults,
@@ -157,6 +157,14 @@ impl PySwitch {
     /// One simple_switch_CLI-style command; returns its output, ValueError with one line on error.
     fn command(&self, py: Python<'_>, line: &str) -> PyResult<String> {
         py.allow_threads(|| self.inner.with(|dp| execute(dp, line)))
+            .map_err(PyValueError::new_err)
+    }
+
+    /// The same as `command`, with the handle of the entry, member, group or node the command
+    /// created (None if it created none): (output, handle).
+    fn command_answer(&self, py: Python<'_>, line: &str) -> PyResult<(String, Option<u32>)> {
+        py.allow_threads(|| self.inner.with(|dp| answer(dp, line)))
+            .map(|a| (a.text, a.handle))
             .map_err(PyValueError::new_err)
     }
 

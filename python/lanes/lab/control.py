@@ -3,7 +3,6 @@ server and the `p4runtime` package are there, through the switch's command port 
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -45,16 +44,19 @@ class CtlTables:
         except ValueError as e:
             raise LanesError(f"{self.name}: {line}: {e}") from None
 
+    def _create(self, line: str) -> int:
+        try:
+            return self.ctl.create(line)
+        except ValueError as e:
+            raise LanesError(f"{self.name}: {line}: {e}") from None
+
     def add_route(self, r: Route) -> None:
         self._run(f"table_add ipv4_lpm ipv4_forward {r.prefix} => {r.mac} {r.port}")
 
     def add_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
         action, params = class_action(prio, rate, quantum, burst)
-        out = self._run(f"table_add src_ip_prio {action} {prefix} => {' '.join(map(str, params))}")
-        m = re.search(r"handle (\d+)", out)
-        if not m:
-            raise LanesError(f"{self.name}: no entry handle in '{out}'")
-        self.handles[prefix] = int(m.group(1))
+        line = f"table_add src_ip_prio {action} {prefix} => {' '.join(map(str, params))}"
+        self.handles[prefix] = self._create(line)
 
     def modify_class(self, prefix: str, prio: int, rate: int, quantum: int, burst: int = 0) -> None:
         h = self.handles[prefix]

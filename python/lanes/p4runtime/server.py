@@ -377,14 +377,15 @@ class P4RuntimeServer:
             self._thread.join(2)
 
     def wrap_command(self, run: Any) -> Any:
-        """A `lanes ctl` command runner that also knows the P4Runtime server's commands."""
+        """A `lanes ctl` command runner (line -> (output, handle)) that also knows the P4Runtime
+        server's commands."""
 
-        def command(line: str) -> str:
+        def command(line: str) -> tuple[str, int | None]:
             out = self.service.command(line)
             if out is not None:
-                return out
-            out = str(run(line))
-            return out + self.service.HELP if line.strip() == "help" else out
+                return out, None
+            text, handle = run(line)
+            return (text + self.service.HELP if line.strip() == "help" else text), handle
 
         return command
 

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         sw.start_ports()
         config, thrift = _thrift_api(sw, sa)
         try:
-            servers.append(serve(sa.thrift_port, sw.command, thrift, sa.thrift_addr))
+            servers.append(serve(sa.thrift_port, sw.command_answer, thrift, sa.thrift_addr))
         except (OSError, OverflowError) as e:
             why = getattr(e, "strerror", None) or str(e)
             raise LanesError(f"cannot listen on {sa.thrift_addr}:{sa.thrift_port}: {why}") from None
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if not sa.no_grpc:
             servers.append(_start_p4runtime(sw, sa))
             if hasattr(servers[-1], "wrap_command"):  # `lanes ctl p4runtime_stats`
-                servers[0].run_command = servers[-1].wrap_command(sw.command)
+                servers[0].run_command = servers[-1].wrap_command(sw.command_answer)
             if config is not None and hasattr(servers[-1], "service"):
                 config.attach_p4runtime(servers[-1].service)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

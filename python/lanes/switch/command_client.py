@@ -21,6 +21,18 @@ class CommandClient:
 
     def run(self, line: str) -> str:
         """Run one command; its output, or ValueError with the switch's one-line error."""
+        return str(self._reply(line)["out"])
+
+    def create(self, line: str) -> int:
+        """Run a command that creates an entry, member, group or node (table_add,
+        act_prof_create_member, ...); the handle the switch gave it, or ValueError."""
+        r = self._reply(line)
+        handle = r.get("handle")
+        if not isinstance(handle, int):
+            raise LanesError(f"'{line.split()[0]}' created nothing (answered '{r['out']}')")
+        return handle
+
+    def _reply(self, line: str) -> dict[str, object]:
         self.sock.sendall(line.strip().encode() + b"\n")
         reply = self.rfile.readline()
         if not reply:
@@ -28,7 +40,7 @@ class CommandClient:
         r = json.loads(reply)
         if not r["ok"]:
             raise ValueError(r["error"])
-        return str(r["out"])
+        return dict(r)
 
     def close(self) -> None:
         self.rfile.close()

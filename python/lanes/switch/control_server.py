@@ -2,7 +2,8 @@
 protocols, told apart by a connection's first byte:
 
 - lanes's line protocol (`lanes ctl`): one simple_switch_CLI-style command per line in, one JSON
-  line out ({"ok": true, "out": ...} or {"ok": false, "error": ...}). A line is a command only
+  line out ({"ok": true, "out": ...} or {"ok": false, "error": ...}; a command that created an
+  entry, member, group or node adds "handle": N). A line is a command only
   once its newline has come: a client that leaves mid-line has sent nothing. A line longer
   than MAX_LINE bytes is refused whole, not gathered in memory;
 - bmv2's Thrift API (simple_switch_CLI and other bmv2 clients): a binary Thrift message starts
@@ -23,13 +24,17 @@ from lanes.switch.thrift.server import THRIFT_FIRST_BYTE
 
 MAX_LINE = 1 << 16  # bytes; the longest table_add a program needs is a few hundred
 
+# A command's output and the handle of what it created (None if nothing).
+Answer = tuple[str, int | None]
 
-def answer(run: Callable[[str], str], line: str) -> dict:
+
+def answer(run: Callable[[str], Answer], line: str) -> dict:
     """The reply to one command line: its output, or its error in one line. An exception other
     than the command's own ValueError (a fault in the switch) is answered the same way, so the
     client gets its answer and the connection stays usable."""
     try:
-        return {"ok": True, "out": run(line)}
+        out, handle = run(line)
+        return {"ok": True, "out": out} if handle is None else {"ok": True, "out": out, "handle": handle}
     except ValueError as e:
         return {"ok": False, "error": " ".join(str(e).split()) or "refused"}
     except BaseException as e:  # noqa: BLE001 - also a Rust panic (pyo3's PanicException)
@@ -59,7 +64,7 @@ class _Handler(socketserver.StreamRequestHandler):
             self._lines()
 
     def _lines(self) -> None:
-        run: Callable[[str], str] = self.server.run_command  # type: ignore[attr-defined]
+        run: Callable[[str], Answer] = self.server.run_command  # type: ignore[attr-defined]
         while True:
             raw = self.rfile.readline(MAX_LINE + 1)
             if not raw.endswith(b"\n"):
@@ -103,7 +108,7 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 def serve(
-    port: int, run_command: Callable[[str], str], thrift: Any = None, addr: str = "127.0.0.1"
+    port: int, run_command: Callable[[str], Answer], thrift: Any = None, addr: str = "127.0.0.1"
 ) -> socketserver.ThreadingTCPServer:
     """Start serving on addr:port in a background thread; returns the server (call shutdown() to
     stop). `thrift`: the Thrift processor for bmv2 clients, or why there is none (a string)."""

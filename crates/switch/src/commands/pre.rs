@@ -5,28 +5,39 @@
 
 use std::fmt::Write;
 
+use super::{Answer, AnswerR};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
 
 /// Run a multicast command (`cmd` starts with `mc_`); None if `cmd` is not one.
-pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<AnswerR> {
     let pre = &mut dp.pre;
     Some(match cmd {
         "mc_mgrp_create" => one(args, "mc_mgrp_create MGID").and_then(|m| {
             let h = pre.mgrp_create(m)?;
-            Ok(format!("multicast group {m} was created with handle {h}"))
+            let text = format!("multicast group {m} was created with handle {h}");
+            Ok(Answer::created(h, text))
         }),
-        "mc_mgrp_destroy" => one(args, "mc_mgrp_destroy MGID")
-            .and_then(|m| Ok(pre.mgrp_destroy(m)?))
-            .map(|()| String::new()),
         "mc_node_create" => match args.split_first() {
             Some((rid, ports)) => num(rid).and_then(|rid| {
                 let h = pre.node_create(rid, &port_list(ports)?)?;
-                Ok(format!("node was created with handle {h}"))
+                let text = format!("node was created with handle {h}");
+                Ok(Answer::created(h, text))
             }),
             None => Err("mc_node_create RID PORT...".into()),
         },
+        _ => return edit(dp, cmd, args).map(|r| r.map(Answer::from)),
+    })
+}
+
+/// The multicast commands that create nothing.
+fn edit(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+    let pre = &mut dp.pre;
+    Some(match cmd {
+        "mc_mgrp_destroy" => one(args, "mc_mgrp_destroy MGID")
+            .and_then(|m| Ok(pre.mgrp_destroy(m)?))
+            .map(|()| String::new()),
         "mc_node_update" => match args.split_first() {
             Some((h, ports)) => num(h)
                 .and_then(|h| Ok(pre.node_update(h, &port_list(ports)?)?))

@@ -7,6 +7,7 @@ use lanes_p4::{EntryHandle, ProfileId, ProfileRef, Program};
 
 use super::args::{find_table, hex, names, num, program};
 use super::table::{entry_keys, values_for};
+use super::{Answer, AnswerR};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
@@ -19,17 +20,29 @@ table_indirect_delete TABLE HANDLE | table_indirect_set_default TABLE MEMBER | t
 table_indirect_reset_default TABLE";
 
 /// Run an action profile command; None if `cmd` is not one.
-pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
-    let r = match cmd {
+pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<AnswerR> {
+    Some(match cmd {
         "act_prof_create_member" => member(dp, args, false),
         "act_prof_modify_member" => member(dp, args, true),
+        "act_prof_create_group" => with_profile(dp, args, 1, |p, ap, _| {
+            let h = p.create_group(ap, None, 0)?;
+            Ok(Answer::created(
+                h,
+                format!("Group has been created with handle {h}"),
+            ))
+        }),
+        "table_indirect_add" => indirect_add(dp, args, false),
+        "table_indirect_add_with_group" => indirect_add(dp, args, true),
+        _ => return edit(dp, cmd, args).map(|r| r.map(Answer::from)),
+    })
+}
+
+/// The action profile commands that create nothing.
+fn edit(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+    let r = match cmd {
         "act_prof_delete_member" => with_profile(dp, args, 2, |p, ap, a| {
             p.delete_member(ap, handle(a[1])?)?;
             Ok(String::new())
-        }),
-        "act_prof_create_group" => with_profile(dp, args, 1, |p, ap, _| {
-            let h = p.create_group(ap, None, 0)?;
-            Ok(format!("Group has been created with handle {h}"))
         }),
         "act_prof_delete_group" => with_profile(dp, args, 2, |p, ap, a| {
             p.delete_group(ap, handle(a[1])?)?;
@@ -44,8 +57,6 @@ pub fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
             Ok(String::new())
         }),
         "act_prof_dump" => with_profile(dp, args, 1, |p, ap, _| dump(p, ap)),
-        "table_indirect_add" => indirect_add(dp, args, false),
-        "table_indirect_add_with_group" => indirect_add(dp, args, true),
         "table_indirect_delete" => indirect(dp, args, 2, |p, t, a| {
             p.delete_entry(t, EntryHandle(handle(a[1])?))
         }),
@@ -70,12 +81,12 @@ fn handle(s: &str) -> Result<u32, lanes_p4::ApiError> {
         .ok_or_else(|| lanes_p4::ApiError::Invalid(format!("bad handle '{s}'")))
 }
 
-fn with_profile(
+fn with_profile<T>(
     dp: &mut Dataplane,
     args: &[&str],
     n: usize,
-    f: impl FnOnce(&mut Program, ProfileId, &[&str]) -> Result<String, lanes_p4::ApiError>,
-) -> R {
+    f: impl FnOnce(&mut Program, ProfileId, &[&str]) -> Result<T, lanes_p4::ApiError>,
+) -> Result<T, String> {
     if args.len() != n {
         return Err(format!("expected {n} argument(s), got {}", args.len()));
     }
@@ -88,7 +99,7 @@ fn with_profile(
 
 /// `act_prof_create_member PROFILE ACTION PARAM...` or
 /// `act_prof_modify_member PROFILE ACTION MEMBER PARAM...`.
-fn member(dp: &mut Dataplane, args: &[&str], modify: bool) -> R {
+fn member(dp: &mut Dataplane, args: &[&str], modify: bool) -> AnswerR {
     let usage = if modify {
         "act_prof_modify_member PROFILE ACTION MEMBER PARAM..."
     } else {
@@ -120,18 +131,21 @@ fn member(dp: &mut Dataplane, args: &[&str], modify: bool) -> R {
         Some(h) => {
             p.modify_member(ap, h, a, &params)
                 .map_err(|e| e.to_string())?;
-            Ok(String::new())
+            Ok(Answer::from(String::new()))
         }
         None => {
             let h = p
                 .add_member(ap, None, a, &params)
                 .map_err(|e| e.to_string())?;
-            Ok(format!("Member has been created with handle {h}"))
+            Ok(Answer::created(
+                h,
+                format!("Member has been created with handle {h}"),
+            ))
         }
     }
 }
 
-fn indirect_add(dp: &mut Dataplane, args: &[&str], group: bool) -> R {
+fn indirect_add(dp: &mut Dataplane, args: &[&str], group: bool) -> AnswerR {
     let names = names(dp)?;
     let e = entry_keys(
         &names,
@@ -150,7 +164,10 @@ fn indirect_add(dp: &mut Dataplane, args: &[&str], group: bool) -> R {
     let h = program(dp)?
         .add_indirect_entry(e.table.table, e.keys, target, e.priority)
         .map_err(|e| e.to_string())?;
-    Ok(format!("Entry has been added with handle {}", h.0))
+    Ok(Answer::created(
+        h.0,
+        format!("Entry has been added with handle {}", h.0),
+    ))
 }
 
 fn indirect(

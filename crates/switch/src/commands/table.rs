@@ -11,6 +11,7 @@ use lanes_p4::{
 };
 
 use super::args::{find_table, hex, names, num, num_u32, program};
+use super::{Answer, AnswerR};
 use crate::dataplane::Dataplane;
 
 type R = Result<String, String>;
@@ -19,9 +20,16 @@ pub(crate) const HELP: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORI
 table_delete TABLE HANDLE | table_clear TABLE | table_dump TABLE | table_num_entries TABLE | table_set_default TABLE ACTION PARAM...";
 
 /// Runs a table command; None if `cmd` is not one.
-pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
+pub(crate) fn execute(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<AnswerR> {
+    if cmd == "table_add" {
+        return Some(table_add(dp, args));
+    }
+    edit(dp, cmd, args).map(|r| r.map(Answer::from))
+}
+
+/// The table commands that create nothing.
+fn edit(dp: &mut Dataplane, cmd: &str, args: &[&str]) -> Option<R> {
     Some(match cmd {
-        "table_add" => table_add(dp, args),
         "table_modify" => table_modify(dp, args),
         "table_delete" => with_table(dp, args, 2, |p, t, a| {
             p.delete_entry(t.table, EntryHandle(num_u32(a[1])?))
@@ -179,7 +187,7 @@ pub(crate) fn values_for(
         .collect()
 }
 
-fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
+fn table_add(dp: &mut Dataplane, args: &[&str]) -> AnswerR {
     let [table, action, rest @ ..] = args else {
         return Err(TABLE_ADD.into());
     };
@@ -211,7 +219,10 @@ fn table_add(dp: &mut Dataplane, args: &[&str]) -> R {
         .apply_write(&w, 0) // no idle timeout: the clock is not read
         .map_err(|e| e.to_string())?
         .ok_or("no entry added")?;
-    Ok(format!("Entry has been added with handle {}", h.0))
+    Ok(Answer::created(
+        h.0,
+        format!("Entry has been added with handle {}", h.0),
+    ))
 }
 
 const TABLE_ADD: &str = "table_add TABLE ACTION KEY... => PARAM... [PRIORITY]";
