@@ -60,13 +60,22 @@ def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Pa
 def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
     s = nas(tmp_path, "--topo", "nas3", "--alg", "nas-inband", "--proto", "udp")
     victim = s["flows"]["victim"]["key"]
-    # the demotion and its end, read from s1's register: after the competitor's return, and
-    # once it stopped (a hold time after the last feedback frame)
-    assert [(e["kind"], e["flow"], e["switch"]) for e in s["events"]] == [
-        ("demote", victim, "s1"), ("restore", victim, "s1")], s["events"]  # fmt: skip
-    demote, restore = s["events"]
-    assert s["onset_s"] <= demote["t"] <= s["onset_s"] + 4.0, s["events"]
-    assert restore["t"] > s["reset_s"], s["events"]
+    events = s["events"]
+    # only the victim, only at s1 (where it shares the first bottleneck), read from s1's register;
+    # demotions and restores alternate, the first after the competitor's return, the last
+    # restore once it stopped (a hold time after the last feedback frame)
+    assert {(e["flow"], e["switch"]) for e in events} == {(victim, "s1")}, events
+    assert [e["kind"] for e in events] == ["demote", "restore"] * (len(events) // 2), events
+    assert s["onset_s"] <= events[0]["t"] <= s["onset_s"] + 4.0, events
+    assert events[-1]["t"] > s["reset_s"], events
+    assert all(e["t"] < s["reset_s"] for e in events if e["kind"] == "demote"), events
+    # and demoted through the active phase. s2's port forgets the doomed flow after a window in
+    # which it was not 90 % busy; when the competitor's iperf falls short of that (this VM under
+    # steal: 18-26 of 29 Mb/s sent), feedback stops, the hold lapses and the victim's next loss
+    # at s2 demotes it again within a window or two: renewals, not new detections
+    demoted = sum(min(r["t"], s["reset_s"]) - d["t"] for d, r in zip(events[::2], events[1::2], strict=True))
+    assert demoted >= 0.9 * (s["reset_s"] - events[0]["t"]), events
+    assert s["renewals"] == len(events) // 2 - 1, events
     assert s["active_vs_ceiling"] >= 0.9, s["goodput_mbps"]
     assert s["feedback_msgs"] > 0 and s["false_positives"] == 0
     # no writes after set-up but the one that switched it on (the hold time, at each switch):

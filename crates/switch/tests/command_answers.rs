@@ -73,7 +73,7 @@ fn multicast_groups_and_nodes_answer_their_handles() {
     let n = created(&mut dp, "mc_node_create 0 1 2");
     let associated = ok(&mut dp, &format!("mc_node_associate 7 {n}"));
     assert_eq!(associated.handle, None);
-    assert_eq!(g, 7, "bmv2's group handle is its id");
+    assert_eq!(g, 7, "a group's handle is its id");
     let dump = ok(&mut dp, "mc_dump").text;
     assert!(dump.contains(&format!("L1h={n}")), "{dump}");
 }

@@ -66,6 +66,17 @@ def _false_positive(ev: dict, trace: list[dict], cfg: NasConfig) -> bool:
     return not downstream or max(downstream) < FP_LOSS
 
 
+def renewal(ev: dict, events: list[dict], hold_s: float) -> bool:
+    """Is this demotion a renewal: within a hold time of the same flow's restore at the same
+    switch? In band, a demoted flow can be starved upstream so that the downstream port, with
+    the competitor alone under its busy mark, forgets it; feedback stops, the hold lapses, and
+    the flow's first loss downstream on its return demotes it again within a window. That is
+    the same detection going on, not a new one, and the polls before it hold no downstream loss
+    of the starved flow to judge it by, so false positives count only detections."""
+    return any(r["kind"] == "restore" and r["flow"] == ev["flow"] and r["switch"] == ev["switch"]
+               and 0 <= ev["t"] - r["t"] < hold_s for r in events)  # fmt: skip
+
+
 def _max_changes(events: list[dict], hold: float) -> int:
     most = 0
     for flow in {e["flow"] for e in events}:
@@ -142,7 +153,9 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
         # in band: what the data plane sent before the hold time switched it on (no effect)
         "feedback_before_arm": result.get("feedback_before_arm"),
         "state_changes": len(events),
-        "false_positives": sum(1 for e in demotes if _false_positive(e, trace, cfg)),
+        "renewals": sum(1 for e in demotes if renewal(e, events, cfg.hold_s)),
+        "false_positives": sum(1 for e in demotes if not renewal(e, events, cfg.hold_s)
+                               and _false_positive(e, trace, cfg)),  # fmt: skip
         "detection_s": round(first["t"] - pl.onset_s, 3) if first else None,
         "demoted_applied_s": round(first["applied_t"] - pl.onset_s, 3) if first else None,
         "reset_s_after_stop": round(restore["t"] - pl.reset_s, 3) if restore else None,
