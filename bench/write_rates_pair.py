@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from write_rates_pool import figures  # one naming of the figures for both scripts
+
 BATCHES = [100, 500, 1000]
 
 
@@ -48,12 +50,6 @@ def one_round(checkout: Path) -> dict:
               if line.startswith("{")]  # fmt: skip
     table_add = json.loads(run_script(checkout, ["bench/thrift_table_add.py", "--entries", "2000", "--runs", "3"]))
     return {"p4runtime_writes": writes, "thrift_table_add": table_add}
-
-
-def figures(r: dict) -> dict[str, float]:
-    out = {f"p4runtime batch {w['batch']} writes/s": w["writes_per_s"] for w in r["p4runtime_writes"]}
-    out.update({f"thrift_table_add {k} /s": v for k, v in r["thrift_table_add"]["per_s"].items()})
-    return out
 
 
 def medians(rounds: list[dict], side: str) -> dict[str, float]:
