@@ -1,15 +1,19 @@
 """The switch with AF_XDP ports (--rx-mode afxdp) between network namespaces: frames cross with
 no loss and in order with tm_basic's tables applied, malformed frames are counted and dropped,
-and a port set to 5 Mb/s still sends at 5 Mb/s (bytes out over the receiver's time span)."""
+a port set to 5 Mb/s still sends at 5 Mb/s (bytes out over the receiver's time span), and
+does not send faster to make up for a time the switch was stopped."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from netns import Star, is_root
+from netns import Star, is_root, steal_ms
 from test_switch_netns import start
 from test_switch_packets import L3_COMMANDS, drops, send_frames
 
@@ -126,28 +130,83 @@ def port_tx_pkts(star: Star, port: int) -> int:
     return int(line.split()[5])
 
 
-def test_a_paced_port_sends_at_its_rate(tmp_path: Path) -> None:
+def paced_run(
+    tmp_path: Path, rate_bps: float, n: int, size: int, stall: float = 0.0
+) -> tuple[float, list[float], str]:
+    """One burst through a port paced at rate_bps: the CPU time (ms) the hypervisor took while it
+    drained, the times h3 captured its frames at, and the switch's port counters. With `stall`,
+    the switch is stopped (SIGSTOP) for that many seconds 0.3 s into the burst."""
     from scapy.all import rdpcap
 
-    rate_bps = 5e6
-    n, size = 600, 1000
     with Star(4) as star:
-        start(star, tmp_path, "rl-sp-drr", extra=(*AFXDP, "--port-rate", "3@5Mbps", "--queue-depth", "1000"))
+        start(
+            star,
+            tmp_path,
+            "rl-sp-drr",
+            extra=(*AFXDP, "--port-rate", f"3@{rate_bps / 1e6:g}Mbps", "--queue-depth", "1000"),
+        )
+        switch = star.procs[-1]
         pcap = tmp_path / "h3.pcap"
         cap = capture(star, 3, pcap)
-        # h2's class has no rate of its own: the port's 5 Mb/s paces it. The burst is written in
+        # h2's class has no rate of its own: the port's rate paces it. The burst is written in
         # a few milliseconds and lasts 0.96 s at 5 Mb/s, so the queue stays busy until the last
         # frame has left (a sender slowed by a busy machine would leave gaps, not pacing, to see)
+        before = steal_ms()
         blast(star, 2, [udp(2, "10.0.1.3", i, size) for i in range(n)], tmp_path)
+        if stall:
+            time.sleep(0.3)
+            os.kill(switch.pid, signal.SIGSTOP)
+            try:
+                time.sleep(stall)
+            finally:
+                os.kill(switch.pid, signal.SIGCONT)
         deadline = time.monotonic() + 20
         while port_tx_pkts(star, 3) < n and time.monotonic() < deadline:
             time.sleep(0.2)
+        stolen = steal_ms() - before
         stop_capture(star, cap)
-        got = rdpcap(str(pcap))
+        times = [float(p.time) for p in rdpcap(str(pcap))]
         ports = star.ctl("show_ports")
-    assert len(got) == n, ports
-    # every frame after the first took its wire time at 5 Mb/s; the batch window (250 us) lets
-    # frames leave at most that early, 0.03 % of the 0.96 s the burst lasts
-    span = float(got[-1].time - got[0].time)
+    return stolen, times, ports
+
+
+def test_a_paced_port_sends_at_its_rate(tmp_path: Path) -> None:
+    rate_bps = 5e6
+    n, size = 600, 1000
+    wire = (n - 1) * size * 8 / rate_bps  # seconds from the first frame's departure to the last's
+    # A switch the hypervisor has descheduled cannot send, and the pacer does not catch up after
+    # (the next test): each stall makes the burst longer by its length. As in test_switch_netns:
+    # up to 4 attempts, stopping at one with under 20 ms stolen; the least-stolen one is judged
+    # and its stolen time (summed over both CPUs, so at most twice what the switch's own CPU
+    # lost) is allowed on the slow side only
+    runs = []
+    for _attempt in range(4):
+        runs.append(paced_run(tmp_path, rate_bps, n, size))
+        if runs[-1][0] < 20:
+            break
+    stolen, times, ports = min(runs, key=lambda r: r[0])
+    assert len(times) == n, ports
+    span = times[-1] - times[0]
     measured = (n - 1) * size * 8 / span
-    assert abs(measured - rate_bps) / rate_bps < 0.02, f"{measured / 1e6:.3f} Mb/s"
+    why = f"{measured / 1e6:.3f} Mb/s, span {span:.4f} s for {wire:.4f} s of wire time, steal {stolen:.0f} ms"
+    # never faster: the batch window (250 us) lets frames leave at most that early, 0.03 % of
+    # the 0.96 s the burst lasts; 2 % either side is the rate's tolerance
+    assert span > wire * 0.98, why
+    assert span < wire * 1.02 + stolen / 1000, why
+
+
+def test_a_paced_port_stopped_mid_burst_does_not_catch_up(tmp_path: Path) -> None:
+    # The switch stopped for 100 ms with its queue full: when it runs again it goes on at the
+    # port's rate, not faster to make up for the lost time, so the burst ends 100 ms later and
+    # the frames after the gap leave at their wire time (a stall can only add to both)
+    rate_bps, n, size, stall = 5e6, 600, 1000, 0.1
+    stolen, times, ports = paced_run(tmp_path, rate_bps, n, size, stall=stall)
+    assert len(times) == n, ports
+    wire = size * 8 / rate_bps
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    at = gaps.index(max(gaps))
+    why = f"gap {max(gaps) * 1000:.1f} ms after frame {at}, span {times[-1] - times[0]:.4f} s, steal {stolen:.0f} ms"
+    assert max(gaps) > stall * 0.9 and 50 < at < n - 100, why
+    assert times[-1] - times[0] > ((n - 1) * wire) * 0.98 + stall * 0.9, why
+    after = times[at + 51] - times[at + 1]
+    assert after > 50 * wire * 0.98, (f"the 50 frames after the gap took {after * 1000:.1f} ms", why)

@@ -5,6 +5,7 @@ high-class latency under saturating load."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -153,25 +154,29 @@ def test_rlsp_drr_shares_at_congested_port(tmp_path: Path) -> None:
 
 
 def latency_run(tmp_path: Path, scheduler: str) -> tuple[float, list[float], list[float]]:
-    """Idle and loaded RTTs h1 -> h4, and the CPU time the hypervisor took during the pings."""
+    """Idle and loaded RTTs h1 -> h4, and the share of the CPU time the hypervisor took during
+    the loaded pings (0.05: a twentieth of both CPUs' time)."""
     with Star(4) as star:
         start(star, tmp_path, scheduler)
         idle = ping_rtts(star, 1, 4, 50)
         UdpFlows(star, tmp_path, {2: 60, 3: 60}, seconds=8)  # stopped with the namespaces
         time.sleep(1.5)
-        before = steal_ms()
+        before, t0 = steal_ms(), time.monotonic()
         loaded = ping_rtts(star, 1, 4, 300)
-        return steal_ms() - before, idle, loaded
+        elapsed_ms = (time.monotonic() - t0) * 1000 * (os.cpu_count() or 1)
+        return (steal_ms() - before) / elapsed_ms, idle, loaded
 
 
 @pytest.mark.parametrize("scheduler", ["fifo", "rlsp-drr"])
 def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str) -> None:
-    # as in the shares test: up to 3 attempts, judged on the least-stolen one, whose stolen
-    # time (a stall of the VM delays the pings in flight by up to that much) is allowed for
+    # As in the shares test: up to 4 attempts, stopping at one with under 1 % of the CPU time
+    # stolen; the least-stolen one is judged. A ping whose round trip meets a stall of the VM
+    # takes the stall's length, so a run with a share s of the time stolen has about that share
+    # of its pings measuring the host, not the switch: the judged quantile leaves out twice it.
     runs = []
-    for _attempt in range(3):
+    for _attempt in range(4):
         runs.append(latency_run(tmp_path, scheduler))
-        if runs[-1][0] < 100:
+        if runs[-1][0] < 0.01:
             break
     stolen, idle, loaded = min(runs, key=lambda x: x[0])
     # the high class loses none. FIFO drops pings with the load, how many depends on how the
@@ -179,15 +184,17 @@ def test_high_class_latency_under_saturating_load(tmp_path: Path, scheduler: str
     # phase, not evenly: a sixth to 71 % seen), so it only needs enough of them for a median
     need = 290 if scheduler == "rlsp-drr" else 50
     assert len(idle) >= 45 and len(loaded) >= need, (len(idle), len(loaded))
-    p99 = statistics.quantiles(loaded, n=100)[98]
+    judged = max(50, round(99 - 200 * stolen))
+    tail = statistics.quantiles(loaded, n=100)[judged - 1]
     print(
         f"{scheduler}: idle p50 {statistics.median(idle):.3f} ms, loaded p50 {statistics.median(loaded):.3f} "
-        f"p99 {p99:.3f} ms"
+        f"p{judged} {tail:.3f} ms, {100 * stolen:.1f} % stolen"
     )
     if scheduler == "rlsp-drr":
-        # the physical bound is one 1442 B frame at 100 Mb/s (0.115 ms) on top of the idle RTT;
-        # 1 ms leaves room for a noisy shared VM
-        assert p99 < statistics.median(idle) + 1.0 + stolen / 1000, (p99, idle, f"steal {stolen:.0f} ms")
+        # the physical bound is one 1442 B frame at 100 Mb/s (0.115 ms) on top of the idle RTT
+        # (FIFO's full 64-packet queue adds ~7 ms); 1 ms leaves room for a busy shared VM
+        why = (judged, tail, idle, f"{100 * stolen:.1f} % of the CPU time stolen")
+        assert tail < statistics.median(idle) + 1.0, why
     else:
         # FIFO: the high class waits behind a full 64-packet queue, ~7 ms at 100 Mb/s
         assert statistics.median(loaded) > 3.0, loaded
