@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,12 +25,46 @@ pytestmark = [
 LINK = 50  # Mb/s scale: nas3's bottlenecks are then 25 and 30 Mb/s
 
 
-def nas(out: Path, *args: str, duration: int = 30) -> dict:
+# A run is repeated once if the hypervisor took over this share (%) of the machine's CPU time in
+# any phase (a switch it stops loses its ports' line time), and the less-stolen run is judged
+STEAL_RETRY_PCT = 5.0
+
+
+def nas_once(out: Path, *args: str, duration: int) -> dict:
     cmd = [LANES, "lab", "run", "--case", "nas", "--link-mbps", str(LINK), "--duration", str(duration),
            "--hold", "2", "--out", str(out), *args]  # fmt: skip
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads((out / "summary.json").read_text())
+
+
+def most_stolen(s: dict) -> float:
+    return max(v for v in s["steal_pct"].values() if v is not None)
+
+
+def nas(out: Path, *args: str, duration: int = 30) -> dict:
+    """The summary of a nas run into `out`: of up to two runs, the one with less CPU time stolen."""
+    first = nas_once(out, *args, duration=duration)
+    if most_stolen(first) <= STEAL_RETRY_PCT:
+        return first
+    aside = Path(tempfile.mkdtemp(prefix="nas-stolen-")) / "run"  # outside `out`'s parent: reports read it
+    shutil.move(out, aside)
+    second = nas_once(out, *args, duration=duration)
+    if most_stolen(second) <= most_stolen(first):
+        shutil.rmtree(aside.parent)
+        return second
+    shutil.rmtree(out)
+    shutil.move(aside, out)
+    shutil.rmtree(aside.parent)
+    return first
+
+
+def stolen_more(s: dict, phase: str, than: str) -> float:
+    """What a goodput ratio of `phase` over `than` may lose to the hypervisor: twice the share of
+    the machine's CPU time it stole in `phase` beyond `than` (over both CPUs: all of it may have
+    fallen on the one serving the bottleneck, and a stopped port loses its line time, as
+    test_switch_afxdp's stall test shows)."""
+    return 2 * max(0.0, s["steal_pct"][phase] - s["steal_pct"][than]) / 100
 
 
 def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Path) -> None:
@@ -41,9 +77,12 @@ def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Pa
     assert s["onset_s"] <= demotes[0]["t"] <= s["onset_s"] + 4.0, s["events"]
     assert s["false_positives"] == 0
     # the baseline is what one FIFO per port gives, and the active phase reaches the ceiling
-    assert abs(s["baseline_vs_fair"] - 1) < 0.08, s["goodput_mbps"]
-    assert s["active_vs_ceiling"] >= 0.9, s["goodput_mbps"]
-    assert s["gain"] >= 1.15, s["goodput_mbps"]
+    # (each less what the hypervisor took in one phase beyond the other)
+    why = (s["goodput_mbps"], s["steal_pct"])
+    base = max(stolen_more(s, "baseline", "calibrate"), stolen_more(s, "calibrate", "baseline"))
+    assert abs(s["baseline_vs_fair"] - 1) < 0.08 + base, why
+    assert s["active_vs_ceiling"] >= 0.9 - stolen_more(s, "active", "calibrate"), why
+    assert s["gain"] >= 1.15 - stolen_more(s, "active", "baseline"), why
     # restored once, after the competitor stopped; never two changes within a hold time
     restores = [e for e in s["events"] if e["kind"] == "restore"]
     assert len(restores) == 1 and restores[0]["t"] > s["reset_s"], s["events"]
@@ -76,7 +115,7 @@ def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
     demoted = sum(min(r["t"], s["reset_s"]) - d["t"] for d, r in zip(events[::2], events[1::2], strict=True))
     assert demoted >= 0.9 * (s["reset_s"] - events[0]["t"]), events
     assert s["renewals"] == len(events) // 2 - 1, events
-    assert s["active_vs_ceiling"] >= 0.9, s["goodput_mbps"]
+    assert s["active_vs_ceiling"] >= 0.9 - stolen_more(s, "active", "calibrate"), (s["goodput_mbps"], s["steal_pct"])
     assert s["feedback_msgs"] > 0 and s["false_positives"] == 0
     # no writes after set-up but the one that switched it on (the hold time, at each switch):
     # the feedback was frames in band, the demotion and its end the switches' own
@@ -94,7 +133,9 @@ def test_inband_sends_nothing_for_a_flow_that_loses_only_downstream(tmp_path: Pa
 def test_a_lone_flow_losing_at_every_hop_is_left_alone(tmp_path: Path) -> None:
     # nas-line: one flow at twice its path's rate; it loses at the first hop, nobody shares it
     s = nas(tmp_path, "--topo", "nas-line", "--alg", "nas-auto", "--proto", "udp", duration=20)
-    assert s["goodput_mbps"]["active"]["victim"] > 0.9 * LINK / 2, s["goodput_mbps"]
+    # it gets its path's 25 Mb/s, less what the hypervisor stopped the switches for (stolen_more)
+    lost = 2 * s["steal_pct"]["active"] / 100
+    assert s["goodput_mbps"]["active"]["victim"] > (0.9 - lost) * LINK / 2, (s["goodput_mbps"], s["steal_pct"])
     assert (s["deprioritisations"], s["feedback_msgs"], s["state_changes"]) == (0, 0, 0), s["events"]
 
 

@@ -15,6 +15,7 @@ from lanes.errors import LanesError
 from lanes.interrupt import terminate_as_interrupt
 from lanes.lab import control, traffic
 from lanes.lab.core import Procs, check_switches, check_tools, clear_run_dir, ping_all, say
+from lanes.lab.monitor import stolen_cpu
 from lanes.nas import inband
 from lanes.nas.controller import Controller
 from lanes.nas.detect import NasConfig
@@ -176,9 +177,14 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
         clients.append(procs.start(net.host(snd.flow.src), cmd, p.out / f"client_{snd.name}.txt"))
     ctl.start()
     next_progress = 0.0
+    # the machine's stolen and total CPU time each half second: a port the hypervisor stops
+    # loses its line time, so the summary says how much each phase lost
+    cpu: list[tuple[float, int, int]] = []
     try:
         while True:
             now = time.monotonic() - t0
+            if not cpu or now >= cpu[-1][0] + 0.5:
+                cpu.append((round(now, 3), *stolen_cpu()))
             if now >= pl.duration_s + 0.5:
                 break
             if ctl.error:
@@ -195,7 +201,7 @@ def _traffic(p: NasParams, topo: Topology, pl: NasPlan, net: LabNet, procs: Proc
     procs.stop()
     return {"events": ctl.events, "feedback_msgs": ctl.feedback_msgs(), "polls": ctl.polls,
             "feedback_before_arm": getattr(ctl, "sent_before_arm", None), "writes_after_setup": ctl.writes,
-            "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}}  # fmt: skip
+            "offered_mbps": {s.name: offered_mbps(p, topo, s.flow.src) for s in pl.senders}, "cpu": cpu}  # fmt: skip
 
 
 def _progress(p: NasParams, pl: NasPlan, now: float, ctl: Controller | InbandObserver) -> None:

@@ -2,7 +2,9 @@
 
 Goodput of a role in a phase: the mean of its receiver's 1-s iperf intervals that lie wholly in
 [phase start + SETTLE_S, phase end] (the first seconds of a phase are the transition: the
-detection allowance in `active`). `down` is one role over its two senders.
+detection allowance in `active`). `down` is one role over its two senders. A phase's steal_pct:
+the share of the machine's CPU time the hypervisor took over the same window (a switch it stops
+loses that time on its ports, and does not make it up).
 
 The analytic baseline is the original's "theory" line computed from this run's own calibration:
 both flows at the first bottleneck get shares in proportion to what they offer (one FIFO queue),
@@ -97,6 +99,16 @@ def _fair(offered: dict[str, float], cap1: float | None, cap2: float | None) -> 
     return {"victim": v2, "up": u, "down": d, "total": v2 + u + d, "victim_at_first": v1}
 
 
+def steal_pct(cpu: list, start_s: float, end_s: float) -> float | None:
+    """The share (%) of the machine's CPU time the hypervisor took between the samples nearest
+    to start_s and end_s ((t, stolen, total) jiffies each), or None without two samples."""
+    if not cpu:
+        return None
+    a = min(cpu, key=lambda c: abs(c[0] - start_s))
+    b = min(cpu, key=lambda c: abs(c[0] - end_s))
+    return round(100 * (b[1] - a[1]) / (b[2] - a[2]), 2) if b[2] > a[2] else None
+
+
 def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: dict) -> dict:
     out: Path = p.out  # type: ignore[attr-defined]
     ser = series(out, pl)
@@ -109,6 +121,7 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
             row[role] = _mean([m for a, b, m in ivs if a >= ph.start_s + SETTLE_S - 1e-6 and b <= ph.end_s + 1e-6])
         row["total"] = sum(v for v in row.values() if v is not None)
         goodput[ph.name] = row
+    steal = {ph.name: steal_pct(result.get("cpu", []), ph.start_s + SETTLE_S, ph.end_s) for ph in pl.phases}
     cal = goodput["calibrate"]
     cap1, cap2 = cal.get("up"), cal.get("down")
     ceiling = (cap1 + cap2) if cap1 is not None and cap2 is not None else None
@@ -139,6 +152,7 @@ def summarize(p: object, topo: Topology, pl: NasPlan, cfg: NasConfig, result: di
         "flows": {f.cls: {"key": f.key} for f in topo.flows},
         "offered_mbps": offered,
         "goodput_mbps": goodput,
+        "steal_pct": steal,
         "ceiling_mbps": ceiling,
         "fair_mbps": fair,
         "baseline_vs_fair": ratio(base.get("total"), fair and fair["total"]),
