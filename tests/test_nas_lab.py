@@ -94,6 +94,9 @@ def test_nas3_auto_demotes_the_doomed_flow_upstream_and_restores_it(tmp_path: Pa
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "report" / "report.md").read_text()
     assert "# Network-aware scheduling" in md and "| nas-auto | 1 |" in md
+    # the last column: the share of the CPU time stolen in the active phase, as the summary has it
+    nas_row = next(line for line in md.splitlines() if line.startswith("| nas-auto | 1 |"))
+    assert nas_row.split("|")[-2].strip() == f"{s['steal_pct']['active']:.3g}", nas_row
 
 
 def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:

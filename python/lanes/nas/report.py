@@ -39,6 +39,7 @@ COLUMNS = [
     ("false_positives", "false pos."),
     ("reset_s_after_stop", "reset s"),
     ("victim_recovery_s", "back by s"),
+    ("stolen_active", "CPU stolen % (active)"),
 ]
 
 
@@ -55,6 +56,7 @@ def row(s: dict) -> dict[str, float | None]:
         "jain": s.get("jain", {}).get("active"),
         **{k: s.get(k) for k in ("detection_s", "deprioritisations", "feedback_msgs", "false_positives",
                                   "reset_s_after_stop", "victim_recovery_s")},
+        "stolen_active": (s.get("steal_pct") or {}).get("active"),
     }  # fmt: skip
 
 
@@ -88,7 +90,9 @@ def section(items: list[tuple[Path, dict]], out: Path) -> tuple[list[str], list[
         "the downstream competitor is back, the mechanism acts). `ceiling`: the two bottlenecks each "
         "with one flow alone, measured at the start of the same run; `analytic`: the shares one FIFO "
         "per port gives in proportion to what each flow sends, from the same calibration; `gain`: "
-        "active / baseline of the same run. Several runs of one algorithm: mean ± 95 % confidence "
+        "active / baseline of the same run; `CPU stolen`: the share of the machine's CPU time the "
+        "hypervisor took in the active phase (a switch it stops loses its ports' line time; the lab "
+        "flags runs over 2 %). Several runs of one algorithm: mean ± 95 % confidence "
         "half-width."),
         "",
     ]
