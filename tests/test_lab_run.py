@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -83,9 +84,16 @@ def test_runtime_strict_sends_n_times_m_writes_and_shapes(tmp_path: Path) -> Non
     fair = [phase(s, f, "fair_before")["share_pct"] for f in ("h1->h4", "h2->h4", "h3->h4")]
     assert max(fair) - min(fair) < 6, fair
     # measured from when the writes returned (a phase's "changed_s"); the message says when that
-    # was and what each second of the run lost, should a busy machine make this fail
+    # was and what each second of the run lost, should a busy machine make this fail. A switch the
+    # hypervisor stops drops what arrives beyond its queue: the class may lose twice the share of
+    # the machine's CPU time stolen in its window (over both CPUs, all of it may have fallen on
+    # the switch's), from the lab's per-second samples whose second lies mostly in the window
     seconds = json.loads((tmp_path / "series.json").read_text())["h1->h4"]
-    assert phase(s, "h1->h4", "prioritized")["loss_pct"] < 1.0, (s["phases"], [r.get("lost") for r in seconds])
+    w0, w1 = phase(s, "h1->h4", "prioritized")["window_s"]
+    cpu = [json.loads(line) for line in (tmp_path / "cpu.jsonl").read_text().splitlines()]
+    stolen = statistics.fmean([r["steal_pct"] for r in cpu if w0 + 0.5 < r["t"] <= w1 + 0.5] or [0.0])
+    why = (s["phases"], [r.get("lost") for r in seconds], f"{stolen:.2f} % of the CPU time stolen")
+    assert phase(s, "h1->h4", "prioritized")["loss_pct"] < 1.0 + 2 * stolen, why
 
 
 def test_linux_htb_peer_in_the_same_harness(tmp_path: Path) -> None:
