@@ -138,7 +138,7 @@ def test_inband_sends_nothing_for_a_flow_that_loses_only_downstream(tmp_path: Pa
 def test_a_lone_flow_losing_at_every_hop_is_left_alone(tmp_path: Path) -> None:
     # nas-line: one flow at twice its path's rate; it loses at the first hop, nobody shares it
     s = nas(tmp_path, "--topo", "nas-line", "--alg", "nas-auto", "--proto", "udp", duration=20)
-    # it gets its path's 25 Mb/s, less what the hypervisor stopped the switches for (stolen_more)
+    # it gets its path's 25 Mb/s, less twice the share stolen in the phase (why: stolen_more)
     lost = 2 * s["steal_pct"]["active"] / 100
     assert s["goodput_mbps"]["active"]["victim"] > (0.9 - lost) * LINK / 2, (s["goodput_mbps"], s["steal_pct"])
     assert (s["deprioritisations"], s["feedback_msgs"], s["state_changes"]) == (0, 0, 0), s["events"]
