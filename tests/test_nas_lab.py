@@ -128,7 +128,7 @@ def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
     assert s["writes_after_setup"] == 4  # nas3's s1-s4
 
 
-def victim_loss(out: Path, s: dict, hop: int, phase: str) -> list[float]:
+def victim_loss(out: Path, s: dict, hop: int, phase: str) -> list[float | None]:
     """The victim's loss at its `hop`-th switch in each poll of the in-band run's `phase`."""
     ph = next(p for p in s["phases"] if p["name"] == phase)
     rows = [json.loads(line) for line in (out / "nas_trace.jsonl").read_text().splitlines()]
@@ -143,7 +143,7 @@ def test_inband_sends_nothing_for_a_flow_that_loses_only_downstream(tmp_path: Pa
     # demoted there once). No repeat for steal: no goodput is judged.
     s = nas_once(tmp_path, "--topo", "nas3", "--alg", "nas-inband", "--proto", "udp", "--roles", "victim,down",
                  "--load", "80", duration=20)  # fmt: skip
-    # the premise: the victim dies downstream (44 Mb/s offered to s2's 30 Mb/s port to s4)
+    # the premise: the victim dies downstream (44 Mb/s on the wire to s2's 30 Mb/s port to s4)
     at_s2 = [x for x in victim_loss(tmp_path, s, 1, "active") if x is not None]
     assert at_s2 and sum(at_s2) / len(at_s2) > 0.2, at_s2
     assert (s["deprioritisations"], s["feedback_msgs"]) == (0, 0), (s["events"], victim_loss(tmp_path, s, 0, "active"))
