@@ -129,7 +129,8 @@ def test_nas3_inband_the_switches_do_it_alone(tmp_path: Path) -> None:
 
 
 def victim_loss(out: Path, s: dict, hop: int, phase: str) -> list[float | None]:
-    """The victim's loss at its `hop`-th switch in each poll of the in-band run's `phase`."""
+    """The victim's loss at its `hop`-th switch in each poll of the in-band run's `phase`, after
+    the phase's first second (its transition)."""
     ph = next(p for p in s["phases"] if p["name"] == phase)
     rows = [json.loads(line) for line in (out / "nas_trace.jsonl").read_text().splitlines()]
     return [r["loss"][s["flows"]["victim"]["key"]][hop] for r in rows if ph["start_s"] + 1 <= r["t"] < ph["end_s"]]

@@ -91,8 +91,8 @@ def section(items: list[tuple[Path, dict]], out: Path) -> tuple[list[str], list[
         "with one flow alone, measured at the start of the same run; `analytic`: the shares one FIFO "
         "per port gives in proportion to what each flow sends, from the same calibration; `gain`: "
         "active / baseline of the same run; `CPU stolen`: the share of the machine's CPU time the "
-        "hypervisor took in the active phase (a switch it stops loses its ports' line time; the lab "
-        "flags runs over 2 %). Several runs of one algorithm: mean ± 95 % confidence "
+        "hypervisor took in the active phase (a switch it stops loses its ports' line time, so read "
+        "a run's goodput against it). Several runs of one algorithm: mean ± 95 % confidence "
         "half-width."),
         "",
     ]
